@@ -1,0 +1,120 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// Settings every target shares: Swift 6 language mode comes with the tools version; these add
+/// the upcoming features the style guide asks for.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+/// The seven services: library directory name and executable name.
+let services: [(name: String, executable: String)] = [
+    ("Gateway", "gateway"), ("Users", "users-service"), ("Data", "data-service"),
+    ("Relations", "relations-service"), ("Messaging", "messaging-service"),
+    ("Files", "files-service"), ("Geo", "geo-service"),
+]
+
+func product(_ name: String, _ package: String) -> Target.Dependency {
+    .product(name: name, package: package)
+}
+
+/// Products every service library imports directly.
+let serviceProducts: [Target.Dependency] = [
+    product("Hummingbird", "hummingbird"), product("PostgresNIO", "postgres-nio"),
+    product("Logging", "swift-log"), product("NIOCore", "swift-nio"),
+    product("Configuration", "swift-configuration"), product("Crypto", "swift-crypto"),
+    product("ServiceLifecycle", "swift-service-lifecycle"),
+]
+
+/// Products the test targets import directly.
+let testProducts: [Target.Dependency] = serviceProducts + [
+    "InternalProtocol", "PostgresSupport", "ServiceRuntime", "TestSupport",
+    product("AsyncHTTPClient", "async-http-client"), product("NIOSSL", "swift-nio-ssl"),
+    product("X509", "swift-certificates"), product("NIOPosix", "swift-nio"), product("NIOHTTP1", "swift-nio"),
+    product("NIOFoundationCompat", "swift-nio"),
+]
+
+var targets: [Target] = [
+    .target(name: "InternalProtocol", path: "Shared/InternalProtocol", swiftSettings: strict),
+    .target(
+        name: "PostgresSupport",
+        dependencies: [product("PostgresNIO", "postgres-nio"), product("Logging", "swift-log")],
+        path: "Shared/PostgresSupport", swiftSettings: strict),
+    .target(
+        name: "ServiceRuntime",
+        dependencies: [
+            "InternalProtocol", "PostgresSupport",
+            product("Hummingbird", "hummingbird"), product("HummingbirdHTTP2", "hummingbird"),
+            product("AsyncHTTPClient", "async-http-client"),
+            product("PostgresNIO", "postgres-nio"),
+            product("ServiceLifecycle", "swift-service-lifecycle"),
+            product("Configuration", "swift-configuration"),
+            product("Logging", "swift-log"), product("Metrics", "swift-metrics"),
+            product("Prometheus", "swift-prometheus"),
+            product("X509", "swift-certificates"), product("Crypto", "swift-crypto"),
+            product("SwiftASN1", "swift-asn1"),
+            product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
+            product("NIOSSL", "swift-nio-ssl"), product("NIOHTTP2", "swift-nio-http2"),
+            product("NIOTLS", "swift-nio"), product("NIOHTTP1", "swift-nio"),
+            product("NIOFoundationCompat", "swift-nio"), product("HummingbirdCore", "hummingbird"),
+            product("UnixSignals", "swift-service-lifecycle"),
+        ],
+        path: "Shared/ServiceRuntime", swiftSettings: strict),
+    .target(
+        name: "TestSupport",
+        dependencies: [
+            "ServiceRuntime", "PostgresSupport", "InternalProtocol", product("AsyncHTTPClient", "async-http-client"),
+            product("X509", "swift-certificates"), product("NIOPosix", "swift-nio"),
+            product("NIOHTTP1", "swift-nio"), product("NIOFoundationCompat", "swift-nio"),
+        ] + services.map { .target(name: "\($0.name)Service") } + serviceProducts,
+        path: "Tests/TestSupport", swiftSettings: strict),
+    .testTarget(
+        name: "ServiceRuntimeTests", dependencies: testProducts,
+        path: "Tests/ServiceRuntimeTests", swiftSettings: strict),
+    .testTarget(
+        name: "EndToEndTests",
+        dependencies: services.map { .target(name: "\($0.name)Service") } + testProducts,
+        path: "Tests/EndToEndTests", swiftSettings: strict),
+]
+
+for service in services {
+    let library = "\(service.name)Service"
+    targets += [
+        .target(
+            name: library, dependencies: ["ServiceRuntime", "InternalProtocol", "PostgresSupport"] + serviceProducts,
+            path: "Services/\(service.name)/\(library)", swiftSettings: strict),
+        .executableTarget(
+            name: service.executable,
+            dependencies: [.target(name: library), "ServiceRuntime", product("Logging", "swift-log"),
+                           product("Configuration", "swift-configuration")],
+            path: "Services/\(service.name)/Main", swiftSettings: strict),
+        .testTarget(
+            name: "\(service.name)Tests", dependencies: [.target(name: library)] + testProducts,
+            path: "Tests/\(service.name)Tests", swiftSettings: strict),
+    ]
+}
+
+let package = Package(
+    name: "Platform",
+    platforms: [.macOS(.v15)],
+    products: services.map { .executable(name: $0.executable, targets: [$0.executable]) },
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", exact: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-configuration.git", exact: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", exact: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
+    ],
+    targets: targets,
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,67 @@
+import Hummingbird
+import InternalProtocol
+import ServiceRuntime
+
+/// Turns a request's credentials into an ``Identity``: the app, the key's kind and the roles
+/// that follow. Keys resolve through users-service and are cached briefly.
+struct AppResolver: Sendable {
+    let peers: InternalClient
+    let cache: APIKeyCache
+    let configuration: GatewayConfiguration
+
+    /// The resolved app with the request's identity.
+    struct Resolved: Sendable {
+        let appName: String
+        let identity: Identity
+    }
+
+    func resolve(_ credentials: PublicRoute.Credentials, headers: HTTPFields, context: CallContext) async throws
+        -> Resolved
+    {
+        switch credentials {
+        case .path(let appID, let apiKey):
+            guard let apiKey else { throw ErrorEnvelope.invalidApplicationInfo }
+            return try await resolve(appID: appID, apiKey: apiKey, context: context)
+        case .headers:
+            guard let appID = headers[.init("application-id")!] ?? configuration.defaultAppID else {
+                throw ErrorEnvelope.invalidApplicationInfo
+            }
+            if let apiKey = headers[.init("api-key")!] ?? headers[.init("secret-key")!] {
+                return try await resolve(appID: appID, apiKey: apiKey, context: context)
+            }
+            guard configuration.keylessAPIPath else { throw ErrorEnvelope.invalidApplicationInfo }
+            let app = try await peers.call(GetApp.self, .init(appId: appID), on: .users, context: context)
+            return Resolved(appName: app.name, identity: .anonymous(appId: app.appId, keyKind: .rest))
+        }
+    }
+
+    private func resolve(appID: String, apiKey: String, context: CallContext) async throws -> Resolved {
+        let pair = APIKeyCache.Pair(appID: appID, apiKey: apiKey)
+        let result: Result<ResolveAPIKey.Response, ErrorEnvelope>
+        if let cached = await cache.lookup(pair) {
+            result = cached
+        } else {
+            result = await lookup(pair, context: context)
+            if case .failure(let envelope) = result, envelope.code != ErrorEnvelope.invalidApplicationInfo.code {
+                throw envelope
+            }
+            await cache.store(result, for: pair)
+        }
+        let key = try result.get()
+        return Resolved(appName: key.appName, identity: .anonymous(appId: key.appId, keyKind: key.keyKind))
+    }
+
+    private func lookup(_ pair: APIKeyCache.Pair, context: CallContext) async -> Result<
+        ResolveAPIKey.Response, ErrorEnvelope
+    > {
+        do {
+            return .success(
+                try await peers.call(
+                    ResolveAPIKey.self, .init(appId: pair.appID, apiKey: pair.apiKey), on: .users, context: context))
+        } catch let envelope as ErrorEnvelope {
+            return .failure(envelope)
+        } catch {
+            return .failure(.internalError)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Configuration
+
+/// The gateway's own settings.
+///
+/// Configuration keys (environment variables):
+/// - `BAAS_GATEWAY_HOST`: address of the public server (default `0.0.0.0`).
+/// - `BAAS_GATEWAY_PORT`: public port (default 8080; 0 picks one).
+/// - `BAAS_GATEWAY_BODY_LIMIT`: largest request body in bytes (default 33554432, 32 MiB).
+/// - `BAAS_GATEWAY_DEFAULT_APP_ID`: the app of `/api/…` requests without an `application-id` header.
+/// - `BAAS_GATEWAY_KEYLESS_API_PATH`: let `/api/…` requests without an `api-key` header act as the
+///   app's REST client (as Backendless subdomains do; default false).
+/// - `BAAS_GATEWAY_KEY_CACHE_SECONDS`: how long a resolved (or rejected) key is cached (default 10).
+/// - `BAAS_GATEWAY_CORS_ORIGINS`: comma-separated allowed origins, or `*` for any (default `*`).
+/// - `BAAS_GATEWAY_INFO_DEADLINE_MS`: how long `/info` waits for each service (default 2000).
+public struct GatewayConfiguration: Sendable {
+    /// Public bind address.
+    public var host: String
+    /// Public port.
+    public var port: Int
+    /// Largest request body in bytes.
+    public var bodyLimit: Int
+    /// App of `/api/…` requests without an `application-id` header.
+    public var defaultAppID: String?
+    /// Whether `/api/…` without a key acts as the REST client.
+    public var keylessAPIPath: Bool
+    /// Key cache lifetime in seconds.
+    public var keyCacheSeconds: Int
+    /// Allowed CORS origins; empty means any.
+    public var corsOrigins: [String]
+    /// Deadline of each readiness call made by `/info`, in milliseconds.
+    public var infoDeadlineMilliseconds: Int
+
+    /// Reads the gateway keys.
+    public init(reader: ConfigReader) {
+        let gateway = reader.scoped(to: "baas").scoped(to: "gateway")
+        host = gateway.string(forKey: "host", default: "0.0.0.0")
+        port = gateway.int(forKey: "port", default: 8080)
+        bodyLimit = gateway.int(forKey: "bodyLimit", default: 32 << 20)
+        defaultAppID = gateway.string(forKey: "defaultAppId")
+        keylessAPIPath = gateway.bool(forKey: "keylessApiPath", default: false)
+        keyCacheSeconds = gateway.int(forKey: "keyCacheSeconds", default: 10)
+        let origins = gateway.string(forKey: "corsOrigins", default: "*")
+        corsOrigins = origins == "*" ? [] : origins.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        infoDeadlineMilliseconds = gateway.int(forKey: "infoDeadlineMs", default: 2_000)
+    }
+}

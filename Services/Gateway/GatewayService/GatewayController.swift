@@ -1,0 +1,73 @@
+import Hummingbird
+import InternalProtocol
+import Logging
+import NIOCore
+import ServiceRuntime
+
+/// Answers every public request: checks the body size, resolves app and key into an identity,
+/// then serves `info` itself or forwards the request to the service that owns the path.
+struct GatewayController: Sendable {
+    let resolver: AppResolver
+    let readiness: ServiceReadiness
+    let peers: InternalClient
+    let bodyLimit: Int
+    let defaultTimeout: TimeAmount
+
+    func handle(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        guard let route = PublicRoute(path: request.uri.path) else { return try banner() }
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > bodyLimit {
+            throw ErrorEnvelope.payloadTooLarge(limit: bodyLimit)
+        }
+        var call = CallContext(
+            requestID: context.requestID, traceparent: request.headers[.init(InternalHeader.traceparent)!],
+            deadline: .now() + defaultTimeout, logger: context.logger)
+        let resolved = try await resolver.resolve(route.credentials, headers: request.headers, context: call)
+        call.identity = resolved.identity
+        switch route.target {
+        case .gatewayInfo where request.method == .get:
+            return try await info(appName: resolved.appName, identity: resolved.identity, context: call)
+        case .backend(let service):
+            return try await forward(request, resource: route.resourcePath, to: service, context: call)
+        default:
+            throw ErrorEnvelope.endpointNotFound(method: request.method.rawValue, path: route.resourcePath)
+        }
+    }
+
+    private func forward(_ request: Request, resource: String, to service: ServiceName, context: CallContext)
+        async throws -> Response
+    {
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: bodyLimit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw ErrorEnvelope.payloadTooLarge(limit: bodyLimit)
+        }
+        let path = request.uri.query.map { "\(resource)?\($0)" } ?? resource
+        let answer = try await peers.forward(
+            method: request.method.rawValue, path: path, contentType: request.headers[.contentType], body: body,
+            to: service, context: context)
+        var headers = HTTPFields()
+        headers[.contentType] = answer.contentType
+        return Response(status: .init(code: answer.status), headers: headers, body: .init(byteBuffer: answer.body))
+    }
+
+    /// `GET …/info`: the app's name and every service's readiness.
+    private func info(appName: String, identity: Identity, context: CallContext) async throws -> Response {
+        let services = await readiness.all(context: context)
+        return try .json(
+            AppInfo(appId: identity.appId, name: appName, ready: services.allSatisfy(\.ready), services: services))
+    }
+
+    /// `GET /` and `GET /api`: the endpoint is up (the seed's browser check).
+    private func banner() throws -> Response {
+        try .json(["name": "BaaS gateway", "status": "API endpoint is working"])
+    }
+}
+
+/// The body of `GET …/info`.
+struct AppInfo: Codable, Sendable {
+    let appId: String
+    let name: String
+    let ready: Bool
+    let services: [ServiceReadiness.Entry]
+}

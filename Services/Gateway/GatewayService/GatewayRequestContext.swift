@@ -1,0 +1,15 @@
+import Hummingbird
+import Logging
+
+/// The public server's request context: Hummingbird's storage plus the request id the edge
+/// middleware settles on.
+public struct GatewayRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The request id echoed in `x-request-id` and passed to every service.
+    public var requestID: String
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        requestID = ""
+    }
+}

@@ -1,0 +1,81 @@
+import Hummingbird
+import InternalProtocol
+import Logging
+import NIOCore
+import ServiceRuntime
+
+/// The public gateway: one HTTP port for every client, API-key check, identity, routing to
+/// the owning service over the internal protocol, body limit, CORS and request ids.
+public enum GatewayService {
+    /// Assembles the gateway process: internal client, public server and operations server.
+    public static func parts(
+        runtime: RuntimeConfiguration, configuration: GatewayConfiguration, tls: TLSMaterial, logger: Logger
+    ) throws -> ServiceParts {
+        let ports = BoundPorts()
+        let peers = try InternalClient(tls: tls, peers: runtime.peers)
+        let readiness = ServiceReadiness(
+            peers: peers, deadline: .milliseconds(Int64(configuration.infoDeadlineMilliseconds)))
+        let controller = GatewayController(
+            resolver: AppResolver(
+                peers: peers, cache: APIKeyCache(lifetime: .seconds(configuration.keyCacheSeconds)),
+                configuration: configuration),
+            readiness: readiness, peers: peers, bodyLimit: configuration.bodyLimit,
+            defaultTimeout: .milliseconds(Int64(runtime.internalTimeoutMilliseconds)))
+        let publicServer = Application(
+            router: router(controller: controller, configuration: configuration),
+            server: .http1AndH2C(),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gateway"),
+            onServerRunning: { channel in await ports.bound(.publicAPI, channel.localAddress?.port ?? 0) },
+            logger: logger)
+        let operations = OperationsServer.make(
+            service: .gateway, host: runtime.bindHost, port: runtime.opsPort, ports: ports, logger: logger
+        ) {
+            // The gateway can serve when it can resolve keys, that is when users-service is ready.
+            let context = CallContext(deadline: .now() + .seconds(1), logger: logger)
+            let users = await readiness.status(of: .users, context: context)
+            return .init(service: .gateway, ready: users.ready, detail: users.ready ? nil : "users-service not ready")
+        }
+        return ServiceParts(services: [peers, publicServer, operations], ports: ports)
+    }
+
+    static func router(controller: GatewayController, configuration: GatewayConfiguration) -> Router<
+        GatewayRequestContext
+    > {
+        let router = Router(context: GatewayRequestContext.self)
+        router.middlewares.add(OriginFilterMiddleware(allowed: configuration.corsOrigins))
+        router.middlewares.add(
+            CORSMiddleware(
+                allowOrigin: .originBased,
+                allowHeaders: [
+                    .accept, .authorization, .contentType, .origin, .init("user-token")!, .init("application-id")!,
+                    .init("api-key")!, .init("secret-key")!, .init(InternalHeader.requestID)!,
+                ],
+                allowMethods: [.get, .post, .put, .delete, .patch, .head, .options],
+                exposedHeaders: [InternalHeader.requestID], maxAge: .seconds(3600)))
+        router.middlewares.add(MetricsMiddleware())
+        router.middlewares.add(GatewayEdgeMiddleware())
+        for method: HTTPRequest.Method in [.get, .post, .put, .delete, .patch, .head] {
+            router.on("/", method: method) { request, context in try await controller.handle(request, context: context) }
+            router.on("**", method: method) { request, context in try await controller.handle(request, context: context) }
+        }
+        return router
+    }
+}
+
+/// Drops the `Origin` header of requests from origins not on the configured list, so the CORS
+/// middleware after it grants nothing to them. An empty list allows every origin.
+struct OriginFilterMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
+    let allowed: [String]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard !allowed.isEmpty, let origin = request.headers[.origin], !allowed.contains(origin) else {
+            return try await next(request, context)
+        }
+        var head = request.head
+        head.headerFields[.origin] = nil
+        return try await next(Request(head: head, body: request.body), context)
+    }
+}

@@ -1,0 +1,15 @@
+import InternalProtocol
+import PostgresSupport
+import ServiceRuntime
+
+/// messaging-service: answers readiness and forwarded public requests; its endpoints arrive
+/// with the issue that builds them.
+public enum MessagingService: BackendService {
+    public static let name = ServiceName.messaging
+
+    public static let migrations: [any DatabaseMigration] = []
+
+    public static func register(
+        operations: inout OperationRegistry, endpoints: inout RESTRouter, environment: ServiceEnvironment
+    ) throws {}
+}

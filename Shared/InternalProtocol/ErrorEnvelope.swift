@@ -1,0 +1,56 @@
+/// The error shape every process speaks: a service answers it on the internal protocol, and the
+/// gateway passes it on to the public client unchanged. `code` and `message` are the Backendless
+/// fields SDKs read; `status` is the HTTP status the envelope travels with.
+public struct ErrorEnvelope: Error, Codable, Sendable, Equatable {
+    /// Backendless-style numeric error code.
+    public var code: Int
+    /// Human-readable message, in the seed's wording where one exists.
+    public var message: String
+    /// HTTP status of the response carrying this envelope.
+    public var status: Int
+
+    /// Creates an envelope.
+    public init(code: Int, message: String, status: Int) {
+        self.code = code
+        self.message = message
+        self.status = status
+    }
+}
+
+extension ErrorEnvelope {
+    /// 2002, HTTP 401: the application id or API key is unknown or missing (the seed's wording).
+    public static let invalidApplicationInfo = ErrorEnvelope(
+        code: 2002, message: "Invalid application info (application id or api key)", status: 401)
+
+    /// 404: no public endpoint matches the request's method and path.
+    public static func endpointNotFound(method: String, path: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 404, message: "No endpoint for \(method) /\(path)", status: 404)
+    }
+
+    /// 413: the request body is larger than the configured limit.
+    public static func payloadTooLarge(limit: Int) -> ErrorEnvelope {
+        ErrorEnvelope(code: 413, message: "Request body exceeds the limit of \(limit) bytes", status: 413)
+    }
+
+    /// 400: the request could not be read (malformed JSON, a missing field).
+    public static func badRequest(_ message: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 400, message: message, status: 400)
+    }
+
+    /// 503: a service the request needs could not be reached in time.
+    public static func serviceUnavailable(_ service: ServiceName) -> ErrorEnvelope {
+        ErrorEnvelope(code: 503, message: "Service \(service.executable) is unavailable", status: 503)
+    }
+
+    /// 504: the request's deadline passed before a service answered.
+    public static func deadlineExceeded(_ service: ServiceName) -> ErrorEnvelope {
+        ErrorEnvelope(code: 504, message: "Service \(service.executable) did not answer in time", status: 504)
+    }
+
+    /// 500: something failed that the client cannot fix; details go to the log, never the body.
+    public static let internalError = ErrorEnvelope(code: 500, message: "Internal server error", status: 500)
+
+    /// 403: the caller is not an authenticated internal peer.
+    public static let originRefused = ErrorEnvelope(
+        code: 403, message: "Internal call without proof of origin", status: 403)
+}

@@ -1,0 +1,26 @@
+/// Who a request acts for: the app, the key kind it came with, the user (if a token was given)
+/// and every role that applies. The gateway builds it; services trust it only from
+/// authenticated peers.
+public struct Identity: Codable, Sendable, Equatable {
+    /// The app's id, an upper-case hyphenated UUID.
+    public var appId: String
+    /// The kind of API key the request carried.
+    public var keyKind: APIKeyKind
+    /// The logged-in user's objectId, or nil for an anonymous request.
+    public var userId: String?
+    /// All roles of the request: the key's role, the authentication role and custom roles.
+    public var roles: [String]
+
+    /// Creates an identity.
+    public init(appId: String, keyKind: APIKeyKind, userId: String? = nil, roles: [String]) {
+        self.appId = appId
+        self.keyKind = keyKind
+        self.userId = userId
+        self.roles = roles
+    }
+
+    /// An identity for a request without a user token: the key's role plus `NotAuthenticatedUser`.
+    public static func anonymous(appId: String, keyKind: APIKeyKind) -> Identity {
+        Identity(appId: appId, keyKind: keyKind, roles: ["NotAuthenticatedUser", keyKind.role])
+    }
+}

@@ -1,0 +1,96 @@
+/// `system.status`: every service answers whether it is ready (its database reachable).
+public enum SystemStatus: RPCOperation {
+    public typealias Request = Empty
+    public static let name = "system.status"
+    public static let isIdempotent = true
+
+    /// A service's readiness.
+    public struct Response: Codable, Sendable, Equatable {
+        /// The answering service.
+        public var service: ServiceName
+        /// True when the service can serve requests.
+        public var ready: Bool
+        /// What is wrong when not ready.
+        public var detail: String?
+
+        /// Creates a status.
+        public init(service: ServiceName, ready: Bool, detail: String? = nil) {
+            self.service = service
+            self.ready = ready
+            self.detail = detail
+        }
+    }
+}
+
+/// `apps.resolveKey` (users-service): turns an app id and an API key into the app's name and
+/// the key's kind, or fails with 2002.
+public enum ResolveAPIKey: RPCOperation {
+    public static let name = "apps.resolveKey"
+    public static let isIdempotent = true
+
+    /// The pair to check.
+    public struct Request: Codable, Sendable, Equatable {
+        /// The app id from the URL or header.
+        public var appId: String
+        /// The API key from the URL or header.
+        public var apiKey: String
+
+        /// Creates a request.
+        public init(appId: String, apiKey: String) {
+            self.appId = appId
+            self.apiKey = apiKey
+        }
+    }
+
+    /// The resolved key.
+    public struct Response: Codable, Sendable, Equatable {
+        /// The app id in canonical form.
+        public var appId: String
+        /// The app's display name.
+        public var appName: String
+        /// The key's client kind.
+        public var keyKind: APIKeyKind
+
+        /// Creates a response.
+        public init(appId: String, appName: String, keyKind: APIKeyKind) {
+            self.appId = appId
+            self.appName = appName
+            self.keyKind = keyKind
+        }
+    }
+}
+
+/// `apps.get` (users-service): an app's name by id, for requests on the keyless `/api` path.
+public enum GetApp: RPCOperation {
+    public static let name = "apps.get"
+    public static let isIdempotent = true
+
+    /// The app to look up.
+    public struct Request: Codable, Sendable, Equatable {
+        /// The app id.
+        public var appId: String
+        /// Creates a request.
+        public init(appId: String) { self.appId = appId }
+    }
+
+    /// The app.
+    public struct Response: Codable, Sendable, Equatable {
+        /// The app id in canonical form.
+        public var appId: String
+        /// The app's display name.
+        public var name: String
+        /// Creates a response.
+        public init(appId: String, name: String) {
+            self.appId = appId
+            self.name = name
+        }
+    }
+}
+
+/// `rest` (every backend): a public REST request forwarded by the gateway. The public body
+/// travels as the internal body unchanged; method and path travel in ``InternalHeader`` fields,
+/// and the service's answer (status, content type, body) goes back to the client as it is.
+public enum RESTForward {
+    /// The operation's path segment.
+    public static let name = "rest"
+}

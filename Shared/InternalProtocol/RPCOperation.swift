@@ -1,0 +1,34 @@
+/// One operation of the internal protocol: `POST /rpc/{name}` with a JSON `Request`, answered
+/// with a JSON `Response` or an ``ErrorEnvelope``.
+public protocol RPCOperation: Sendable {
+    /// The request body type.
+    associatedtype Request: Codable & Sendable
+    /// The response body type.
+    associatedtype Response: Codable & Sendable
+    /// The operation's path segment, e.g. `system.status`.
+    static var name: String { get }
+    /// Whether a call may be retried once after a lost connection.
+    static var isIdempotent: Bool { get }
+}
+
+/// A request or response without fields, encoded as `{}`.
+public struct Empty: Codable, Sendable, Equatable {
+    /// Creates the empty value.
+    public init() {}
+}
+
+/// Header names of the internal protocol.
+public enum InternalHeader {
+    /// The request id, minted by the gateway (or taken from the client) and passed on by every hop.
+    public static let requestID = "x-request-id"
+    /// W3C trace context.
+    public static let traceparent = "traceparent"
+    /// The caller's remaining time budget in milliseconds when the call was sent.
+    public static let deadline = "x-deadline-ms"
+    /// The request's ``Identity`` as base64url JSON.
+    public static let identity = "x-baas-identity"
+    /// For ``RESTForward``: the public request's method.
+    public static let publicMethod = "x-public-method"
+    /// For ``RESTForward``: the public path after the app prefix, with its query string.
+    public static let publicPath = "x-public-path"
+}

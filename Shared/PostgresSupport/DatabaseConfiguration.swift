@@ -1,0 +1,74 @@
+import Logging
+import PostgresNIO
+
+/// Where and how to reach PostgreSQL.
+public struct DatabaseConfiguration: Sendable, Equatable {
+    /// Host name or address; a path starting with `/` means a Unix socket directory.
+    public var host: String
+    /// TCP port (also the socket file's suffix).
+    public var port: Int
+    /// Role to log in as.
+    public var username: String
+    /// Password, if the server asks for one.
+    public var password: String?
+    /// Database name.
+    public var database: String
+    /// Most connections the pool opens.
+    public var maximumConnections: Int
+
+    /// Creates a configuration.
+    public init(
+        host: String, port: Int, username: String, password: String?, database: String,
+        maximumConnections: Int = 20
+    ) {
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = password
+        self.database = database
+        self.maximumConnections = maximumConnections
+    }
+
+    /// The same server and credentials, another database.
+    public func with(database: String) -> DatabaseConfiguration {
+        var copy = self
+        copy.database = database
+        return copy
+    }
+
+    /// The PostgresNIO client configuration.
+    public var clientConfiguration: PostgresClient.Configuration {
+        var configuration: PostgresClient.Configuration
+        if host.hasPrefix("/") {
+            configuration = .init(
+                unixSocketPath: "\(host)/.s.PGSQL.\(port)", username: username, password: password,
+                database: database)
+        } else {
+            configuration = .init(
+                host: host, port: port, username: username, password: password, database: database, tls: .disable)
+        }
+        configuration.options.minimumConnections = 0
+        configuration.options.maximumConnections = maximumConnections
+        return configuration
+    }
+}
+
+extension PostgresClient {
+    /// Creates a client for a configuration.
+    public convenience init(_ configuration: DatabaseConfiguration, logger: Logger) {
+        self.init(configuration: configuration.clientConfiguration, backgroundLogger: logger)
+    }
+
+    /// Runs the pool for the duration of `body`, for commands that are not long-lived services.
+    public static func with<Result: Sendable>(
+        _ configuration: DatabaseConfiguration, logger: Logger,
+        _ body: @Sendable (PostgresClient) async throws -> Result
+    ) async throws -> Result {
+        let client = PostgresClient(configuration, logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await body(client)
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Hummingbird
+import InternalProtocol
+import Logging
+import PostgresNIO
+import PostgresSupport
+import ServiceLifecycle
+
+/// What a backend service library provides to the shared launcher.
+public protocol BackendService {
+    /// Which service this is.
+    static var name: ServiceName { get }
+    /// The service's migrations, applied in version order before it serves.
+    static var migrations: [any DatabaseMigration] { get }
+    /// Adds the service's internal operations and public REST endpoints.
+    static func register(
+        operations: inout OperationRegistry, endpoints: inout RESTRouter, environment: ServiceEnvironment) throws
+}
+
+/// The dependencies handed to a backend when it builds its handlers.
+public struct ServiceEnvironment: Sendable {
+    /// The process configuration.
+    public let configuration: RuntimeConfiguration
+    /// The database pool.
+    public let database: PostgresClient
+    /// The client for calling other services.
+    public let peers: InternalClient
+    /// The service's logger.
+    public let logger: Logger
+}
+
+/// Everything one process runs, in shutdown order reversed (first listed stops last).
+public struct ServiceParts: Sendable {
+    /// The long-lived parts for one `ServiceGroup`.
+    public let services: [any Service]
+    /// The ports the servers bind.
+    public let ports: BoundPorts
+
+    /// Creates parts.
+    public init(services: [any Service], ports: BoundPorts) {
+        self.services = services
+        self.ports = ports
+    }
+}
+
+extension BackendService {
+    /// Assembles the service: database pool, internal client, internal server (migrating
+    /// before it binds when configured) and operations server.
+    public static func parts(configuration: RuntimeConfiguration, tls: TLSMaterial, logger: Logger) throws
+        -> ServiceParts
+    {
+        let ports = BoundPorts()
+        let database = PostgresClient(configuration.database, logger: logger)
+        let peers = try InternalClient(tls: tls, peers: configuration.peers)
+        let environment = ServiceEnvironment(
+            configuration: configuration, database: database, peers: peers, logger: logger)
+        let readiness = DatabaseReadiness(service: name, database: database, logger: logger)
+        var operations = OperationRegistry()
+        var endpoints = RESTRouter(service: name)
+        try register(operations: &operations, endpoints: &endpoints, environment: environment)
+        operations.register(SystemStatus.self) { _, _ in await readiness.check() }
+        operations.register(name: RESTForward.name) { [endpoints] request, context in
+            try await endpoints.respond(to: request, context: context)
+        }
+        var rpc = try RPCServer.make(
+            service: name, host: configuration.bindHost, port: configuration.rpcPort, tls: tls,
+            registry: operations, ports: ports,
+            defaultTimeout: .milliseconds(Int64(configuration.internalTimeoutMilliseconds)), logger: logger)
+        if configuration.migrateOnStart {
+            let runner = MigrationRunner(owner: name.rawValue, migrations: migrations)
+            rpc.beforeServerStarts { try await runner.apply(on: database, logger: logger) }
+        }
+        let operationsServer = OperationsServer.make(
+            service: name, host: configuration.bindHost, port: configuration.opsPort, ports: ports, logger: logger,
+            readiness: readiness.check)
+        return ServiceParts(services: [database, peers, rpc, operationsServer], ports: ports)
+    }
+}
+
+/// A backend is ready when its database answers within a second.
+struct DatabaseReadiness: Sendable {
+    let service: ServiceName
+    let database: PostgresClient
+    let logger: Logger
+
+    @Sendable func check() async -> SystemStatus.Response {
+        do {
+            try await withTimeout(.seconds(1)) { [database, logger] in
+                _ = try await database.query("SELECT 1", logger: logger).collect()
+            }
+            return .init(service: service, ready: true)
+        } catch {
+            return .init(service: service, ready: false, detail: "database unreachable")
+        }
+    }
+}

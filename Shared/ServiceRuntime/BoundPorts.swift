@@ -1,0 +1,31 @@
+/// The ports a process's servers actually bound (port 0 picks a free one), for tests and for
+/// the start-up banner.
+public actor BoundPorts {
+    /// Which server.
+    public enum Server: Sendable, Hashable {
+        /// The internal HTTP/2 server.
+        case rpc
+        /// The operations server.
+        case operations
+        /// The gateway's public server.
+        case publicAPI
+    }
+
+    private var ports: [Server: Int] = [:]
+    private var waiters: [Server: [CheckedContinuation<Int, Never>]] = [:]
+
+    /// Creates an empty record.
+    public init() {}
+
+    /// Records that `server` is listening on `port`.
+    public func bound(_ server: Server, _ port: Int) {
+        ports[server] = port
+        for waiter in waiters.removeValue(forKey: server) ?? [] { waiter.resume(returning: port) }
+    }
+
+    /// The port `server` listens on, waiting until it has bound.
+    public func port(_ server: Server) async -> Int {
+        if let port = ports[server] { return port }
+        return await withCheckedContinuation { waiters[server, default: []].append($0) }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import InternalProtocol
+import Logging
+import NIOCore
+
+/// What travels with one request through every hop: its id, trace context, deadline and the
+/// identity it acts for.
+public struct CallContext: Sendable {
+    /// The request id shown in logs and the `x-request-id` response header.
+    public var requestID: String
+    /// W3C trace context, passed on unchanged when present.
+    public var traceparent: String?
+    /// When the caller stops waiting.
+    public var deadline: NIODeadline
+    /// Who the request acts for, if anyone.
+    public var identity: Identity?
+    /// A logger carrying the request id.
+    public var logger: Logger
+
+    /// Creates a context.
+    public init(
+        requestID: String = CallContext.newRequestID(), traceparent: String? = nil, deadline: NIODeadline,
+        identity: Identity? = nil, logger: Logger
+    ) {
+        self.requestID = requestID
+        self.traceparent = traceparent
+        self.deadline = deadline
+        self.identity = identity
+        self.logger = logger
+        self.logger[metadataKey: "request_id"] = .string(requestID)
+    }
+
+    /// A fresh request id (32 lower-case hex digits).
+    public static func newRequestID() -> String {
+        UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+    }
+
+    /// The same context with a deadline no later than `now + timeout`.
+    public func limited(to timeout: TimeAmount) -> CallContext {
+        var copy = self
+        copy.deadline = min(deadline, .now() + timeout)
+        return copy
+    }
+
+    /// Milliseconds left before the deadline (never negative).
+    public var remainingMilliseconds: Int64 {
+        max(0, (deadline - .now()).nanoseconds / 1_000_000)
+    }
+}

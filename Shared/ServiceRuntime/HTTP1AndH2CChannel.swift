@@ -1,0 +1,96 @@
+import HummingbirdCore
+import HummingbirdHTTP2
+import Logging
+import NIOCore
+import NIOHTTP2
+import NIOTLS
+
+/// A plaintext server channel that speaks HTTP/1.1 and prior-knowledge HTTP/2 (h2c) on one
+/// port: it reads the first bytes of a connection, and the HTTP/2 connection preface selects
+/// Hummingbird's HTTP/2 pipeline, anything else its HTTP/1.1 pipeline. Hummingbird offers
+/// either on a plaintext port, not both.
+public struct HTTP1AndH2CChannel: HTTPChannelHandler {
+    /// The configured connection, once its protocol is known.
+    public struct Value: ServerChildChannelValue {
+        let negotiated: EventLoopFuture<NIONegotiatedHTTPVersion<HTTP1Channel.Value, HTTP2Channel.Value>>
+        public let channel: any Channel
+    }
+
+    private let http1: HTTP1Channel
+    private let http2: HTTP2Channel
+    public var responder: Responder { http1.responder }
+
+    /// Creates the channel handler.
+    public init(responder: @escaping Responder, configuration: HTTP2ChannelConfiguration = .init()) {
+        http1 = HTTP1Channel(responder: responder, configuration: configuration.streamConfiguration)
+        http2 = HTTP2Channel(responder: responder, configuration: configuration)
+    }
+
+    public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            let negotiation = NIOTypedApplicationProtocolNegotiationHandler<
+                NIONegotiatedHTTPVersion<HTTP1Channel.Value, HTTP2Channel.Value>
+            > { result in
+                if case .negotiated("h2") = result {
+                    return http2.setup(channel: channel, logger: logger).map { .http2($0) }
+                }
+                return http1.setup(channel: channel, logger: logger).map { .http1_1($0) }
+            }
+            try channel.pipeline.syncOperations.addHandler(HTTP2PrefaceDetector())
+            try channel.pipeline.syncOperations.addHandler(negotiation)
+            return Value(negotiated: negotiation.protocolNegotiationResult, channel: channel)
+        }
+    }
+
+    public func handle(value: Value, logger: Logger) async {
+        do {
+            switch try await value.negotiated.get() {
+            case .http1_1(let connection): await http1.handle(value: connection, logger: logger)
+            case .http2(let connection): await http2.handle(value: connection, logger: logger)
+            }
+        } catch {
+            logger.debug("connection setup failed", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+/// Buffers a connection's first bytes until they show whether it opens with the HTTP/2
+/// preface, announces the answer the way a TLS handler announces ALPN (so the standard
+/// negotiation handler configures the pipeline), passes the bytes on and leaves the pipeline.
+final class HTTP2PrefaceDetector: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+    private var buffered: ByteBuffer?
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var bytes = unwrapInboundIn(data)
+        if var existing = buffered {
+            existing.writeBuffer(&bytes)
+            buffered = existing
+        } else {
+            buffered = bytes
+        }
+        guard let received = buffered else { return }
+        let prefix = received.readableBytesView.prefix(Self.preface.count)
+        guard prefix.elementsEqual(Self.preface.prefix(prefix.count)) else { return decide(h2: false, context) }
+        if prefix.count == Self.preface.count { decide(h2: true, context) }
+    }
+
+    private func decide(h2: Bool, _ context: ChannelHandlerContext) {
+        context.fireUserInboundEventTriggered(TLSUserEvent.handshakeCompleted(negotiatedProtocol: h2 ? "h2" : nil))
+        if let bytes = buffered {
+            buffered = nil
+            context.fireChannelRead(wrapInboundOut(bytes))
+        }
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+}
+
+extension HTTPServerBuilder {
+    /// HTTP/1.1 and prior-knowledge HTTP/2 on one plaintext port.
+    public static func http1AndH2C(configuration: HTTP2ChannelConfiguration = .init()) -> HTTPServerBuilder {
+        .init { responder in HTTP1AndH2CChannel(responder: responder, configuration: configuration) }
+    }
+}

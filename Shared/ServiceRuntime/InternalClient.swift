@@ -1,0 +1,141 @@
+import AsyncHTTPClient
+import Foundation
+import InternalProtocol
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import ServiceLifecycle
+
+/// The caller side of the internal protocol: one AsyncHTTPClient per process, HTTP/2 over
+/// mutual TLS, one multiplexed connection per peer. It passes request id, trace context,
+/// remaining deadline and identity on every call, and turns failures into envelopes:
+/// a peer's envelope is rethrown unchanged, an unreachable peer is 503, a missed deadline 504.
+/// Run it in the process's `ServiceGroup` so it shuts down with the process.
+public final class InternalClient: Service, Sendable {
+    /// A peer's raw answer, for forwarded public requests.
+    public struct RawResponse: Sendable {
+        /// HTTP status.
+        public var status: Int
+        /// Content type, if the peer set one.
+        public var contentType: String?
+        /// The body.
+        public var body: ByteBuffer
+    }
+
+    let http: HTTPClient
+    let peers: [ServiceName: String]
+    /// Largest response body accepted from a peer.
+    static let maximumResponseBytes = 256 << 20
+
+    /// Creates a client presenting `tls`'s leaf, calling peers at `peers`' base URLs.
+    public init(tls: TLSMaterial, peers: [ServiceName: String]) throws {
+        var configuration = HTTPClient.Configuration(tlsConfiguration: try tls.clientConfiguration())
+        configuration.httpVersion = .automatic
+        configuration.timeout = .init(connect: .seconds(2))
+        http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.peers = peers
+    }
+
+    /// Waits for graceful shutdown, then closes every connection.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        try await http.shutdown()
+    }
+
+    /// Calls a typed operation on `service`.
+    public func call<Op: RPCOperation>(
+        _ operation: Op.Type, _ request: Op.Request, on service: ServiceName, context: CallContext
+    ) async throws -> Op.Response {
+        let body = ByteBuffer(bytes: try JSONEncoder().encode(request))
+        let response = try await send(
+            operation: Op.name, to: service, body: body, extraHeaders: [:], context: context,
+            retryOnConnectionLoss: Op.isIdempotent)
+        guard (200..<300).contains(response.status) else { throw Self.envelope(from: response) }
+        do {
+            return try JSONDecoder().decode(Op.Response.self, from: response.body)
+        } catch {
+            context.logger.error("malformed internal response", metadata: ["operation": "\(Op.name)"])
+            throw ErrorEnvelope.internalError
+        }
+    }
+
+    /// Forwards a public request to the service that owns it (the ``RESTForward`` operation).
+    public func forward(
+        method: String, path: String, contentType: String?, body: ByteBuffer, to service: ServiceName,
+        context: CallContext
+    ) async throws -> RawResponse {
+        var headers = [InternalHeader.publicMethod: method, InternalHeader.publicPath: path]
+        headers["content-type"] = contentType
+        return try await send(
+            operation: RESTForward.name, to: service, body: body, extraHeaders: headers, context: context,
+            retryOnConnectionLoss: method == "GET" || method == "HEAD")
+    }
+
+    private func send(
+        operation: String, to service: ServiceName, body: ByteBuffer, extraHeaders: [String: String],
+        context: CallContext, retryOnConnectionLoss: Bool
+    ) async throws -> RawResponse {
+        guard let base = peers[service] else { throw ErrorEnvelope.serviceUnavailable(service) }
+        var request = HTTPClientRequest(url: "\(base)/rpc/\(operation)")
+        request.method = .POST
+        request.headers = try headers(context: context, extra: extraHeaders)
+        request.body = .bytes(body)
+        do {
+            return try await execute(request, service: service, context: context)
+        } catch is ConnectionLost {
+            guard retryOnConnectionLoss else { throw ErrorEnvelope.serviceUnavailable(service) }
+            context.logger.debug("retrying after lost connection", metadata: ["peer": "\(service.executable)"])
+            do {
+                return try await execute(request, service: service, context: context)
+            } catch is ConnectionLost {
+                throw ErrorEnvelope.serviceUnavailable(service)
+            }
+        }
+    }
+
+    /// A connection closed under a request; idempotent calls may be retried once.
+    private struct ConnectionLost: Error {}
+
+    private func execute(_ request: HTTPClientRequest, service: ServiceName, context: CallContext) async throws
+        -> RawResponse
+    {
+        do {
+            let response = try await http.execute(request, deadline: context.deadline, logger: context.logger)
+            guard response.version == .http2 else {
+                context.logger.error("internal call not on HTTP/2", metadata: ["peer": "\(service.executable)"])
+                throw ErrorEnvelope.internalError
+            }
+            let body = try await response.body.collect(upTo: Self.maximumResponseBytes)
+            return RawResponse(
+                status: Int(response.status.code), contentType: response.headers.first(name: "content-type"),
+                body: body)
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            throw ErrorEnvelope.deadlineExceeded(service)
+        } catch let envelope as ErrorEnvelope {
+            throw envelope
+        } catch let error as HTTPClientError where error == .remoteConnectionClosed {
+            throw ConnectionLost()
+        } catch {
+            context.logger.warning(
+                "internal call failed", metadata: ["peer": "\(service.executable)", "error": "\(error)"])
+            throw ErrorEnvelope.serviceUnavailable(service)
+        }
+    }
+
+    private func headers(context: CallContext, extra: [String: String]) throws -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        headers.add(name: "content-type", value: "application/json")
+        headers.add(name: InternalHeader.requestID, value: context.requestID)
+        headers.add(name: InternalHeader.deadline, value: String(context.remainingMilliseconds))
+        if let traceparent = context.traceparent { headers.add(name: InternalHeader.traceparent, value: traceparent) }
+        if let identity = context.identity { headers.add(name: InternalHeader.identity, value: try identity.headerValue()) }
+        for (name, value) in extra { headers.replaceOrAdd(name: name, value: value) }
+        return headers
+    }
+
+    /// The envelope in a non-2xx answer, or a 500 when the peer sent something else.
+    static func envelope(from response: RawResponse) -> ErrorEnvelope {
+        (try? JSONDecoder().decode(ErrorEnvelope.self, from: response.body)) ?? .internalError
+    }
+}

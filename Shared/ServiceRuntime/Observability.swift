@@ -1,0 +1,23 @@
+import Logging
+import Metrics
+import Prometheus
+
+/// Process-wide metrics: the Prometheus registry behind swift-metrics, bootstrapped on first use
+/// (once per process, however many services it hosts).
+public enum Observability {
+    /// The registry `/metrics` emits.
+    public static let registry: PrometheusCollectorRegistry = {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        return registry
+    }()
+
+    /// Bootstraps logging for an executable: key=value lines on standard error at `level`.
+    public static func bootstrapLogging(level: Logger.Level) {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}

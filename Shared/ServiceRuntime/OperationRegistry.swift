@@ -1,0 +1,46 @@
+import Foundation
+import Hummingbird
+import InternalProtocol
+import NIOCore
+import NIOFoundationCompat
+
+/// The operations one service answers on `POST /rpc/{operation}`.
+public struct OperationRegistry: Sendable {
+    /// A handler over the raw request.
+    public typealias Handler = @Sendable (Request, RPCRequestContext) async throws -> Response
+
+    private(set) var handlers: [String: Handler] = [:]
+
+    /// Creates an empty registry.
+    public init() {}
+
+    /// Registers a typed operation: the body is decoded as `Op.Request` (a malformed body is a
+    /// 400 envelope) and the result encoded as JSON.
+    public mutating func register<Op: RPCOperation>(
+        _ operation: Op.Type, _ handle: @escaping @Sendable (Op.Request, CallContext) async throws -> Op.Response
+    ) {
+        handlers[Op.name] = { request, context in
+            let body = try await request.body.collect(upTo: context.maxUploadSize)
+            let decoded: Op.Request
+            do {
+                decoded = try JSONDecoder().decode(Op.Request.self, from: body)
+            } catch {
+                throw ErrorEnvelope.badRequest("Malformed \(Op.name) request")
+            }
+            return try .json(try await handle(decoded, context.call))
+        }
+    }
+
+    /// Registers an operation that reads and writes raw HTTP.
+    public mutating func register(name: String, _ handler: @escaping Handler) {
+        handlers[name] = handler
+    }
+
+    /// Answers one call.
+    func respond(to request: Request, operation: String, context: RPCRequestContext) async throws -> Response {
+        guard let handler = handlers[operation] else {
+            throw ErrorEnvelope(code: 404, message: "Unknown internal operation \(operation)", status: 404)
+        }
+        return try await handler(request, context)
+    }
+}

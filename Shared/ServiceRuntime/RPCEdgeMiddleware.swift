@@ -1,0 +1,71 @@
+import Foundation
+import Hummingbird
+import InternalProtocol
+import Logging
+import NIOCore
+import NIOSSL
+import SwiftASN1
+import X509
+
+/// The one place an internal server turns a request into a trusted call and errors into
+/// envelopes: it identifies the calling service from its client certificate (refusing calls
+/// without one), reads request id, trace context, deadline and identity from the headers,
+/// echoes the request id, and maps every error to an ``ErrorEnvelope`` response.
+public struct RPCEdgeMiddleware: RouterMiddleware {
+    public typealias Context = RPCRequestContext
+
+    /// Default deadline when a caller sends none.
+    let defaultTimeout: TimeAmount
+
+    /// Creates the middleware.
+    public init(defaultTimeout: TimeAmount) {
+        self.defaultTimeout = defaultTimeout
+    }
+
+    public func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var context = context
+        let requestID = request.headers[values: .init(InternalHeader.requestID)!].first ?? CallContext.newRequestID()
+        var response: Response
+        do {
+            context.caller = try await Self.callingService(channel: context.channel)
+            context.call = try callContext(request, requestID: requestID, logger: context.logger)
+            response = try await next(request, context)
+        } catch {
+            response = Self.errorResponse(error, logger: context.logger)
+        }
+        response.headers[.init(InternalHeader.requestID)!] = requestID
+        return response
+    }
+
+    private func callContext(_ request: Request, requestID: String, logger: Logger) throws -> CallContext {
+        let headers = request.headers
+        let timeout = headers[.init(InternalHeader.deadline)!].flatMap(Int64.init).map(TimeAmount.milliseconds)
+        let identity = try headers[.init(InternalHeader.identity)!].map(Identity.init(headerValue:))
+        return CallContext(
+            requestID: requestID, traceparent: headers[.init(InternalHeader.traceparent)!],
+            deadline: .now() + (timeout ?? defaultTimeout), identity: identity, logger: logger)
+    }
+
+    /// The service named by the client certificate's common name; the TLS layer has already
+    /// checked that the certificate chains to the internal CA.
+    static func callingService(channel: any Channel) async throws -> ServiceName {
+        let connection = channel.parent ?? channel
+        guard let peer = try? await connection.nioSSL_peerCertificate().get(),
+            let certificate = try? Certificate(derEncoded: peer.toDERBytes()),
+            let commonName = InternalPKI.commonName(of: certificate),
+            let service = ServiceName(executable: commonName)
+        else { throw ErrorEnvelope.originRefused }
+        return service
+    }
+
+    static func errorResponse(_ error: any Error, logger: Logger) -> Response {
+        if let envelope = ErrorEnvelope.from(error) {
+            logger.debug("request failed", metadata: ["code": "\(envelope.code)"])
+            return .envelope(envelope)
+        }
+        logger.error("unexpected error", metadata: ["error": "\(String(reflecting: error))"])
+        return .envelope(.internalError)
+    }
+}

@@ -1,0 +1,32 @@
+import Hummingbird
+import HummingbirdHTTP2
+import InternalProtocol
+import Logging
+import NIOCore
+
+/// The internal server of a backend: `POST /rpc/{operation}` over HTTP/2 with TLS 1.3 and a
+/// required client certificate (HTTP/1.1 remains possible over the same TLS, for tools).
+public enum RPCServer {
+    /// The application type the builder returns, so callers can add start-up work.
+    public typealias App = Application<RouterResponder<RPCRequestContext>>
+
+    /// Builds the internal server.
+    public static func make(
+        service: ServiceName, host: String, port: Int, tls: TLSMaterial, registry: OperationRegistry,
+        ports: BoundPorts, defaultTimeout: TimeAmount, logger: Logger
+    ) throws -> App {
+        let router = Router(context: RPCRequestContext.self)
+        router.middlewares.add(MetricsMiddleware())
+        router.middlewares.add(RPCEdgeMiddleware(defaultTimeout: defaultTimeout))
+        router.post("/rpc/:operation") { request, context in
+            let operation = try context.parameters.require("operation")
+            return try await registry.respond(to: request, operation: operation, context: context)
+        }
+        return Application(
+            router: router,
+            server: try .http2Upgrade(tlsConfiguration: tls.serverConfiguration()),
+            configuration: .init(address: .hostname(host, port: port), serverName: service.executable),
+            onServerRunning: { channel in await ports.bound(.rpc, channel.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+}

@@ -1,0 +1,128 @@
+import Configuration
+import DataService
+import FilesService
+import Foundation
+import GatewayService
+import GeoService
+import InternalProtocol
+import Logging
+import MessagingService
+import PostgresNIO
+import PostgresSupport
+import RelationsService
+import ServiceLifecycle
+import ServiceRuntime
+import UsersService
+
+/// All seven services started in this test process on free ports, over one fresh database,
+/// with one app created; torn down when the body returns.
+public struct TestCluster: Sendable {
+    /// The gateway's public base URL, e.g. `http://127.0.0.1:53211`.
+    public let gatewayURL: String
+    /// The app created for the test, with its keys.
+    public let app: AppRepository.CreatedApp
+    /// The cluster's database.
+    public let database: DatabaseConfiguration
+    /// Each service's bound ports.
+    public let ports: [ServiceName: BoundPorts]
+    private let groups: [ServiceName: ServiceGroup]
+
+    /// `/{appId}/{key}` for a key kind, the prefix of public paths.
+    public func prefix(_ kind: APIKeyKind = .rest) -> String {
+        "/\(app.id)/\(app.keys[kind]!)"
+    }
+
+    /// Stops one service gracefully, as `docker stop` would.
+    public func stop(_ service: ServiceName) async {
+        await groups[service]?.triggerGracefulShutdown()
+    }
+
+    /// Starts the cluster, runs `body`, stops everything.
+    /// - Parameter environment: extra configuration keys (`BAAS_GATEWAY_…`) for every process.
+    public static func with<Result: Sendable>(
+        environment extra: [String: String] = [:], _ body: @Sendable (TestCluster) async throws -> Result
+    ) async throws -> Result {
+        try await TestDatabase.with { database in
+            let environment = try await environment(database: database).merging(extra) { $1 }
+            var groups: [ServiceName: ServiceGroup] = [:]
+            var ports: [ServiceName: BoundPorts] = [:]
+            for service in ServiceName.allCases {
+                let parts = try makeParts(service, environment: environment)
+                groups[service] = ServiceGroup(
+                    configuration: .init(services: parts.services, logger: TestDatabase.logger))
+                ports[service] = parts.ports
+            }
+            return try await run(groups: groups, ports: ports, database: database, body)
+        }
+    }
+
+    private static func run<Result: Sendable>(
+        groups: [ServiceName: ServiceGroup], ports: [ServiceName: BoundPorts], database: DatabaseConfiguration,
+        _ body: @Sendable (TestCluster) async throws -> Result
+    ) async throws -> Result {
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            for group in groups.values { tasks.addTask { try await group.run() } }
+            func stopAll() async {
+                for group in groups.values { await group.triggerGracefulShutdown() }
+            }
+            do {
+                let gatewayPort = try await withTimeout(.seconds(60)) { await ports[.gateway]!.port(.publicAPI) }
+                for service in ServiceName.backends {
+                    _ = try await withTimeout(.seconds(60)) { await ports[service]!.port(.rpc) }
+                }
+                let app = try await PostgresClient.with(database, logger: TestDatabase.logger) { client in
+                    try await AppRepository(database: client).create(name: "test app", logger: TestDatabase.logger)
+                }
+                let cluster = TestCluster(
+                    gatewayURL: "http://127.0.0.1:\(gatewayPort)", app: app, database: database, ports: ports,
+                    groups: groups)
+                let result = try await body(cluster)
+                await stopAll()
+                try await tasks.waitForAll()
+                return result
+            } catch {
+                await stopAll()
+                try? await tasks.waitForAll()
+                throw error
+            }
+        }
+    }
+
+    private static func environment(database: DatabaseConfiguration) async throws -> [String: String] {
+        var environment = [
+            "BAAS_OPS_PORT": "0", "BAAS_GATEWAY_PORT": "0", "BAAS_GATEWAY_HOST": "127.0.0.1",
+            "BAAS_POSTGRES_HOST": database.host, "BAAS_POSTGRES_PORT": "\(database.port)",
+            "BAAS_POSTGRES_USER": database.username, "BAAS_POSTGRES_DATABASE": database.database,
+            "BAAS_POSTGRES_MAX_CONNECTIONS": "4",
+        ]
+        environment["BAAS_POSTGRES_PASSWORD"] = database.password
+        for service in ServiceName.backends {
+            environment["BAAS_PEER_\(service.rawValue.uppercased())_URL"] = "https://127.0.0.1:\(try await FreePort.next())"
+        }
+        return environment
+    }
+
+    private static func makeParts(_ service: ServiceName, environment: [String: String]) throws -> ServiceParts {
+        var environment = environment
+        if service != .gateway {
+            let url = environment["BAAS_PEER_\(service.rawValue.uppercased())_URL"]!
+            environment["BAAS_RPC_PORT"] = String(url.split(separator: ":").last!)
+        }
+        let reader = ConfigReader.fromEnvironment(environment)
+        let runtime = RuntimeConfiguration(service: service, reader: reader)
+        let tls = TestPKI.material(for: service)
+        var logger = TestDatabase.logger
+        logger[metadataKey: "service"] = .string(service.executable)
+        switch service {
+        case .gateway:
+            return try GatewayService.parts(
+                runtime: runtime, configuration: GatewayConfiguration(reader: reader), tls: tls, logger: logger)
+        case .users: return try UsersService.parts(configuration: runtime, tls: tls, logger: logger)
+        case .data: return try DataService.parts(configuration: runtime, tls: tls, logger: logger)
+        case .relations: return try RelationsService.parts(configuration: runtime, tls: tls, logger: logger)
+        case .messaging: return try MessagingService.parts(configuration: runtime, tls: tls, logger: logger)
+        case .files: return try FilesService.parts(configuration: runtime, tls: tls, logger: logger)
+        case .geo: return try GeoService.parts(configuration: runtime, tls: tls, logger: logger)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Logging
+import PostgresNIO
+import PostgresSupport
+
+/// Fresh databases for tests, cloned from the `baas_template` database that `Deploy/test.sh`
+/// prepares (PostGIS installed) on the test cluster named by `BAAS_TEST_POSTGRES_*`.
+public enum TestDatabase {
+    /// The test cluster's server database.
+    public static var server: DatabaseConfiguration {
+        let environment = ProcessInfo.processInfo.environment
+        return DatabaseConfiguration(
+            host: environment["BAAS_TEST_POSTGRES_HOST"] ?? "127.0.0.1",
+            port: Int(environment["BAAS_TEST_POSTGRES_PORT"] ?? "") ?? 5432,
+            username: environment["BAAS_TEST_POSTGRES_USER"] ?? "baas",
+            password: environment["BAAS_TEST_POSTGRES_PASSWORD"],
+            database: "postgres", maximumConnections: 4)
+    }
+
+    /// A logger for tests: warnings and worse.
+    public static var logger: Logger {
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        return logger
+    }
+
+    /// Runs `body` with a new, empty database (PostGIS installed) and drops it afterwards.
+    public static func with<Result: Sendable>(
+        _ body: @Sendable (DatabaseConfiguration) async throws -> Result
+    ) async throws -> Result {
+        let name = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try await admin("CREATE DATABASE \(name) TEMPLATE baas_template")
+        do {
+            let result = try await body(server.with(database: name))
+            try await admin("DROP DATABASE \(name) WITH (FORCE)")
+            return result
+        } catch {
+            try? await admin("DROP DATABASE \(name) WITH (FORCE)")
+            throw error
+        }
+    }
+
+    private static func admin(_ statement: String) async throws {
+        try await PostgresClient.with(server, logger: logger) { client in
+            _ = try await client.query(PostgresQuery(unsafeSQL: statement), logger: logger).collect()
+        }
+    }
+}

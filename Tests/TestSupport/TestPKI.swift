@@ -1,0 +1,29 @@
+import Foundation
+import InternalProtocol
+import ServiceRuntime
+import X509
+
+/// One internal CA per test process with a leaf for every service, plus certificates that
+/// must be refused: one from a foreign CA and one from our CA naming no service.
+public enum TestPKI {
+    /// The test CA.
+    public static let authority: InternalPKI.Credential = try! InternalPKI.makeAuthority()
+
+    /// TLS material for a service, issued by the test CA.
+    public static func material(for service: ServiceName) -> TLSMaterial {
+        material(commonName: service.executable)
+    }
+
+    /// TLS material with an arbitrary common name, issued by the test CA.
+    public static func material(commonName: String) -> TLSMaterial {
+        let leaf = try! InternalPKI.issueLeaf(commonName: commonName, dnsNames: [], authority: authority)
+        return TLSMaterial(authority: authority.certificate, leaf: leaf)
+    }
+
+    /// TLS material whose leaf comes from another CA (it still trusts the real one).
+    public static func foreignMaterial(commonName: String) -> TLSMaterial {
+        let rogue = try! InternalPKI.makeAuthority()
+        let leaf = try! InternalPKI.issueLeaf(commonName: commonName, dnsNames: [], authority: rogue)
+        return TLSMaterial(authority: authority.certificate, leaf: leaf)
+    }
+}
