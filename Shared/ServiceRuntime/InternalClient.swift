@@ -23,7 +23,8 @@ public final class InternalClient: Service, Sendable {
         public var body: ByteBuffer
     }
 
-    let http: HTTPClient
+    /// The underlying client, for tests that need raw HTTP.
+    public let http: HTTPClient
     let peers: [ServiceName: String]
     /// Largest response body accepted from a peer.
     static let maximumResponseBytes = 256 << 20

@@ -55,7 +55,9 @@ struct GatewayController: Sendable {
     private func info(appName: String, identity: Identity, context: CallContext) async throws -> Response {
         let services = await readiness.all(context: context)
         return try .json(
-            AppInfo(appId: identity.appId, name: appName, ready: services.allSatisfy(\.ready), services: services))
+            AppInfo(
+                appId: identity.appId, name: appName, keyKind: identity.keyKind, roles: identity.roles,
+                ready: services.allSatisfy(\.ready), services: services))
     }
 
     /// `GET /` and `GET /api`: the endpoint is up (the seed's browser check).
@@ -64,10 +66,12 @@ struct GatewayController: Sendable {
     }
 }
 
-/// The body of `GET …/info`.
+/// The body of `GET …/info`: the app, the caller's key kind and roles, and readiness.
 struct AppInfo: Codable, Sendable {
     let appId: String
     let name: String
+    let keyKind: APIKeyKind
+    let roles: [String]
     let ready: Bool
     let services: [ServiceReadiness.Entry]
 }

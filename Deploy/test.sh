@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs the full test suite: installs what is missing (as root), starts a private PostgreSQL
+# cluster under .local/test with a PostGIS template database, checks docker-compose.yml
+# against the Compose specification, then `swift test` (extra arguments go to swift test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source Deploy/lib/common.sh
+
+state=$PWD/.local/test
+pg_port=${BAAS_TEST_POSTGRES_PORT:-55433}
+
+ensure_system_packages
+python3 -c 'import yaml, jsonschema' 2>/dev/null || pip install -q pyyaml jsonschema
+PG_FSYNC=off pg_start "$state/pg" "$pg_port"
+trap 'pg_stop "$state/pg"' EXIT
+pg_bootstrap "$state/pg" "$pg_port" baas_template CREATEDB
+psql_super "$state/pg" "$pg_port" -d postgres -c "ALTER ROLE baas CREATEDB"
+
+python3 Deploy/check-deploy.py
+
+export BAAS_TEST_POSTGRES_HOST=127.0.0.1 BAAS_TEST_POSTGRES_PORT=$pg_port BAAS_TEST_POSTGRES_USER=baas
+export BAAS_TEST_POSTGRES_PASSWORD; BAAS_TEST_POSTGRES_PASSWORD=$(cat "$state/pg/password")
+swift test "$@"

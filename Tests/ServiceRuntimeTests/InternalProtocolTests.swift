@@ -1,0 +1,227 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import InternalProtocol
+import Logging
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+import ServiceRuntime
+import Synchronization
+import Testing
+import TestSupport
+
+/// The internal protocol over a real HTTP/2 + mutual TLS server and the real client.
+@Suite struct InternalProtocolTests {
+    /// What the echo operation saw.
+    struct Echo: Codable, Sendable {
+        var requestID: String
+        var remainingMilliseconds: Int64
+        var identity: Identity?
+        var caller: String?
+        var connection: String
+    }
+
+    enum EchoOperation: RPCOperation {
+        typealias Request = Empty
+        typealias Response = Echo
+        static let name = "test.echo"
+        static let isIdempotent = true
+    }
+
+    enum FailOperation: RPCOperation {
+        typealias Request = Empty
+        typealias Response = Empty
+        static let name = "test.fail"
+        static let isIdempotent = false
+    }
+
+    enum SlowOperation: RPCOperation {
+        typealias Request = Empty
+        typealias Response = Empty
+        static let name = "test.slow"
+        static let isIdempotent = false
+    }
+
+    /// Counts handler invocations, to show refused calls never reach one.
+    final class Counter: Sendable {
+        let value = Atomic<Int>(0)
+        func increment() { value.add(1, ordering: .relaxed) }
+        var count: Int { value.load(ordering: .relaxed) }
+    }
+
+    static let envelope = ErrorEnvelope(code: 3003, message: "Invalid login or password.", status: 401)
+
+    private static func registry(counter: Counter) -> OperationRegistry {
+        var registry = OperationRegistry()
+        registry.register(name: EchoOperation.name) { _, context in
+            counter.increment()
+            let connection = context.channel.parent ?? context.channel
+            return try .json(
+                Echo(
+                    requestID: context.call.requestID, remainingMilliseconds: context.call.remainingMilliseconds,
+                    identity: context.call.identity, caller: context.caller?.executable,
+                    connection: "\(ObjectIdentifier(connection))"))
+        }
+        registry.register(FailOperation.self) { _, _ in
+            counter.increment()
+            throw Self.envelope
+        }
+        registry.register(SlowOperation.self) { _, _ in
+            counter.increment()
+            try await Task.sleep(for: .seconds(3))
+            return Empty()
+        }
+        return registry
+    }
+
+    /// Runs a data-service-like internal server and a gateway-like client.
+    private func withServer(
+        _ body: @Sendable (_ client: InternalClient, _ baseURL: String, _ counter: Counter) async throws -> Void
+    ) async throws {
+        let counter = Counter()
+        let ports = BoundPorts()
+        let server = try RPCServer.make(
+            service: .data, host: "127.0.0.1", port: 0, tls: TestPKI.material(for: .data),
+            registry: Self.registry(counter: counter), ports: ports, defaultTimeout: .seconds(10),
+            logger: TestDatabase.logger)
+        let group = ServiceGroup(configuration: .init(services: [server], logger: TestDatabase.logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            let baseURL = "https://127.0.0.1:\(await ports.port(.rpc))"
+            let client = try InternalClient(tls: TestPKI.material(for: .gateway), peers: [.data: baseURL])
+            do {
+                try await body(client, baseURL, counter)
+            } catch {
+                try await client.http.shutdown()
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+            try await client.http.shutdown()
+            await group.triggerGracefulShutdown()
+        }
+    }
+
+    private func context(_ requestID: String = CallContext.newRequestID(), timeout: TimeAmount = .seconds(5))
+        -> CallContext
+    {
+        CallContext(requestID: requestID, deadline: .now() + timeout, logger: TestDatabase.logger)
+    }
+
+    @Test func negotiatesHTTP2AndNamesTheCaller() async throws {
+        try await withServer { client, baseURL, _ async throws in
+            var request = HTTPClientRequest(url: "\(baseURL)/rpc/\(EchoOperation.name)")
+            request.method = .POST
+            request.body = .bytes(ByteBuffer(string: "{}"))
+            let response = try await client.http.execute(request, timeout: .seconds(5))
+            #expect(response.version == .http2)
+            #expect(response.status == .ok)
+            let echo = try await client.call(EchoOperation.self, Empty(), on: .data, context: context())
+            #expect(echo.caller == "gateway")
+        }
+    }
+
+    @Test func hundredConcurrentCallsShareOneConnection() async throws {
+        try await withServer { client, _, counter async throws in
+            let connections = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<100 {
+                    group.addTask {
+                        try await client.call(EchoOperation.self, Empty(), on: .data, context: context()).connection
+                    }
+                }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            #expect(connections.count == 1)
+            #expect(counter.count == 100)
+        }
+    }
+
+    @Test func propagatesRequestIDDeadlineAndIdentity() async throws {
+        try await withServer { client, _, _ async throws in
+            var call = context("req-42", timeout: .seconds(3))
+            call.identity = .anonymous(appId: "APP", keyKind: .js)
+            let echo = try await client.call(EchoOperation.self, Empty(), on: .data, context: call)
+            #expect(echo.requestID == "req-42")
+            #expect(echo.identity == .anonymous(appId: "APP", keyKind: .js))
+            #expect(echo.remainingMilliseconds > 0 && echo.remainingMilliseconds <= 3_000)
+        }
+    }
+
+    @Test func passesTheErrorEnvelopeThroughUnchanged() async throws {
+        try await withServer { client, _, _ async throws in
+            await #expect(throws: Self.envelope) {
+                try await client.call(FailOperation.self, Empty(), on: .data, context: context())
+            }
+        }
+    }
+
+    @Test func aMissedDeadlineIs504NotAHang() async throws {
+        try await withServer { client, _, _ async throws in
+            let started = ContinuousClock.now
+            await #expect(throws: ErrorEnvelope.deadlineExceeded(.data)) {
+                try await client.call(SlowOperation.self, Empty(), on: .data, context: context(timeout: .milliseconds(300)))
+            }
+            #expect(ContinuousClock.now - started < .seconds(2))
+        }
+    }
+
+    @Test func anUnreachablePeerIs503() async throws {
+        let port = try await FreePort.next()
+        let client = try InternalClient(tls: TestPKI.material(for: .gateway), peers: [.data: "https://127.0.0.1:\(port)"])
+        await #expect(throws: ErrorEnvelope.serviceUnavailable(.data)) {
+            try await client.call(EchoOperation.self, Empty(), on: .data, context: context(timeout: .seconds(2)))
+        }
+        try await client.http.shutdown()
+    }
+
+    @Test func aCallWithoutAClientCertificateNeverReachesAHandler() async throws {
+        try await withServer { _, baseURL, counter async throws in
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates([
+                try NIOSSLCertificate(bytes: Array(TestPKI.authority.certificatePEM.utf8), format: .pem)
+            ])
+            let anonymous = HTTPClient(
+                eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
+            var request = HTTPClientRequest(url: "\(baseURL)/rpc/\(EchoOperation.name)")
+            request.method = .POST
+            await #expect(throws: (any Error).self) { _ = try await anonymous.execute(request, timeout: .seconds(5)) }
+            try await anonymous.shutdown()
+            #expect(counter.count == 0)
+        }
+    }
+
+    @Test func aCertificateFromAnotherAuthorityIsRefused() async throws {
+        try await withServer { _, baseURL, counter async throws in
+            let rogue = try InternalClient(
+                tls: TestPKI.foreignMaterial(commonName: "gateway"), peers: [.data: baseURL])
+            await #expect(throws: ErrorEnvelope.serviceUnavailable(.data)) {
+                try await rogue.call(EchoOperation.self, Empty(), on: .data, context: context())
+            }
+            try await rogue.http.shutdown()
+            #expect(counter.count == 0)
+        }
+    }
+
+    @Test func aCertificateNamingNoServiceIsRefused() async throws {
+        try await withServer { _, baseURL, counter async throws in
+            let intruder = try InternalClient(tls: TestPKI.material(commonName: "intruder"), peers: [.data: baseURL])
+            await #expect(throws: ErrorEnvelope.originRefused) {
+                try await intruder.call(EchoOperation.self, Empty(), on: .data, context: context())
+            }
+            try await intruder.http.shutdown()
+            #expect(counter.count == 0)
+        }
+    }
+
+    @Test func aMalformedBodyIsA400() async throws {
+        try await withServer { client, baseURL, _ async throws in
+            var request = HTTPClientRequest(url: "\(baseURL)/rpc/\(FailOperation.name)")
+            request.method = .POST
+            request.body = .bytes(ByteBuffer(string: "not json"))
+            let response = try await client.http.execute(request, timeout: .seconds(5))
+            #expect(response.status == .badRequest)
+            let body = try await response.body.collect(upTo: 1 << 16)
+            #expect(try JSONDecoder().decode(ErrorEnvelope.self, from: body).code == 400)
+        }
+    }
+}

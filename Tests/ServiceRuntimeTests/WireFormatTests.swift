@@ -1,0 +1,54 @@
+import Foundation
+import InternalProtocol
+import Testing
+
+/// Golden JSON for the internal wire types: a change here is a protocol change.
+@Suite struct WireFormatTests {
+    private func json(_ value: some Encodable) throws -> String {
+        String(decoding: try JSONEncoder.sortedKeys.encode(value), as: UTF8.self)
+    }
+
+    @Test func errorEnvelope() throws {
+        #expect(
+            try json(ErrorEnvelope.invalidApplicationInfo)
+                == #"{"code":2002,"message":"Invalid application info (application id or api key)","status":401}"#)
+    }
+
+    @Test func identity() throws {
+        let identity = Identity(appId: "A", keyKind: .ios, userId: "U", roles: ["AuthenticatedUser", "IOSUser"])
+        #expect(try json(identity) == #"{"appId":"A","keyKind":"IOS","roles":["AuthenticatedUser","IOSUser"],"userId":"U"}"#)
+        #expect(try Identity(headerValue: identity.headerValue()) == identity)
+        #expect(try !identity.headerValue().contains(where: { "+/=".contains($0) }))
+    }
+
+    @Test func malformedIdentityHeaderIsABadRequest() {
+        #expect(throws: ErrorEnvelope.self) { try Identity(headerValue: "%%%") }
+    }
+
+    @Test func operations() throws {
+        #expect(try json(ResolveAPIKey.Request(appId: "A", apiKey: "K")) == #"{"apiKey":"K","appId":"A"}"#)
+        #expect(
+            try json(ResolveAPIKey.Response(appId: "A", appName: "N", keyKind: .serverCode))
+                == #"{"appId":"A","appName":"N","keyKind":"SERVER_CODE"}"#)
+        #expect(try json(SystemStatus.Response(service: .geo, ready: false, detail: "x")) == #"{"detail":"x","ready":false,"service":"geo"}"#)
+        #expect(try json(GetApp.Response(appId: "A", name: "N")) == #"{"appId":"A","name":"N"}"#)
+        #expect(try json(Empty()) == "{}")
+    }
+
+    @Test(arguments: APIKeyKind.allCases) func everyKeyKindHasItsRole(kind: APIKeyKind) {
+        let expected: [APIKeyKind: String] = [
+            .rest: "RestUser", .js: "JSUser", .android: "AndroidUser", .ios: "IOSUser", .dotnet: "DotNetUser",
+            .actionScript: "ASUser", .serverCode: "ServerCodeUser",
+        ]
+        #expect(kind.role == expected[kind])
+    }
+
+    @Test func serviceNames() {
+        #expect(ServiceName.allCases.map(\.executable) == [
+            "gateway", "users-service", "data-service", "relations-service", "messaging-service", "files-service",
+            "geo-service",
+        ])
+        #expect(ServiceName(executable: "data-service") == .data)
+        #expect(ServiceName(executable: "intruder") == nil)
+    }
+}
