@@ -72,7 +72,7 @@ var targets: [Target] = [
             product("X509", "swift-certificates"), product("NIOPosix", "swift-nio"),
             product("NIOHTTP1", "swift-nio"), product("NIOFoundationCompat", "swift-nio"),
         ] + services.map { .target(name: "\($0.name)Service") } + serviceProducts,
-        path: "Tests/TestSupport", swiftSettings: strict),
+        path: "Tests/TestSupport", swiftSettings: testSettings),
     .testTarget(
         name: "ServiceRuntimeTests", dependencies: testProducts,
         path: "Tests/ServiceRuntimeTests", swiftSettings: testSettings),

@@ -6,7 +6,7 @@ import PostgresSupport
 import ServiceLifecycle
 
 /// What a backend service library provides to the shared launcher.
-public protocol BackendService {
+public protocol BackendService: SendableMetatype {
     /// Which service this is.
     static var name: ServiceName { get }
     /// The service's migrations, applied in version order before it serves.

@@ -12,7 +12,7 @@ public actor BoundPorts {
     }
 
     private var ports: [Server: Int] = [:]
-    private var waiters: [Server: [CheckedContinuation<Int, Never>]] = [:]
+    private var waiters: [Server: [CheckedContinuation<Int?, Never>]] = [:]
 
     /// Creates an empty record.
     public init() {}
@@ -23,9 +23,21 @@ public actor BoundPorts {
         for waiter in waiters.removeValue(forKey: server) ?? [] { waiter.resume(returning: port) }
     }
 
-    /// The port `server` listens on, waiting until it has bound.
+    /// The port `server` listens on, waiting until it has bound; 0 if the wait is cancelled.
     public func port(_ server: Server) async -> Int {
         if let port = ports[server] { return port }
-        return await withCheckedContinuation { waiters[server, default: []].append($0) }
+        let port = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
+                if Task.isCancelled { return continuation.resume(returning: nil) }
+                waiters[server, default: []].append(continuation)
+            }
+        } onCancel: {
+            Task { await self.cancelWaiters(server) }
+        }
+        return port ?? 0
+    }
+
+    private func cancelWaiters(_ server: Server) {
+        for waiter in waiters.removeValue(forKey: server) ?? [] { waiter.resume(returning: nil) }
     }
 }

@@ -33,7 +33,7 @@ public final class InternalClient: Service, Sendable {
     public init(tls: TLSMaterial, peers: [ServiceName: String]) throws {
         var configuration = HTTPClient.Configuration(tlsConfiguration: try tls.clientConfiguration())
         configuration.httpVersion = .automatic
-        configuration.timeout = .init(connect: .seconds(2))
+        configuration.timeout = .init(connect: .seconds(5))
         http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.peers = peers
     }

@@ -9,6 +9,10 @@ public enum Observability {
     public static let registry: PrometheusCollectorRegistry = {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        // Present from the first scrape on, so a scraper sees the process before any request.
+        registry.makeGauge(
+            descriptor: .init(namespace: "baas", metricName: "process", unitName: "up", helpText: "1 while the process runs")
+        ).set(1.0)
         return registry
     }()
 

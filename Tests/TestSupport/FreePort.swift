@@ -1,16 +1,27 @@
 import NIOCore
 import NIOPosix
 
-/// Ports for servers that must be known before they start (peers' URLs): bind port 0,
-/// note the port, close. Another process could take it in between; on loopback in a test
-/// run that is rare enough.
+/// Ports for servers that must be known before they start (peers' URLs). Chosen below Linux's
+/// ephemeral range (32768 and up), so outgoing connections of the tests cannot take them, and
+/// never handed out twice in one test process.
 public enum FreePort {
-    /// A currently free TCP port on 127.0.0.1.
+    private actor Ledger {
+        var handedOut: Set<Int> = []
+        func claim(_ port: Int) -> Bool { handedOut.insert(port).inserted }
+    }
+
+    private static let ledger = Ledger()
+
+    /// A currently free TCP port on 127.0.0.1 that this process has not handed out before.
     public static func next() async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0).get()
-        let port = channel.localAddress?.port ?? 0
-        try await channel.close()
-        return port
+        while true {
+            let port = Int.random(in: 20_000..<32_000)
+            guard await ledger.claim(port) else { continue }
+            guard let channel = try? await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .bind(host: "127.0.0.1", port: port).get()
+            else { continue }
+            try await channel.close()
+            return port
+        }
     }
 }

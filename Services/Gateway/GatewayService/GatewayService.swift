@@ -62,8 +62,9 @@ public enum GatewayService {
     }
 }
 
-/// Drops the `Origin` header of requests from origins not on the configured list, so the CORS
-/// middleware after it grants nothing to them. An empty list allows every origin.
+/// The configured CORS policy around Hummingbird's CORS middleware: drops the `Origin` header
+/// of requests from origins not on the list (an empty list allows every origin), so nothing is
+/// granted to them, and exposes `x-request-id` on actual (not only preflight) responses.
 struct OriginFilterMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
     let allowed: [String]
@@ -71,11 +72,16 @@ struct OriginFilterMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        guard !allowed.isEmpty, let origin = request.headers[.origin], !allowed.contains(origin) else {
-            return try await next(request, context)
+        var request = request
+        if !allowed.isEmpty, let origin = request.headers[.origin], !allowed.contains(origin) {
+            var head = request.head
+            head.headerFields[.origin] = nil
+            request = Request(head: head, body: request.body)
         }
-        var head = request.head
-        head.headerFields[.origin] = nil
-        return try await next(Request(head: head, body: request.body), context)
+        var response = try await next(request, context)
+        if response.headers[.accessControlAllowOrigin] != nil {
+            response.headers[.accessControlExposeHeaders] = InternalHeader.requestID
+        }
+        return response
     }
 }

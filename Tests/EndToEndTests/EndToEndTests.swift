@@ -1,0 +1,48 @@
+import Foundation
+import InternalProtocol
+import Testing
+import TestSupport
+
+/// All seven services in one process, driven through the gateway only.
+@Suite(.timeLimit(.minutes(2))) struct EndToEndTests {
+    @Test func infoReportsEveryServiceReady() async throws {
+        try await TestCluster.with { cluster async throws in
+            let answer = try await HTTPTestClient.send(.GET, cluster.gatewayURL + cluster.prefix() + "/info")
+            #expect(answer.status == 200)
+            #expect(answer.json["appId"] as? String == cluster.app.id)
+            #expect(answer.json["name"] as? String == "test app")
+            #expect(answer.json["ready"] as? Bool == true)
+            let services = try #require(answer.json["services"] as? [[String: any Sendable]])
+            #expect(services.map { $0["name"] as? String } == ServiceName.allCases.map(\.executable))
+            #expect(services.allSatisfy { $0["ready"] as? Bool == true })
+        }
+    }
+
+    @Test func aStoppedServiceIsReportedDownWithinTheDeadline() async throws {
+        try await TestCluster.with(environment: ["BAAS_GATEWAY_INFO_DEADLINE_MS": "1000"]) { cluster async throws in
+            await cluster.stop(.files)
+            let started = ContinuousClock.now
+            let answer = try await HTTPTestClient.send(.GET, cluster.gatewayURL + cluster.prefix() + "/info")
+            #expect(ContinuousClock.now - started < .seconds(3))
+            #expect(answer.status == 200)
+            #expect(answer.json["ready"] as? Bool == false)
+            let services = try #require(answer.json["services"] as? [[String: any Sendable]])
+            for service in services {
+                let isFiles = service["name"] as? String == "files-service"
+                #expect(service["ready"] as? Bool == !isFiles)
+            }
+            let forwarded = try await HTTPTestClient.send(.GET, cluster.gatewayURL + cluster.prefix() + "/files/a.txt")
+            #expect(forwarded.status == 503)
+            #expect(forwarded.json["message"] as? String == "Service files-service is unavailable")
+        }
+    }
+
+    @Test func aStoppedUsersServiceMakesKeyChecks503NotA401() async throws {
+        try await TestCluster.with(environment: ["BAAS_GATEWAY_KEY_CACHE_SECONDS": "0"]) { cluster async throws in
+            await cluster.stop(.users)
+            let answer = try await HTTPTestClient.send(.GET, cluster.gatewayURL + cluster.prefix() + "/info")
+            #expect(answer.status == 503)
+            #expect(answer.json["code"] as? Int == 503)
+        }
+    }
+}

@@ -1,0 +1,17 @@
+import FilesService
+import Testing
+import TestSupport
+
+@Suite(.timeLimit(.minutes(2))) struct FilesServiceTests {
+    @Test func readyWithItsDatabase() async throws {
+        try await BackendChecks.readyWithDatabase(FilesService.self)
+    }
+
+    @Test func notReadyWithoutItsDatabase() async throws {
+        try await BackendChecks.notReadyWithoutDatabase(FilesService.self)
+    }
+
+    @Test func unknownEndpointsAnswerWithAnEnvelopeNamingTheService() async throws {
+        try await BackendChecks.unknownEndpointNamesService(FilesService.self)
+    }
+}

@@ -1,0 +1,17 @@
+import GeoService
+import Testing
+import TestSupport
+
+@Suite(.timeLimit(.minutes(2))) struct GeoServiceTests {
+    @Test func readyWithItsDatabase() async throws {
+        try await BackendChecks.readyWithDatabase(GeoService.self)
+    }
+
+    @Test func notReadyWithoutItsDatabase() async throws {
+        try await BackendChecks.notReadyWithoutDatabase(GeoService.self)
+    }
+
+    @Test func unknownEndpointsAnswerWithAnEnvelopeNamingTheService() async throws {
+        try await BackendChecks.unknownEndpointNamesService(GeoService.self)
+    }
+}

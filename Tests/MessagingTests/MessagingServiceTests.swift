@@ -1,0 +1,17 @@
+import MessagingService
+import Testing
+import TestSupport
+
+@Suite(.timeLimit(.minutes(2))) struct MessagingServiceTests {
+    @Test func readyWithItsDatabase() async throws {
+        try await BackendChecks.readyWithDatabase(MessagingService.self)
+    }
+
+    @Test func notReadyWithoutItsDatabase() async throws {
+        try await BackendChecks.notReadyWithoutDatabase(MessagingService.self)
+    }
+
+    @Test func unknownEndpointsAnswerWithAnEnvelopeNamingTheService() async throws {
+        try await BackendChecks.unknownEndpointNamesService(MessagingService.self)
+    }
+}

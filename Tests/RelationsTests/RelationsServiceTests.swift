@@ -1,0 +1,17 @@
+import RelationsService
+import Testing
+import TestSupport
+
+@Suite(.timeLimit(.minutes(2))) struct RelationsServiceTests {
+    @Test func readyWithItsDatabase() async throws {
+        try await BackendChecks.readyWithDatabase(RelationsService.self)
+    }
+
+    @Test func notReadyWithoutItsDatabase() async throws {
+        try await BackendChecks.notReadyWithoutDatabase(RelationsService.self)
+    }
+
+    @Test func unknownEndpointsAnswerWithAnEnvelopeNamingTheService() async throws {
+        try await BackendChecks.unknownEndpointNamesService(RelationsService.self)
+    }
+}

@@ -1,0 +1,114 @@
+import Configuration
+import Foundation
+import InternalProtocol
+import NIOCore
+import NIOFoundationCompat
+import PostgresSupport
+import ServiceLifecycle
+import ServiceRuntime
+import Testing
+
+/// Checks every backend service must pass, run by each service's own test target: it starts,
+/// migrates, reports readiness from its database on both the operations port and the internal
+/// protocol, and answers unknown public paths with an envelope naming itself.
+public enum BackendChecks {
+    /// A running backend.
+    public struct Running: Sendable {
+        /// `http://127.0.0.1:<ops port>`.
+        public let operationsURL: String
+        /// A client presenting the gateway's certificate, pointed at the backend.
+        public let client: InternalClient
+        /// The service.
+        public let service: ServiceName
+    }
+
+    /// Starts `backend` against `database` on free ports, runs `body`, stops it.
+    public static func with<Backend: BackendService>(
+        _ backend: Backend.Type, database: DatabaseConfiguration, migrate: Bool = true,
+        _ body: @Sendable (Running) async throws -> Void
+    ) async throws {
+        let rpcPort = try await FreePort.next()
+        var environment = [
+            "BAAS_RPC_PORT": "\(rpcPort)", "BAAS_OPS_PORT": "0", "BAAS_POSTGRES_HOST": database.host,
+            "BAAS_POSTGRES_PORT": "\(database.port)", "BAAS_POSTGRES_USER": database.username,
+            "BAAS_POSTGRES_DATABASE": database.database, "BAAS_MIGRATE_ON_START": "\(migrate)",
+        ]
+        environment["BAAS_POSTGRES_PASSWORD"] = database.password
+        let configuration = RuntimeConfiguration(service: Backend.name, reader: .fromEnvironment(environment))
+        let parts = try Backend.parts(
+            configuration: configuration, tls: TestPKI.material(for: Backend.name), logger: TestDatabase.logger)
+        let group = ServiceGroup(configuration: .init(services: parts.services, logger: TestDatabase.logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            let client = try InternalClient(
+                tls: TestPKI.material(for: .gateway), peers: [Backend.name: "https://127.0.0.1:\(rpcPort)"])
+            let running = Running(
+                operationsURL: "http://127.0.0.1:\(await parts.ports.port(.operations))", client: client,
+                service: Backend.name)
+            _ = try await withTimeout(.seconds(30)) { await parts.ports.port(.rpc) }
+            var failure: (any Error)?
+            do { try await body(running) } catch { failure = error }
+            try await client.http.shutdown()
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            if let failure { throw failure }
+        }
+    }
+
+    static func context() -> CallContext {
+        CallContext(deadline: .now() + .seconds(15), logger: TestDatabase.logger)
+    }
+
+    /// With its database up: live, ready on both ports, metrics exposed.
+    public static func readyWithDatabase<Backend: BackendService>(_ backend: Backend.Type) async throws {
+        try await TestDatabase.with { database async throws in
+            try await with(backend, database: database) { running async throws in
+                let health = try await HTTPTestClient.send(.GET, "\(running.operationsURL)/health")
+                #expect(health.status == 200)
+                #expect(health.json["status"] as? String == "live")
+                let ready = try await HTTPTestClient.send(.GET, "\(running.operationsURL)/ready")
+                #expect(ready.status == 200)
+                let status = try await running.client.call(
+                    SystemStatus.self, Empty(), on: running.service, context: context())
+                #expect(status == .init(service: running.service, ready: true))
+                let metrics = try await HTTPTestClient.send(.GET, "\(running.operationsURL)/metrics")
+                #expect(metrics.status == 200)
+                #expect(metrics.text.contains("# TYPE"))
+            }
+        }
+    }
+
+    /// With its database unreachable: still live, but not ready — answered promptly.
+    public static func notReadyWithoutDatabase<Backend: BackendService>(_ backend: Backend.Type) async throws {
+        let closed = TestDatabase.server.with(database: "baas_template")
+        var unreachable = closed
+        unreachable.port = try await FreePort.next()
+        try await with(backend, database: unreachable, migrate: false) { running async throws in
+            let started = ContinuousClock.now
+            let ready = try await HTTPTestClient.send(.GET, "\(running.operationsURL)/ready")
+            #expect(ready.status == 503)
+            #expect(ready.json["detail"] as? String == "database unreachable")
+            let status = try await running.client.call(
+                SystemStatus.self, Empty(), on: running.service, context: context())
+            #expect(status.ready == false)
+            #expect(ContinuousClock.now - started < .seconds(10))
+            let health = try await HTTPTestClient.send(.GET, "\(running.operationsURL)/health")
+            #expect(health.status == 200)
+        }
+    }
+
+    /// A public path it has no endpoint for: a 404 envelope that names the service.
+    public static func unknownEndpointNamesService<Backend: BackendService>(_ backend: Backend.Type) async throws {
+        try await TestDatabase.with { database async throws in
+            try await with(backend, database: database) { running async throws in
+                let answer = try await running.client.forward(
+                    method: "GET", path: "nowhere/x?y=1", contentType: nil, body: ByteBuffer(), to: running.service,
+                    context: context())
+                #expect(answer.status == 404)
+                let envelope = try JSONDecoder().decode(ErrorEnvelope.self, from: Data(buffer: answer.body))
+                #expect(envelope.code == 404)
+                #expect(envelope.message == "No endpoint for GET /nowhere/x in \(running.service.executable)")
+            }
+        }
+    }
+}
