@@ -40,6 +40,7 @@ stop_all() {
   log "stopping"
   [ ${#pids[@]} -gt 0 ] && kill -TERM "${pids[@]}" 2>/dev/null && wait "${pids[@]}" 2>/dev/null
   pg_stop "$state/pg"
+  exit 0
 }
 trap stop_all INT TERM EXIT
 

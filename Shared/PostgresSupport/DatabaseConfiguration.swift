@@ -54,6 +54,12 @@ public struct DatabaseConfiguration: Sendable, Equatable {
 }
 
 extension PostgresClient {
+    /// Gives a pool whose `run()` was just started a moment to start: PostgresNIO warns when a
+    /// connection is leased before `run()` is under way, and offers no way to wait for it.
+    public static func settle() async {
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+
     /// Creates a client for a configuration.
     public convenience init(_ configuration: DatabaseConfiguration, logger: Logger) {
         self.init(configuration: configuration.clientConfiguration, backgroundLogger: logger)
@@ -68,6 +74,7 @@ extension PostgresClient {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
+            await PostgresClient.settle()
             return try await body(client)
         }
     }

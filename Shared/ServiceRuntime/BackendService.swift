@@ -67,7 +67,10 @@ extension BackendService {
             defaultTimeout: .milliseconds(Int64(configuration.internalTimeoutMilliseconds)), logger: logger)
         if configuration.migrateOnStart {
             let runner = MigrationRunner(owner: name.rawValue, migrations: migrations)
-            rpc.beforeServerStarts { try await runner.apply(on: database, logger: logger) }
+            rpc.beforeServerStarts {
+                await PostgresClient.settle()
+                try await runner.apply(on: database, logger: logger)
+            }
         }
         let operationsServer = OperationsServer.make(
             service: name, host: configuration.bindHost, port: configuration.opsPort, ports: ports, logger: logger,

@@ -37,6 +37,19 @@ import TestSupport
         }
     }
 
+    @Test func resolvedKeysAreCachedBriefly() async throws {
+        try await TestCluster.with { cluster async throws in
+            let url = cluster.gatewayURL + cluster.prefix() + "/data/Person"
+            #expect(try await HTTPTestClient.send(.GET, url).status == 404)
+            await cluster.stop(.users)
+            let cached = try await HTTPTestClient.send(.GET, url)
+            #expect(cached.status == 404)
+            #expect(cached.json["message"] as? String == "No endpoint for GET /data/Person in data-service")
+            let uncached = try await HTTPTestClient.send(.GET, cluster.gatewayURL + cluster.prefix(.js) + "/data/Person")
+            #expect(uncached.status == 503)
+        }
+    }
+
     @Test func aStoppedUsersServiceMakesKeyChecks503NotA401() async throws {
         try await TestCluster.with(environment: ["BAAS_GATEWAY_KEY_CACHE_SECONDS": "0"]) { cluster async throws in
             await cluster.stop(.users)

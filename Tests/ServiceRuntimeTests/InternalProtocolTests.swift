@@ -16,6 +16,7 @@ import TestSupport
     /// What the echo operation saw.
     struct Echo: Codable, Sendable {
         var requestID: String
+        var traceparent: String?
         var remainingMilliseconds: Int64
         var identity: Identity?
         var caller: String?
@@ -59,7 +60,8 @@ import TestSupport
             let connection = context.channel.parent ?? context.channel
             return try .json(
                 Echo(
-                    requestID: context.call.requestID, remainingMilliseconds: context.call.remainingMilliseconds,
+                    requestID: context.call.requestID, traceparent: context.call.traceparent,
+                    remainingMilliseconds: context.call.remainingMilliseconds,
                     identity: context.call.identity, caller: context.caller?.executable,
                     connection: "\(ObjectIdentifier(connection))"))
         }
@@ -102,6 +104,14 @@ import TestSupport
         }
     }
 
+    /// A raw `POST /rpc/{operation}` for checks below the typed client.
+    static func post<Op: RPCOperation>(_ baseURL: String, _ operation: Op.Type, body: String) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: "\(baseURL)/rpc/\(Op.name)")
+        request.method = .POST
+        request.body = .bytes(ByteBuffer(string: body))
+        return request
+    }
+
     private func context(_ requestID: String = CallContext.newRequestID(), timeout: TimeAmount = .seconds(15))
         -> CallContext
     {
@@ -110,10 +120,8 @@ import TestSupport
 
     @Test func negotiatesHTTP2AndNamesTheCaller() async throws {
         try await withServer { client, baseURL, _ async throws in
-            var request = HTTPClientRequest(url: "\(baseURL)/rpc/\(EchoOperation.name)")
-            request.method = .POST
-            request.body = .bytes(ByteBuffer(string: "{}"))
-            let response = try await client.http.execute(request, timeout: .seconds(5))
+            let response = try await client.http.execute(
+                Self.post(baseURL, EchoOperation.self, body: "{}"), timeout: .seconds(5))
             #expect(response.version == .http2)
             #expect(response.status == .ok)
             let echo = try await client.call(EchoOperation.self, Empty(), on: .data, context: context())
@@ -140,8 +148,10 @@ import TestSupport
         try await withServer { client, _, _ async throws in
             var call = context("req-42", timeout: .seconds(10))
             call.identity = .anonymous(appId: "APP", keyKind: .js)
+            call.traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
             let echo = try await client.call(EchoOperation.self, Empty(), on: .data, context: call)
             #expect(echo.requestID == "req-42")
+            #expect(echo.traceparent == call.traceparent)
             #expect(echo.identity == .anonymous(appId: "APP", keyKind: .js))
             #expect(echo.remainingMilliseconds > 0 && echo.remainingMilliseconds <= 10_000)
         }
@@ -182,9 +192,9 @@ import TestSupport
             ])
             let anonymous = HTTPClient(
                 eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
-            var request = HTTPClientRequest(url: "\(baseURL)/rpc/\(EchoOperation.name)")
-            request.method = .POST
-            await #expect(throws: (any Error).self) { _ = try await anonymous.execute(request, timeout: .seconds(5)) }
+            await #expect(throws: (any Error).self) {
+                _ = try await anonymous.execute(Self.post(baseURL, EchoOperation.self, body: "{}"), timeout: .seconds(5))
+            }
             try await anonymous.shutdown()
             #expect(counter.count == 0)
         }
@@ -215,10 +225,8 @@ import TestSupport
 
     @Test func aMalformedBodyIsA400() async throws {
         try await withServer { client, baseURL, _ async throws in
-            var request = HTTPClientRequest(url: "\(baseURL)/rpc/\(FailOperation.name)")
-            request.method = .POST
-            request.body = .bytes(ByteBuffer(string: "not json"))
-            let response = try await client.http.execute(request, timeout: .seconds(5))
+            let response = try await client.http.execute(
+                Self.post(baseURL, FailOperation.self, body: "not json"), timeout: .seconds(5))
             #expect(response.status == .badRequest)
             let body = try await response.body.collect(upTo: 1 << 16)
             #expect(try JSONDecoder().decode(ErrorEnvelope.self, from: body).code == 400)
