@@ -56,8 +56,9 @@ public struct RESTRouter: Sendable {
             return try await route.handler(
                 Call(method: method, uri: uri, parameters: parameters, body: body, context: context.call))
         }
-        throw ErrorEnvelope.endpointNotFound(method: methodName, path: path.joined(separator: "/"))
-            .withMessage("No endpoint for \(methodName) /\(path.joined(separator: "/")) in \(service.executable)")
+        let resource = path.joined(separator: "/")
+        throw ErrorEnvelope(
+            code: 404, message: "No endpoint for \(methodName) /\(resource) in \(service.executable)", status: 404)
     }
 
     private static func match(_ pattern: [Substring], _ path: [Substring]) -> [String: String]? {

@@ -33,7 +33,7 @@ public struct RPCEdgeMiddleware: RouterMiddleware {
             context.call = try callContext(request, requestID: requestID, logger: context.logger)
             response = try await next(request, context)
         } catch {
-            response = Self.errorResponse(error, logger: context.logger)
+            response = .error(error, logger: context.logger)
         }
         response.headers[.init(InternalHeader.requestID)!] = requestID
         return response
@@ -58,14 +58,5 @@ public struct RPCEdgeMiddleware: RouterMiddleware {
             let service = ServiceName(executable: commonName)
         else { throw ErrorEnvelope.originRefused }
         return service
-    }
-
-    static func errorResponse(_ error: any Error, logger: Logger) -> Response {
-        if let envelope = ErrorEnvelope.from(error) {
-            logger.debug("request failed", metadata: ["code": "\(envelope.code)"])
-            return .envelope(envelope)
-        }
-        logger.error("unexpected error", metadata: ["error": "\(String(reflecting: error))"])
-        return .envelope(.internalError)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import InternalProtocol
+import Logging
 import NIOCore
 
 extension Response {
@@ -22,6 +23,19 @@ extension Response {
     }
 }
 
+extension Response {
+    /// The response for any error at an edge: an envelope as ``ErrorEnvelope/from(_:)`` maps it
+    /// (logged at debug, as the client's own doing), else a 500 whose details go only to the log.
+    public static func error(_ error: any Error, logger: Logger) -> Response {
+        if let envelope = ErrorEnvelope.from(error) {
+            logger.debug("request failed", metadata: ["code": "\(envelope.code)", "status": "\(envelope.status)"])
+            return .envelope(envelope)
+        }
+        logger.error("unexpected error", metadata: ["error": "\(String(reflecting: error))"])
+        return .envelope(.internalError)
+    }
+}
+
 extension ErrorEnvelope {
     /// Maps any error to the envelope a client sees: envelopes pass through, Hummingbird's own
     /// HTTP errors keep their status, anything else is a logged 500 without details.
@@ -30,16 +44,13 @@ extension ErrorEnvelope {
         case let envelope as ErrorEnvelope:
             return envelope
         case let http as HTTPError:
-            if http.status == .contentTooLarge { return .payloadTooLarge(limit: 0).withMessage("Request body too large") }
+            if http.status == .contentTooLarge {
+                return ErrorEnvelope(code: 413, message: "Request body too large", status: 413)
+            }
             return ErrorEnvelope(code: Int(http.status.code), message: http.body ?? http.status.reasonPhrase,
                                  status: Int(http.status.code))
         default:
             return nil
         }
-    }
-
-    /// The same envelope with another message.
-    public func withMessage(_ message: String) -> ErrorEnvelope {
-        ErrorEnvelope(code: code, message: message, status: status)
     }
 }

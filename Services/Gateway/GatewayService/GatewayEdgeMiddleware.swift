@@ -19,7 +19,7 @@ struct GatewayEdgeMiddleware: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch {
-            response = Self.errorResponse(error, logger: context.logger)
+            response = .error(error, logger: context.logger)
         }
         response.headers[.init(InternalHeader.requestID)!] = context.requestID
         return response
@@ -30,14 +30,5 @@ struct GatewayEdgeMiddleware: RouterMiddleware {
             sent.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
         else { return CallContext.newRequestID() }
         return sent
-    }
-
-    static func errorResponse(_ error: any Error, logger: Logger) -> Response {
-        if let envelope = ErrorEnvelope.from(error) {
-            logger.debug("request failed", metadata: ["code": "\(envelope.code)", "status": "\(envelope.status)"])
-            return .envelope(envelope)
-        }
-        logger.error("unexpected error", metadata: ["error": "\(String(reflecting: error))"])
-        return .envelope(.internalError)
     }
 }
