@@ -26,15 +26,33 @@ public struct TestCluster: Sendable {
     /// Each service's bound ports.
     public let ports: [ServiceName: BoundPorts]
     private let groups: [ServiceName: ServiceGroup]
+    private let exits: Exits
+
+    /// Which services' groups have finished running, for ``stop(_:)`` to wait on.
+    actor Exits {
+        private var finished: Set<ServiceName> = []
+        private var waiters: [ServiceName: [CheckedContinuation<Void, Never>]] = [:]
+
+        func finish(_ service: ServiceName) {
+            finished.insert(service)
+            for waiter in waiters.removeValue(forKey: service) ?? [] { waiter.resume() }
+        }
+
+        func wait(for service: ServiceName) async {
+            if finished.contains(service) { return }
+            await withCheckedContinuation { waiters[service, default: []].append($0) }
+        }
+    }
 
     /// `/{appId}/{key}` for a key kind, the prefix of public paths.
     public func prefix(_ kind: APIKeyKind = .rest) -> String {
         "/\(app.id)/\(app.keys[kind]!)"
     }
 
-    /// Stops one service gracefully, as `docker stop` would.
+    /// Stops one service gracefully, as `docker stop` would, and returns once it has exited.
     public func stop(_ service: ServiceName) async {
         await groups[service]?.triggerGracefulShutdown()
+        await exits.wait(for: service)
     }
 
     /// Starts the cluster, runs `body`, stops everything.
@@ -60,8 +78,19 @@ public struct TestCluster: Sendable {
         groups: [ServiceName: ServiceGroup], ports: [ServiceName: BoundPorts], database: DatabaseConfiguration,
         _ body: @Sendable (TestCluster) async throws -> Result
     ) async throws -> Result {
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            for group in groups.values { tasks.addTask { try await group.run() } }
+        let exits = Exits()
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            for (service, group) in groups {
+                tasks.addTask {
+                    do {
+                        try await group.run()
+                    } catch {
+                        await exits.finish(service)
+                        throw error
+                    }
+                    await exits.finish(service)
+                }
+            }
             func stopAll() async {
                 for group in groups.values { await group.triggerGracefulShutdown() }
             }
@@ -75,7 +104,7 @@ public struct TestCluster: Sendable {
                 }
                 let cluster = TestCluster(
                     gatewayURL: "http://127.0.0.1:\(gatewayPort)", app: app, database: database, ports: ports,
-                    groups: groups)
+                    groups: groups, exits: exits)
                 let result = try await body(cluster)
                 await stopAll()
                 try await tasks.waitForAll()
