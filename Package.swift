@@ -15,6 +15,11 @@ let services: [(name: String, executable: String)] = [
     ("Files", "files-service"), ("Geo", "geo-service"),
 ]
 
+/// Shared engines a service library uses beyond the runtime.
+let engines: [String: [Target.Dependency]] = [
+    "Data": ["QueryLanguage", "DataEngine"],
+]
+
 func product(_ name: String, _ package: String) -> Target.Dependency {
     .product(name: name, package: package)
 }
@@ -65,6 +70,19 @@ var targets: [Target] = [
             product("UnixSignals", "swift-service-lifecycle"),
         ],
         path: "Shared/ServiceRuntime", swiftSettings: strict),
+    .target(name: "QueryLanguage", path: "Shared/QueryLanguage", swiftSettings: strict),
+    .target(
+        name: "DataEngine",
+        dependencies: [
+            "QueryLanguage", "PostgresSupport", "InternalProtocol",
+            product("PostgresNIO", "postgres-nio"), product("Logging", "swift-log"),
+            product("Metrics", "swift-metrics"), product("NIOCore", "swift-nio"),
+            product("NIOFoundationCompat", "swift-nio"), product("ServiceLifecycle", "swift-service-lifecycle"),
+        ],
+        path: "Shared/DataEngine", swiftSettings: strict),
+    .testTarget(
+        name: "QueryLanguageTests", dependencies: ["QueryLanguage"],
+        path: "Tests/QueryLanguageTests", swiftSettings: testSettings),
     .target(
         name: "TestSupport",
         dependencies: [
@@ -86,7 +104,9 @@ for service in services {
     let library = "\(service.name)Service"
     targets += [
         .target(
-            name: library, dependencies: ["ServiceRuntime", "InternalProtocol", "PostgresSupport"] + serviceProducts,
+            name: library,
+            dependencies: ["ServiceRuntime", "InternalProtocol", "PostgresSupport"] + engines[service.name, default: []]
+                + serviceProducts,
             path: "Services/\(service.name)/\(library)", swiftSettings: strict),
         .executableTarget(
             name: service.executable,
@@ -94,7 +114,8 @@ for service in services {
                            product("Configuration", "swift-configuration")],
             path: "Services/\(service.name)/Main", swiftSettings: strict),
         .testTarget(
-            name: "\(service.name)Tests", dependencies: [.target(name: library)] + testProducts,
+            name: "\(service.name)Tests",
+            dependencies: [.target(name: library)] + engines[service.name, default: []] + testProducts,
             path: "Tests/\(service.name)Tests", swiftSettings: testSettings),
     ]
 }

@@ -4,6 +4,7 @@ import Logging
 import PostgresNIO
 import PostgresSupport
 import ServiceLifecycle
+import Synchronization
 
 /// What a backend service library provides to the shared launcher.
 public protocol BackendService: SendableMetatype {
@@ -26,6 +27,22 @@ public struct ServiceEnvironment: Sendable {
     public let peers: InternalClient
     /// The service's logger.
     public let logger: Logger
+    /// Long-running parts the service adds while registering (listeners, schedulers); they
+    /// run in the process's service group after the database pool.
+    public let background = BackgroundServices()
+}
+
+/// Collects a service's long-running parts during registration.
+public final class BackgroundServices: Sendable {
+    private let services = Mutex<[any Service]>([])
+
+    /// Adds a part that runs for the life of the process.
+    public func add(_ service: any Service) {
+        services.withLock { $0.append(service) }
+    }
+
+    /// The parts added so far.
+    public var all: [any Service] { services.withLock { $0 } }
 }
 
 /// Everything one process runs, in shutdown order reversed (first listed stops last).
@@ -75,7 +92,8 @@ extension BackendService {
         let operationsServer = OperationsServer.make(
             service: name, host: configuration.bindHost, port: configuration.opsPort, ports: ports, logger: logger,
             readiness: readiness.check)
-        return ServiceParts(services: [database, peers, rpc, operationsServer], ports: ports)
+        return ServiceParts(
+            services: [database, peers] + environment.background.all + [rpc, operationsServer], ports: ports)
     }
 }
 

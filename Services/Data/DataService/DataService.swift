@@ -1,15 +1,20 @@
+import DataEngine
 import InternalProtocol
 import PostgresSupport
 import ServiceRuntime
 
-/// data-service: answers readiness and forwarded public requests; its endpoints arrive
-/// with the issue that builds them.
+/// data-service: app tables with dynamic schema, queries, bulk operations and units of work
+/// over the shared ``DataEngine``.
 public enum DataService: BackendService {
     public static let name = ServiceName.data
 
-    public static let migrations: [any DatabaseMigration] = []
+    public static let migrations: [any DatabaseMigration] = CatalogMigrations.all
 
     public static func register(
         operations: inout OperationRegistry, endpoints: inout RESTRouter, environment: ServiceEnvironment
-    ) throws {}
+    ) throws {
+        let engine = DataEngine(database: environment.database, logger: environment.logger)
+        environment.background.add(engine.listener)
+        DataRoutes(engine: engine).add(to: &endpoints)
+    }
 }

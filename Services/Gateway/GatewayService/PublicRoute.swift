@@ -59,9 +59,11 @@ public struct PublicRoute: Equatable, Sendable {
     }
 
     // `data/{table}/{id}/{relation}[/load]` is the relations service's; `data/bulk/…`,
-    // `data/bulkupsert/…`, `data/data-grouping/…` and `data/{table}/permissions/…` stay with data.
+    // `data/bulkupsert/…`, `data/data-grouping/…`, `data/{table}/permissions/…` and
+    // `data/{table}/properties/…` (schema management) stay with data.
     private var isRelationPath: Bool {
         guard resource.count >= 4 else { return false }
-        return !["bulk", "bulkupsert", "data-grouping"].contains(resource[1]) && resource[2] != "permissions"
+        return !["bulk", "bulkupsert", "data-grouping"].contains(resource[1])
+            && !["permissions", "properties"].contains(resource[2])
     }
 }

@@ -1,0 +1,94 @@
+import DataEngine
+import Foundation
+import Hummingbird
+import InternalProtocol
+import NIOCore
+import ServiceRuntime
+
+/// Reading a forwarded data request: identity, path parameters, query string and JSON body.
+extension RESTRouter.Call {
+    /// The identity the gateway resolved; every data call has one.
+    var identity: Identity {
+        get throws {
+            guard let identity = context.identity else { throw ErrorEnvelope.invalidApplicationInfo }
+            return identity
+        }
+    }
+
+    /// The `:table` path parameter.
+    var table: String { parameters["table"] ?? "" }
+
+    /// The query string's name/value pairs, `+` and percent escapes decoded, in order.
+    var queryItems: [(name: String, value: String)] {
+        get throws {
+            guard let query = uri.query, !query.isEmpty else { return [] }
+            return try query.split(separator: "&").map { pair in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                return (try Self.decode(parts[0]), parts.count > 1 ? try Self.decode(parts[1]) : "")
+            }
+        }
+    }
+
+    private static func decode(_ text: Substring) throws -> String {
+        guard let decoded = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding else {
+            throw DataError.invalidParameter("Malformed percent-encoding in the query string")
+        }
+        return decoded
+    }
+
+    /// The query string as data-query parameters.
+    var queryParameters: QueryParameters {
+        get throws { QueryParameters(queryItems: try queryItems) }
+    }
+
+    /// The body as JSON; an empty body is nil.
+    var json: JSONValue? {
+        get throws {
+            let bytes = Array(body.readableBytesView)
+            guard bytes.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return nil }
+            do {
+                return try JSONParser.parse(bytes)
+            } catch {
+                throw DataError.invalidBody(error.message)
+            }
+        }
+    }
+
+    /// The body as one JSON object.
+    var object: JSONObject {
+        get throws {
+            guard let object = try json?.object else { throw DataError.invalidBody("The body must be a JSON object") }
+            return object
+        }
+    }
+
+    /// The body as a JSON array of objects.
+    var objects: [JSONObject] {
+        get throws {
+            guard let items = try json?.array else { throw DataError.invalidBody("The body must be a JSON array") }
+            return try items.map { item in
+                guard let object = item.object else { throw DataError.invalidBody("Every array item must be an object") }
+                return object
+            }
+        }
+    }
+}
+
+extension Response {
+    /// A response whose body is JSON text that is already encoded.
+    static func jsonText(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// A JSON value response.
+    static func json(_ value: JSONValue) -> Response {
+        jsonText(value.jsonText)
+    }
+
+    /// A JSON array of already-encoded objects.
+    static func jsonArray(_ items: [String]) -> Response {
+        jsonText("[" + items.joined(separator: ",") + "]")
+    }
+}

@@ -1,0 +1,80 @@
+import DataEngine
+import Hummingbird
+import InternalProtocol
+import QueryLanguage
+import ServiceRuntime
+
+/// The public `/data` endpoints. Literal segments are registered before `:id` so that
+/// `first`, `last`, `pk`, `count`, `properties` and the rest are never read as object ids.
+struct DataRoutes {
+    let engine: DataEngine
+
+    func add(to router: inout RESTRouter) {
+        addSettings(to: &router)
+        addBulk(to: &router)
+        addSchema(to: &router)
+        addQueries(to: &router)
+        addObjects(to: &router)
+    }
+
+    /// Parses a where clause from a request; an empty clause is nil.
+    static func condition(_ text: String?) throws -> Condition? {
+        guard let text, !text.allSatisfy(\.isWhitespace) else { return nil }
+        do {
+            return try QueryParser.condition(text)
+        } catch {
+            throw DataError.from(error)
+        }
+    }
+
+    private func addSettings(to router: inout RESTRouter) {
+        router.add(.get, "data/_settings") { call in
+            .json(try await engine.settings(identity: try call.identity))
+        }
+        router.add(.put, "data/_settings") { call in
+            guard let enabled = try call.object["dynamicSchema"]?.boolValue else {
+                throw DataError.invalidBody("Expected {\"dynamicSchema\": true|false}")
+            }
+            return .json(try await engine.setDynamicSchema(enabled, identity: try call.identity, logger: call.context.logger))
+        }
+    }
+
+    private func addBulk(to router: inout RESTRouter) {
+        router.add(.post, "data/bulk/:table") { call in
+            let ids = try await engine.createBulk(
+                call.table, objects: try call.objects, identity: try call.identity, logger: call.context.logger)
+            return .json(.array(ids.map(JSONValue.string)))
+        }
+        router.add(.put, "data/bulkupsert/:table") { call in
+            let ids = try await engine.upsertBulk(
+                call.table, objects: try call.objects, identity: try call.identity, logger: call.context.logger)
+            return .json(.array(ids.map(JSONValue.string)))
+        }
+        router.add(.put, "data/bulk/:table") { call in
+            let condition = try Self.condition(try call.queryParameters.scalar("where"))
+            let count = try await engine.updateBulk(
+                call.table, condition: condition, changes: try call.object, identity: try call.identity,
+                logger: call.context.logger)
+            return .json(.integer(Int64(count)))
+        }
+        router.add(.delete, "data/bulk/:table") { call in
+            try await bulkDelete(call, whereText: try call.queryParameters.scalar("where"))
+        }
+        router.add(.post, "data/bulk/:table/delete") { call in
+            try await bulkDelete(call, whereText: try call.json?.object?["where"]?.string)
+        }
+    }
+
+    /// Deletes by where clause, or (4.x) by a JSON array of objects or ids in the body.
+    private func bulkDelete(_ call: RESTRouter.Call, whereText: String?) async throws -> Response {
+        var condition = try Self.condition(whereText)
+        if condition == nil, let items = try? call.json?.array {
+            let ids = items.compactMap { $0.string ?? $0.object?["objectId"]?.string }
+            guard ids.count == items.count else { throw DataError.invalidBody("Expected object ids or objects with objectId") }
+            condition = .membership(.property(PropertyPath(["objectId"])), ids.map(ValueExpression.string), negated: false)
+        }
+        let count = try await engine.deleteBulk(
+            call.table, condition: condition, identity: try call.identity, logger: call.context.logger)
+        return .json(.integer(Int64(count)))
+    }
+}

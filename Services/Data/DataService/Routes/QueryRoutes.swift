@@ -1,0 +1,141 @@
+import DataEngine
+import Hummingbird
+import InternalProtocol
+import QueryLanguage
+import ServiceRuntime
+
+extension DataRoutes {
+    /// Finds, counts, first/last and the QuickBlox and BQL dialects.
+    func addQueries(to router: inout RESTRouter) {
+        router.add(.get, "data/:table/count") { call in
+            try await count(call, try FindQuery(try call.queryParameters, paged: false))
+        }
+        router.add(.post, "data/:table/count") { call in
+            try await count(call, try FindQuery(try bodyParameters(call), paged: false))
+        }
+        router.add(.post, "data/:table/find") { call in
+            try await find(call, try FindQuery(try bodyParameters(call)))
+        }
+        router.add(.get, "data/:table/first") { call in
+            try await edge(call, last: false)
+        }
+        router.add(.get, "data/:table/last") { call in
+            try await edge(call, last: true)
+        }
+        router.add(.get, "data/:table/filter") { call in
+            try await quickBlox(call)
+        }
+        router.add(.post, "data/:table/bql") { call in
+            try await bql(call)
+        }
+        router.add(.get, "data/:table") { call in
+            try await find(call, try FindQuery(try call.queryParameters))
+        }
+    }
+
+    /// POST bodies: the JS object form or Swift's arrays and numeric strings.
+    func bodyParameters(_ call: RESTRouter.Call) throws -> QueryParameters {
+        guard let body = try call.json else { return QueryParameters() }
+        guard let object = body.object else { throw DataError.invalidBody("The query body must be a JSON object") }
+        return try QueryParameters(body: object)
+    }
+
+    private func find(_ call: RESTRouter.Call, _ query: FindQuery) async throws -> Response {
+        .jsonArray(try await engine.find(call.table, query: query, identity: try call.identity, logger: call.context.logger))
+    }
+
+    private func count(_ call: RESTRouter.Call, _ query: FindQuery) async throws -> Response {
+        let count = try await engine.count(call.table, query: query, identity: try call.identity, logger: call.context.logger)
+        return .json(.integer(Int64(count)))
+    }
+
+    private func edge(_ call: RESTRouter.Call, last: Bool) async throws -> Response {
+        let query = try FindQuery(try call.queryParameters, paged: false)
+        let object = try await engine.edge(
+            call.table, last: last, query: query, identity: try call.identity, logger: call.context.logger)
+        return .jsonText(object ?? "null")
+    }
+
+    /// QuickBlox filters on the query string; `count=1` answers `{"count": n}`, otherwise
+    /// `{"items": [...], "skip", "limit"}` as QuickBlox clients read them.
+    private func quickBlox(_ call: RESTRouter.Call) async throws -> Response {
+        let parameters = try call.queryItems
+        let filter: QuickBloxQuery
+        do {
+            filter = try QuickBloxFilter.parse(parameters)
+        } catch {
+            throw DataError.from(error)
+        }
+        var query = FindQuery()
+        query.condition = filter.condition
+        query.sort = filter.sort
+        if let include = filter.include { query.properties = include.map { SelectItem(expression: .property(PropertyPath([$0])), alias: nil) } }
+        query.excluded = filter.exclude ?? []
+        let identity = try call.identity
+        if filter.countOnly {
+            let count = try await engine.count(call.table, query: query, identity: identity, logger: call.context.logger)
+            return .json(.object(JSONObject([("count", .integer(Int64(count)))])))
+        }
+        if filter.limit == -1 {
+            let last = try await engine.edge(call.table, last: true, query: query, identity: identity, logger: call.context.logger)
+            return quickBloxPage(last.map { [$0] } ?? [], skip: 0, limit: 1)
+        }
+        guard (1...100).contains(filter.limit), filter.skip >= 0 else {
+            throw DataError.invalidParameter("limit must be between 1 and 100 (or -1), skip at least 0")
+        }
+        query.pageSize = filter.limit
+        query.offset = filter.skip
+        let items = try await engine.find(call.table, query: query, identity: identity, logger: call.context.logger)
+        return quickBloxPage(items, skip: filter.skip, limit: filter.limit)
+    }
+
+    private func quickBloxPage(_ items: [String], skip: Int, limit: Int) -> Response {
+        .json(
+            .object(
+                JSONObject([
+                    ("skip", .integer(Int64(skip))), ("limit", .integer(Int64(limit))),
+                    ("items", .array(items.map(JSONValue.raw))),
+                ])))
+    }
+
+    /// BQL: `{"query": "where x > ?", "params": [...], "limit": n, "offset": n}` answers
+    /// `{"objects": [...], "totalCount": n}` as Backbeam clients read them.
+    private func bql(_ call: RESTRouter.Call) async throws -> Response {
+        let body = try call.object
+        let parameters = try (body["params"]?.array ?? []).map(Self.bqlParameter)
+        var query = FindQuery()
+        do {
+            query.condition = try BQL.condition(body["query"]?.string ?? "", parameters: parameters)
+        } catch {
+            throw DataError.from(error)
+        }
+        query.pageSize = Int(body["limit"]?.integerValue ?? Int64(FindQuery.defaultPageSize))
+        query.offset = Int(body["offset"]?.integerValue ?? 0)
+        guard (1...FindQuery.maximumPageSize).contains(query.pageSize), query.offset >= 0 else {
+            throw DataError.invalidParameter("limit must be between 1 and 100, offset at least 0")
+        }
+        let identity = try call.identity
+        async let objects = engine.find(call.table, query: query, identity: identity, logger: call.context.logger)
+        async let total = engine.count(call.table, query: query, identity: identity, logger: call.context.logger)
+        let (page, count) = try await (objects, total)
+        return .json(
+            .object(JSONObject([("objects", .array(page.map(JSONValue.raw))), ("totalCount", .integer(Int64(count)))])))
+    }
+
+    private static func bqlParameter(_ value: JSONValue) throws -> ValueExpression {
+        switch value {
+        case .string(let text): return .string(text)
+        case .integer(let integer): return .integer(integer)
+        case .number(let number): return .number(number)
+        case .bool(let bool): return .boolean(bool)
+        case .null: return .null
+        case .array(let items): return .list(try items.map(bqlParameter))
+        case .object(let object):
+            guard let id = object["objectId"]?.string ?? object["id"]?.string else {
+                throw DataError.invalidBody("A BQL object parameter needs an objectId")
+            }
+            return .string(id)
+        case .raw: throw DataError.invalidBody("Unsupported BQL parameter")
+        }
+    }
+}

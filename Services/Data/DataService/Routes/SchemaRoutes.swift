@@ -1,0 +1,49 @@
+import DataEngine
+import Hummingbird
+import InternalProtocol
+import ServiceRuntime
+
+extension DataRoutes {
+    /// `properties` (the contract's describe) and schema management with the server-code key.
+    func addSchema(to router: inout RESTRouter) {
+        router.add(.get, "data/:table/properties") { call in
+            .json(try await engine.properties(call.table, identity: try call.identity))
+        }
+        router.add(.post, "data/:table/properties") { call in
+            try await addColumns(call)
+        }
+        router.add(.post, "data/:table/schema") { call in
+            try await addColumns(call)
+        }
+        router.add(.put, "data/:table/properties/:column") { call in
+            .json(
+                try await engine.alterColumn(
+                    call.table, column: call.parameters["column"] ?? "", changes: try call.object,
+                    identity: try call.identity, logger: call.context.logger))
+        }
+        router.add(.delete, "data/:table/properties/:column") { call in
+            try await engine.dropColumn(
+                call.table, column: call.parameters["column"] ?? "", identity: try call.identity,
+                logger: call.context.logger)
+            return .json(.object(JSONObject()))
+        }
+        router.add(.delete, "data/:table/schema") { call in
+            try await engine.dropTable(call.table, identity: try call.identity, logger: call.context.logger)
+            return .json(.object(JSONObject()))
+        }
+    }
+
+    /// Column definitions from an object, an array of them, or nothing (a bare table).
+    private func addColumns(_ call: RESTRouter.Call) async throws -> Response {
+        let definitions: [JSONObject] =
+            switch try call.json {
+            case nil: []
+            case .object(let object)?: [object]
+            case .array? : try call.objects
+            default: throw DataError.invalidBody("Expected a column definition or an array of them")
+            }
+        let columns = try definitions.map { definition throws in try DataEngine.columnDefinition(definition) }
+        return .json(
+            try await engine.addColumns(call.table, columns: columns, identity: try call.identity, logger: call.context.logger))
+    }
+}

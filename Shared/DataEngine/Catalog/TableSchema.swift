@@ -1,0 +1,89 @@
+/// One column of an app table as the catalog records it.
+public struct ColumnSchema: Sendable, Hashable {
+    /// The column name as first written (the SQL identifier, quoted).
+    public var name: String
+    /// The Backendless type.
+    public var type: ColumnType
+    /// NOT NULL.
+    public var required: Bool = false
+    /// UNIQUE.
+    public var unique: Bool = false
+    /// Has an index of its own.
+    public var indexed: Bool = false
+    /// The value a save without this property stores.
+    public var defaultValue: JSONValue?
+    /// The four system columns every table has.
+    public var isSystem: Bool = false
+
+    /// Creates a column description.
+    public init(
+        name: String, type: ColumnType, required: Bool = false, unique: Bool = false, indexed: Bool = false,
+        defaultValue: JSONValue? = nil, isSystem: Bool = false
+    ) {
+        self.name = name
+        self.type = type
+        self.required = required
+        self.unique = unique
+        self.indexed = indexed
+        self.defaultValue = defaultValue
+        self.isSystem = isSystem
+    }
+
+    /// The system columns, in wire order.
+    public static let system: [ColumnSchema] = [
+        ColumnSchema(name: "objectId", type: .stringID, isSystem: true),
+        ColumnSchema(name: "created", type: .datetime, isSystem: true),
+        ColumnSchema(name: "updated", type: .datetime, isSystem: true),
+        ColumnSchema(name: "ownerId", type: .string, isSystem: true),
+    ]
+}
+
+/// One app table: its name and its columns in creation order.
+public struct TableSchema: Sendable, Hashable {
+    /// The table name as first written.
+    public var name: String
+    /// System columns first, then user columns in the order they were added.
+    public var columns: [ColumnSchema]
+
+    /// Creates a table description.
+    public init(name: String, columns: [ColumnSchema]) {
+        self.name = name
+        self.columns = columns
+    }
+
+    /// The column named `name`, matched exactly first and then ignoring case (Backendless
+    /// names are case-insensitive; a client may write `Coordinates` for `coordinates`).
+    public func column(named name: String) -> ColumnSchema? {
+        columns.first { $0.name == name } ?? columns.first { $0.name.lowercased() == name.lowercased() }
+    }
+}
+
+/// Everything the data engine knows about one app's tables, read once and cached.
+public struct AppCatalog: Sendable {
+    /// The app.
+    public let appID: String
+    /// Whether saves may create tables and columns.
+    public var dynamicSchema: Bool
+    /// Tables by lower-cased name.
+    public var tables: [String: TableSchema]
+
+    /// Creates a catalog.
+    public init(appID: String, dynamicSchema: Bool = true, tables: [String: TableSchema] = [:]) {
+        self.appID = appID
+        self.dynamicSchema = dynamicSchema
+        self.tables = tables
+    }
+
+    /// The table named `name`, ignoring case.
+    public func table(named name: String) -> TableSchema? {
+        tables[name.lowercased()]
+    }
+
+    /// The PostgreSQL schema that holds the app's tables.
+    public var schemaName: String { AppCatalog.schemaName(for: appID) }
+
+    /// `app_` and the app id's hex digits, lower-cased.
+    public static func schemaName(for appID: String) -> String {
+        "app_" + appID.lowercased().filter { $0.isHexDigit }
+    }
+}

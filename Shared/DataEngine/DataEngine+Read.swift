@@ -1,0 +1,84 @@
+import InternalProtocol
+import Logging
+import QueryLanguage
+
+extension DataEngine {
+    /// One page of objects matching `query`, each as JSON text.
+    public func find(_ tableName: String, query: FindQuery, identity: Identity, logger: Logger) async throws
+        -> [String]
+    {
+        let grant = try access.authorize(identity, .find, table: tableName)
+        let (catalog, table) = try await table(tableName, app: identity.appId)
+        let sql = try FindStatement(query: query, table: table, schema: catalog.schemaName, grant: grant).page()
+        return try await mappingErrors(table: table.name) {
+            try await session(logger).column(sql, as: String.self)
+        }
+    }
+
+    /// How many objects (groups, distinct rows) match `query`.
+    public func count(_ tableName: String, query: FindQuery, identity: Identity, logger: Logger) async throws -> Int {
+        let grant = try access.authorize(identity, .find, table: tableName)
+        let (catalog, table) = try await table(tableName, app: identity.appId)
+        let sql = try FindStatement(query: query, table: table, schema: catalog.schemaName, grant: grant).count()
+        return try await mappingErrors(table: table.name) {
+            Int(try await session(logger).column(sql, as: Int64.self).first ?? 0)
+        }
+    }
+
+    /// The object with `id` (`props`/`excludeProps` of `query` apply), or 1000.
+    public func object(_ tableName: String, id: String, query: FindQuery, identity: Identity, logger: Logger)
+        async throws -> String
+    {
+        try await object(tableName, matching: [("objectId", id)], query: query, identity: identity, logger: logger)
+            ?? { throw DataError.entityNotFound(id) }()
+    }
+
+    /// The object whose columns equal `values` (the `pk` lookup), or nil.
+    public func object(
+        _ tableName: String, matching values: [(column: String, value: String)], query: FindQuery,
+        identity: Identity, logger: Logger
+    ) async throws -> String? {
+        var single = query
+        let conditions = values.map { Condition.comparison(.property(PropertyPath([$0.column])), .equal, .string($0.value)) }
+        single.condition = conditions.count == 1 ? conditions[0] : .and(conditions)
+        single.pageSize = 1
+        single.offset = 0
+        single.sort = []
+        return try await find(tableName, query: single, identity: identity, logger: logger).first
+    }
+
+    /// The first or last object by creation time, or nil for an empty table.
+    public func edge(_ tableName: String, last: Bool, query: FindQuery, identity: Identity, logger: Logger)
+        async throws -> String?
+    {
+        var edge = query
+        let created = ValueExpression.property(PropertyPath(["created"]))
+        edge.sort = [SortItem(expression: created, descending: last)]
+        edge.pageSize = 1
+        edge.offset = 0
+        return try await find(tableName, query: edge, identity: identity, logger: logger).first
+    }
+
+    /// The table's columns in the contract's `properties` shape.
+    public func properties(_ tableName: String, identity: Identity) async throws -> JSONValue {
+        _ = try access.authorize(identity, .describe, table: tableName)
+        let (_, table) = try await table(tableName, app: identity.appId)
+        return .array(table.columns.map(Self.describe))
+    }
+
+    static func describe(_ column: ColumnSchema) -> JSONValue {
+        .object(
+            JSONObject([
+                ("name", .string(column.name)),
+                ("required", .bool(column.required)),
+                ("type", .string(column.type.rawValue)),
+                ("defaultValue", column.defaultValue ?? .null),
+                ("relatedTable", .null),
+                ("customRegex", .null),
+                ("autoLoad", .null),
+                ("isPrimaryKey", .bool(column.name == "objectId")),
+                ("unique", .bool(column.unique || column.name == "objectId")),
+                ("indexed", .bool(column.indexed)),
+            ]))
+    }
+}

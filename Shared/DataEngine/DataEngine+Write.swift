@@ -1,0 +1,219 @@
+import Foundation
+import InternalProtocol
+import Logging
+import QueryLanguage
+
+/// Where a write runs and on whose behalf.
+struct WriteContext: Sendable {
+    let session: DatabaseSession
+    let identity: Identity
+    /// False inside a unit of work: a schema change there would wait on the transaction's
+    /// own locks, so tables and columns must already exist.
+    let schemaChanges: Bool
+}
+
+extension DataEngine {
+    func context(_ identity: Identity, _ logger: Logger) -> WriteContext {
+        WriteContext(session: session(logger), identity: identity, schemaChanges: true)
+    }
+
+    /// Creates one object and returns it.
+    public func create(_ tableName: String, object: JSONObject, identity: Identity, logger: Logger) async throws
+        -> String
+    {
+        try await create(tableName, object: object, context: context(identity, logger))
+    }
+
+    /// `PUT /data/{t}`: updates when the object carries an `objectId`, else creates.
+    public func save(_ tableName: String, object: JSONObject, identity: Identity, logger: Logger) async throws
+        -> String
+    {
+        guard case .string(let id)? = object["objectId"] else {
+            return try await create(tableName, object: object, identity: identity, logger: logger)
+        }
+        return try await update(tableName, id: id, changes: object, identity: identity, logger: logger)
+    }
+
+    /// Updates the properties `changes` names on object `id` and returns the whole object.
+    public func update(_ tableName: String, id: String, changes: JSONObject, identity: Identity, logger: Logger)
+        async throws -> String
+    {
+        try await update(tableName, id: id, changes: changes, context: context(identity, logger))
+    }
+
+    /// Creates or replaces-by-id (`objectId` optional) and returns the object.
+    public func upsert(_ tableName: String, object: JSONObject, identity: Identity, logger: Logger) async throws
+        -> String
+    {
+        try await upsert(tableName, object: object, context: context(identity, logger))
+    }
+
+    /// Deletes object `id`; returns the deletion time in epoch milliseconds.
+    public func delete(_ tableName: String, id: String, identity: Identity, logger: Logger) async throws -> Int64 {
+        try await delete(tableName, id: id, context: context(identity, logger))
+    }
+
+    /// Creates up to 100 objects in one statement; returns their ids in request order.
+    public func createBulk(_ tableName: String, objects: [JSONObject], identity: Identity, logger: Logger)
+        async throws -> [String]
+    {
+        try await insertBulk(tableName, objects: objects, upsert: false, context: context(identity, logger))
+    }
+
+    /// Creates or updates up to 100 objects by id; returns their ids in request order.
+    public func upsertBulk(_ tableName: String, objects: [JSONObject], identity: Identity, logger: Logger)
+        async throws -> [String]
+    {
+        try await insertBulk(tableName, objects: objects, upsert: true, context: context(identity, logger))
+    }
+
+    /// Applies `changes` to every object matching `condition`; returns how many changed.
+    public func updateBulk(
+        _ tableName: String, condition: Condition?, changes: JSONObject, identity: Identity, logger: Logger
+    ) async throws -> Int {
+        try await updateBulk(tableName, condition: condition, changes: changes, context: context(identity, logger))
+    }
+
+    /// Deletes every object matching `condition`; returns how many were deleted.
+    public func deleteBulk(_ tableName: String, condition: Condition?, identity: Identity, logger: Logger)
+        async throws -> Int
+    {
+        try await deleteBulk(tableName, condition: condition, context: context(identity, logger))
+    }
+
+    // MARK: Implementations shared with units of work
+
+    func create(_ tableName: String, object: JSONObject, context: WriteContext) async throws -> String {
+        _ = try access.authorize(context.identity, .create, table: tableName)
+        let ids = try await insert(tableName, objects: [object], upsert: false, change: .create, context: context)
+        return ids[0].json
+    }
+
+    func upsert(_ tableName: String, object: JSONObject, context: WriteContext) async throws -> String {
+        _ = try access.authorize(context.identity, .create, table: tableName)
+        _ = try access.authorize(context.identity, .update, table: tableName)
+        let ids = try await insert(tableName, objects: [object], upsert: true, change: .upsert, context: context)
+        return ids[0].json
+    }
+
+    func insertBulk(_ tableName: String, objects: [JSONObject], upsert: Bool, context: WriteContext) async throws
+        -> [String]
+    {
+        guard objects.count <= 100 else { throw DataError.bulkLimit(100) }
+        guard !objects.isEmpty else { return [] }
+        _ = try access.authorize(context.identity, .create, table: tableName)
+        if upsert { _ = try access.authorize(context.identity, .update, table: tableName) }
+        let change: WriteStatements.Change = upsert ? .bulkUpsert : .bulkCreate
+        return try await insert(tableName, objects: objects, upsert: upsert, change: change, context: context)
+            .map(\.id)
+    }
+
+    private func insert(
+        _ tableName: String, objects: [JSONObject], upsert: Bool, change: WriteStatements.Change,
+        context: WriteContext
+    ) async throws -> [(id: String, json: String)] {
+        let (catalog, table) = try await schema(for: tableName, objects: objects, createTable: true, context: context)
+        var entries: [(id: String, object: PreparedObject)] = []
+        for object in objects {
+            var prepared = try ObjectReader.prepare(object, table: table, allowExpressions: false)
+            if !upsert || prepared.objectId == nil { try ObjectReader.applyDefaults(&prepared, table: table) }
+            entries.append((prepared.objectId ?? Self.newObjectId(), prepared))
+        }
+        var sql = SQL()
+        try WriteStatements.insert(
+            entries, ownerId: context.identity.userId, table: table, schema: catalog.schemaName, upsert: upsert,
+            into: &sql)
+        WriteStatements.selectObjects(table: table, change: change, appID: catalog.appID, into: &sql)
+        let rows = try await mappingErrors(table: table.name) { try await context.session.column(sql, as: String.self) }
+        return zip(entries.map(\.id), rows).map { ($0, $1) }
+    }
+
+    func update(_ tableName: String, id: String, changes: JSONObject, context: WriteContext) async throws -> String {
+        let grant = try access.authorize(context.identity, .update, table: tableName)
+        let (catalog, table) = try await schema(for: tableName, objects: [changes], createTable: false, context: context)
+        let prepared = try ObjectReader.prepare(changes, table: table, allowExpressions: true)
+        var sql = SQL()
+        try WriteStatements.update(prepared, table: table, schema: catalog.schemaName, into: &sql) { sql in
+            WriteStatements.byId(id, grant: grant, into: &sql)
+        }
+        WriteStatements.selectObjects(table: table, change: .update, appID: catalog.appID, into: &sql)
+        let rows = try await mappingErrors(table: table.name) { try await context.session.column(sql, as: String.self) }
+        guard let row = rows.first else { throw DataError.entityNotFound(id) }
+        return row
+    }
+
+    func delete(_ tableName: String, id: String, context: WriteContext) async throws -> Int64 {
+        let grant = try access.authorize(context.identity, .remove, table: tableName)
+        let (catalog, table) = try await table(tableName, app: context.identity.appId)
+        var sql = SQL()
+        try WriteStatements.delete(table: table, schema: catalog.schemaName, into: &sql) { sql in
+            WriteStatements.byId(id, grant: grant, into: &sql)
+        }
+        WriteStatements.selectCount(table: table, change: .delete, appID: catalog.appID, into: &sql)
+        let rows = try await mappingErrors(table: table.name) { try await context.session.column(sql, as: Int64.self) }
+        guard rows.first == 1 else { throw DataError.entityNotFound(id) }
+        return Int64((Date().timeIntervalSince1970 * 1000).rounded())
+    }
+
+    func updateBulk(_ tableName: String, condition: Condition?, changes: JSONObject, context: WriteContext)
+        async throws -> Int
+    {
+        let grant = try access.authorize(context.identity, .update, table: tableName)
+        let (catalog, table) = try await schema(for: tableName, objects: [changes], createTable: false, context: context)
+        let prepared = try ObjectReader.prepare(changes, table: table, allowExpressions: true)
+        var sql = SQL()
+        try WriteStatements.update(prepared, table: table, schema: catalog.schemaName, into: &sql) { sql in
+            try Self.filter(condition, grant: grant, table: table, into: &sql)
+        }
+        WriteStatements.selectCount(table: table, change: .bulkUpdate, appID: catalog.appID, into: &sql)
+        let rows = try await mappingErrors(table: table.name) { try await context.session.column(sql, as: Int64.self) }
+        return Int(rows.first ?? 0)
+    }
+
+    func deleteBulk(_ tableName: String, condition: Condition?, context: WriteContext) async throws -> Int {
+        let grant = try access.authorize(context.identity, .remove, table: tableName)
+        let (catalog, table) = try await table(tableName, app: context.identity.appId)
+        var sql = SQL()
+        try WriteStatements.delete(table: table, schema: catalog.schemaName, into: &sql) { sql in
+            try Self.filter(condition, grant: grant, table: table, into: &sql)
+        }
+        WriteStatements.selectCount(table: table, change: .bulkDelete, appID: catalog.appID, into: &sql)
+        let rows = try await mappingErrors(table: table.name) { try await context.session.column(sql, as: Int64.self) }
+        return Int(rows.first ?? 0)
+    }
+
+    /// `<access filter> AND <condition>`, or TRUE.
+    static func filter(_ condition: Condition?, grant: AccessGrant, table: TableSchema, into sql: inout SQL)
+        throws
+    {
+        sql.append("(")
+        if let rowFilter = grant.rowFilter {
+            rowFilter(&sql, "t")
+            sql.append(") AND (")
+        }
+        try ExpressionCompiler(table: table).condition(condition ?? .constant(true), into: &sql)
+        sql.append(")")
+    }
+
+    /// The table for a write, created or extended first when dynamic schema allows.
+    func schema(for tableName: String, objects: [JSONObject], createTable: Bool, context: WriteContext)
+        async throws -> (AppCatalog, TableSchema)
+    {
+        let appID = context.identity.appId
+        let catalog = try await cache.catalog(for: appID)
+        let existing = catalog.table(named: tableName)
+        if existing == nil && !createTable { throw DataError.tableNotFound(tableName) }
+        let missing = try ObjectReader.missingColumns(objects, table: existing)
+        if let existing, missing.isEmpty { return (catalog, existing) }
+        guard catalog.dynamicSchema, context.schemaChanges else {
+            guard let existing else { throw DataError.tableNotFound(tableName) }
+            throw DataError.dynamicSchemaDisabled(missing.map(\.name), table: existing.name)
+        }
+        guard Identifier.isValid(tableName) else { throw DataError.invalidName(tableName) }
+        let updated = try await editor(context.session.logger).change(appID: appID) { session, fresh in
+            try await SchemaEditor.ensure(table: tableName, columns: missing, in: fresh, session: session)
+        }
+        guard let table = updated.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
+        return (updated, table)
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import InternalProtocol
+import Logging
+import PostgresNIO
+
+/// The shared data engine: app tables with dynamic schema, the query language compiled to
+/// parameterised SQL, and single-statement writes that emit change events. Services hold one
+/// per process; every operation takes the caller's ``Identity`` and asks ``AccessControl``.
+public struct DataEngine: Sendable {
+    let database: PostgresClient
+    /// The process's catalog cache; ``listener`` keeps it current.
+    public let cache: CatalogCache
+    let locks = KeyedLock()
+    let access = AccessControl()
+    let logger: Logger
+    /// Every statement this engine has sent.
+    public let statements: StatementCounter
+
+    /// Creates an engine over `database`.
+    public init(database: PostgresClient, logger: Logger) {
+        self.database = database
+        self.logger = logger
+        let counter = StatementCounter()
+        statements = counter
+        let loaderSession = DatabaseSession(pool: database, logger: logger, counter: counter)
+        cache = CatalogCache { appID in try await CatalogStore.load(appID: appID, session: loaderSession) }
+    }
+
+    /// The service that keeps ``cache`` in step with schema changes made anywhere.
+    public var listener: CatalogListener {
+        CatalogListener(database: database, cache: cache, logger: logger)
+    }
+
+    /// A session on the pool, logging to `logger`.
+    func session(_ logger: Logger) -> DatabaseSession {
+        DatabaseSession(pool: database, logger: logger, counter: statements)
+    }
+
+    func editor(_ logger: Logger) -> SchemaEditor {
+        SchemaEditor(session: session(logger), cache: cache, locks: locks)
+    }
+
+    /// The app's catalog and the named table, or 1009.
+    func table(_ name: String, app: String) async throws -> (AppCatalog, TableSchema) {
+        let catalog = try await cache.catalog(for: app)
+        guard let table = catalog.table(named: name) else { throw DataError.tableNotFound(name) }
+        return (catalog, table)
+    }
+
+    /// Runs `body`, turning PostgreSQL refusals into client errors for `table`.
+    func mappingErrors<Result>(table: String, _ body: () async throws -> Result) async throws -> Result {
+        do {
+            return try await body()
+        } catch {
+            throw DatabaseErrors.map(error, table: table)
+        }
+    }
+
+    /// A new object id: an upper-case UUID from the system's secure generator.
+    static func newObjectId() -> String {
+        UUID().uuidString
+    }
+}

@@ -1,0 +1,120 @@
+import InternalProtocol
+import QueryLanguage
+
+/// The data service's errors: Backendless codes and wording where the contract records them
+/// (1000, 1009 and the typing messages), our own codes in the same 1000 range otherwise. The
+/// README's error table lists them all.
+public enum DataError {
+    /// 1000, 404: no object with this id (the contract's message).
+    public static func entityNotFound(_ id: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 1000, message: "Entity with ID \(id) not found", status: 404)
+    }
+
+    /// 1009, 404: the table does not exist (the contract's message, doubled quoting included).
+    public static func tableNotFound(_ table: String) -> ErrorEnvelope {
+        ErrorEnvelope(
+            code: 1009,
+            message: "Table not found by name 'Table not found by name '\(table)'. Make sure the client class "
+                + "referenced in the API call has the same literal name as the table in Backendless console'",
+            status: 404)
+    }
+
+    /// 1011, 400: a query or schema call names a column the table lacks.
+    public static func columnNotFound(_ column: String, table: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 1011, message: "Column '\(column)' does not exist in table '\(table)'", status: 400)
+    }
+
+    /// 1012, 400: values of the wrong type for existing columns (the contract's message).
+    public static func invalidDataType(_ properties: [String]) -> ErrorEnvelope {
+        ErrorEnvelope(
+            code: 1012,
+            message: "Unable to save object - invalid data type for properties - \(properties.joined(separator: ", ")). "
+                + "You can change the property type in developer console.",
+            status: 400)
+    }
+
+    /// 1013, 400: an unknown property while dynamic schema is off.
+    public static func dynamicSchemaDisabled(_ properties: [String], table: String) -> ErrorEnvelope {
+        ErrorEnvelope(
+            code: 1013,
+            message: "Unable to save object - unknown properties \(properties.joined(separator: ", ")) in table "
+                + "'\(table)' and dynamic schema definition is disabled",
+            status: 400)
+    }
+
+    /// 1014, 400: a required column without a value.
+    public static func requiredMissing(_ column: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 1014, message: "Unable to save object - required property '\(column)' has no value", status: 400)
+    }
+
+    /// 1015, 409: a unique column already holds the value.
+    public static func duplicateValue(_ detail: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 1015, message: "Unable to save object - duplicate value: \(detail)", status: 409)
+    }
+
+    /// 1016, 400: a query parameter out of range or malformed.
+    public static func invalidParameter(_ message: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 1016, message: message, status: 400)
+    }
+
+    /// 1017, 400: a where clause (or sort, property, group item) that does not parse or type-check.
+    public static func invalidQuery(_ message: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 1017, message: message, status: 400)
+    }
+
+    /// 1018, 400: a clause over the size or nesting limits.
+    public static func queryTooComplex(_ message: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 1018, message: message, status: 400)
+    }
+
+    /// 1019, 400: valid syntax the platform does not execute yet (relation paths, distance).
+    public static func notSupportedYet(_ feature: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 1019, message: "\(feature) is not supported yet", status: 400)
+    }
+
+    /// 1020, 400: a table or column name that is not a valid identifier.
+    public static func invalidName(_ name: String) -> ErrorEnvelope {
+        ErrorEnvelope(
+            code: 1020,
+            message: "Invalid name '\(name)': use a letter followed by up to 62 letters, digits or underscores",
+            status: 400)
+    }
+
+    /// 1021, 400: a bulk request with too many objects.
+    public static func bulkLimit(_ limit: Int) -> ErrorEnvelope {
+        ErrorEnvelope(code: 1021, message: "Maximum number of objects in a single request is \(limit)", status: 400)
+    }
+
+    /// 1022, 400: the body is not the JSON the endpoint expects.
+    public static func invalidBody(_ message: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 1022, message: message, status: 400)
+    }
+
+    /// 1023, 403: the caller may not perform the operation.
+    public static func permissionDenied(_ operation: String, table: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 1023, message: "Permission denied: \(operation) on table '\(table)'", status: 403)
+    }
+
+    /// 1024, 400: a schema change that conflicts with the table (column exists, system column).
+    public static func schemaConflict(_ message: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 1024, message: message, status: 400)
+    }
+
+    /// 1025, 409: a create naming an objectId that already exists.
+    public static func objectExists(_ detail: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 1025, message: "An object with this objectId already exists: \(detail)", status: 409)
+    }
+
+    /// 1026, 400: a malformed unit of work.
+    public static func invalidTransaction(_ message: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 1026, message: message, status: 400)
+    }
+
+    /// Maps a query-language refusal to 1017 or 1018.
+    public static func from(_ error: QueryLanguageError) -> ErrorEnvelope {
+        switch error.kind {
+        case .syntax: invalidQuery(error.message)
+        case .tooComplex: queryTooComplex(error.message)
+        }
+    }
+}

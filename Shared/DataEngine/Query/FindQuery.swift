@@ -1,0 +1,163 @@
+import InternalProtocol
+import QueryLanguage
+
+/// A parsed data query: the DataQueryBuilder parameters every SDK variant sends, whichever way
+/// it sends them (GET query string, POST body, transaction FIND payload).
+public struct FindQuery: Sendable {
+    /// `where`.
+    public var condition: Condition?
+    /// `props` / `property`; nil selects every column.
+    public var properties: [SelectItem]?
+    /// `excludeProps`.
+    public var excluded: [String] = []
+    /// `sortBy`.
+    public var sort: [SortItem] = []
+    /// `groupBy`.
+    public var groupBy: [ValueExpression] = []
+    /// `having`.
+    public var having: Condition?
+    /// `distinct`.
+    public var distinct = false
+    /// `pageSize`, 1 through ``maximumPageSize``.
+    public var pageSize = FindQuery.defaultPageSize
+    /// `offset`, zero or more.
+    public var offset = 0
+
+    /// The contract's paging defaults and limit.
+    public static let defaultPageSize = 10
+    /// The largest page.
+    public static let maximumPageSize = 100
+
+    /// An unfiltered first page.
+    public init() {}
+
+    /// Reads every parameter from `parameters`; page limits apply unless `paged` is false
+    /// (counts and single-object reads ignore paging).
+    public init(_ parameters: QueryParameters, paged: Bool = true) throws {
+        do {
+            try read(parameters, paged: paged)
+        } catch let error as QueryLanguageError {
+            throw DataError.from(error)
+        } catch let error as ErrorEnvelope {
+            throw error
+        } catch {
+            throw DataError.invalidQuery("\(error)")
+        }
+    }
+
+    private mutating func read(_ parameters: QueryParameters, paged: Bool) throws {
+        if let text = parameters.scalar("where"), !text.isEmpty {
+            condition = try QueryParser.condition(text)
+        }
+        if let text = parameters.scalar("having"), !text.isEmpty { having = try QueryParser.condition(text) }
+        let props = parameters.list("props") + parameters.list("property")
+        if !props.isEmpty, props != ["*"] {
+            properties = try props.filter { $0 != "*" }.map { item throws in try QueryParser.selectItem(item) }
+            if props.contains("*") { properties = nil }
+        }
+        excluded = parameters.list("excludeProps")
+        sort = try parameters.list("sortBy").map { item throws in try QueryParser.sortItem(item) }
+        groupBy = try parameters.list("groupBy").map { item throws in try QueryParser.value(item) }
+        distinct = parameters.scalar("distinct")?.lowercased() == "true"
+        if paged {
+            pageSize = try parameters.integer("pageSize", default: Self.defaultPageSize, in: 1...Self.maximumPageSize)
+            offset = try parameters.integer("offset", default: 0, in: 0...Int(Int32.max))
+        }
+        let depth = try parameters.integer("relationsDepth", default: 0, in: 0...Int(Int32.max))
+        if !parameters.list("loadRelations").isEmpty || depth > 0 {
+            throw DataError.notSupportedYet("Loading related objects (loadRelations, relationsDepth)")
+        }
+    }
+}
+
+/// Query parameters from any encoding, normalised to names with lists of strings.
+public struct QueryParameters: Sendable {
+    private var values: [String: [String]] = [:]
+
+    /// No parameters.
+    public init() {}
+
+    /// Adds one raw value; comma lists split at top-level commas for list parameters.
+    public mutating func add(_ name: String, _ value: String) {
+        values[name, default: []].append(value)
+    }
+
+    /// The last value of `name`.
+    public func scalar(_ name: String) -> String? {
+        values[name]?.last
+    }
+
+    /// Every item of `name`: each value split at commas outside parentheses and quotes.
+    public func list(_ name: String) -> [String] {
+        (values[name] ?? []).flatMap(Self.splitTopLevel).filter { !$0.isEmpty }
+    }
+
+    /// The integer value of `name` within `range`.
+    public func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) throws
+        -> Int
+    {
+        guard let text = scalar(name), !text.isEmpty else { return fallback }
+        guard let value = Int(text), range.contains(value) else {
+            let bounds =
+                range.upperBound == Int(Int32.max)
+                ? "of at least \(range.lowerBound)" : "between \(range.lowerBound) and \(range.upperBound)"
+            throw DataError.invalidParameter("\(name) must be an integer \(bounds), got '\(text)'")
+        }
+        return value
+    }
+
+    /// Parameters from a URL query (`props=a,b`, repeated `property=`).
+    public init(queryItems: [(name: String, value: String)]) {
+        for (name, value) in queryItems { add(name, value) }
+    }
+
+    /// Parameters from a JSON body; strings, numbers, booleans and arrays of them are accepted
+    /// (Swift sends `props` as an array and `relationsDepth` as a string).
+    public init(body: JSONObject, renaming names: [String: String] = [:]) throws {
+        for (key, value) in body.members {
+            let name = names[key] ?? key
+            switch value {
+            case .null: continue
+            case .array(let items):
+                for item in items { add(name, try Self.text(item, name)) }
+            default: add(name, try Self.text(value, name))
+            }
+        }
+    }
+
+    private static func text(_ value: JSONValue, _ name: String) throws -> String {
+        switch value {
+        case .string(let text): return text
+        case .integer(let integer): return String(integer)
+        case .number(let number): return String(number)
+        case .bool(let bool): return String(bool)
+        default: throw DataError.invalidParameter("\(name) must be a string, number or list")
+        }
+    }
+
+    /// Splits at commas that are outside parentheses and quoted literals, trimming items.
+    static func splitTopLevel(_ text: String) -> [String] {
+        var items: [String] = []
+        var current = ""
+        var depth = 0
+        var quote: Character?
+        for character in text {
+            if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "'" || character == "\"" {
+                quote = character
+            } else if character == "(" {
+                depth += 1
+            } else if character == ")" {
+                depth -= 1
+            } else if character == ",", depth == 0 {
+                items.append(String(current.trimmingWhitespace))
+                current = ""
+                continue
+            }
+            current.append(character)
+        }
+        items.append(String(current.trimmingWhitespace))
+        return items
+    }
+}

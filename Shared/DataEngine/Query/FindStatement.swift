@@ -1,0 +1,204 @@
+import InternalProtocol
+import QueryLanguage
+
+/// Compiles a ``FindQuery`` on one table into a single parameterised statement: a page of
+/// objects rendered as JSON, or a count.
+struct FindStatement {
+    let query: FindQuery
+    let table: TableSchema
+    let schema: String
+    let grant: AccessGrant
+
+    private var compiler: ExpressionCompiler {
+        ExpressionCompiler(table: table, allowsAggregates: true, aliases: aliases)
+    }
+
+    private var selectItems: [SelectItem]? {
+        guard var items = query.properties else { return nil }
+        let excluded = Set(query.excluded.map { $0.lowercased() })
+        items.removeAll { item in
+            if case .property(let path) = item.expression, let name = path.column {
+                return excluded.contains(name.lowercased())
+            }
+            return false
+        }
+        return items
+    }
+
+    private var aliases: [String: ValueExpression] {
+        var aliases: [String: ValueExpression] = [:]
+        for item in query.properties ?? [] {
+            if let alias = item.alias { aliases[alias] = item.expression }
+        }
+        return aliases
+    }
+
+    private var aggregates: Bool {
+        (query.properties ?? []).contains { if case .function = $0.expression { true } else { false } }
+    }
+
+    /// `SELECT row_to_json(r)::text FROM (SELECT … LIMIT … OFFSET …) r`.
+    func page() throws -> SQL {
+        var sql = SQL()
+        Projection.open(into: &sql)
+        if query.distinct { sql.append("DISTINCT ") }
+        try projection(into: &sql)
+        try body(into: &sql)
+        try order(into: &sql)
+        sql.append(" LIMIT ")
+        sql.bind(.integer(Int64(query.pageSize)))
+        sql.append(" OFFSET ")
+        sql.bind(.integer(Int64(query.offset)))
+        Projection.close(into: &sql)
+        return sql
+    }
+
+    /// The number of objects (or groups, or distinct rows) the query matches, ignoring paging.
+    func count() throws -> SQL {
+        var sql = SQL("SELECT count(*) FROM ")
+        if !query.groupBy.isEmpty || query.distinct {
+            sql.append("(SELECT ")
+            if query.distinct {
+                sql.append("DISTINCT ")
+                try projection(into: &sql, includeClass: false)
+            } else {
+                sql.append("1")
+            }
+            try body(into: &sql)
+            sql.append(") g")
+        } else {
+            sql.table(schema, table.name)
+            sql.append(" t")
+            try filter(into: &sql)
+        }
+        return sql
+    }
+
+    private func projection(into sql: inout SQL, includeClass: Bool = true) throws {
+        guard let items = selectItems else {
+            let excluded = Set(query.excluded.map { $0.lowercased() })
+            for name in excluded where table.column(named: name) == nil {
+                throw DataError.columnNotFound(name, table: table.name)
+            }
+            Projection.columns(of: table, excluding: excluded, rowAlias: "t", into: &sql)
+            return
+        }
+        var wroteAny = false
+        if !aggregates, query.groupBy.isEmpty, !query.distinct, !items.contains(where: { isColumn($0, "objectId") }) {
+            Projection.wire(ColumnSchema.system[0], rowAlias: "t", into: &sql)
+            sql.append(" AS \"objectId\"")
+            wroteAny = true
+        }
+        for item in items {
+            if wroteAny { sql.append(", ") }
+            try selectItem(item, into: &sql)
+            wroteAny = true
+        }
+        if includeClass {
+            if wroteAny { sql.append(", ") }
+            Projection.className(table, into: &sql)
+        }
+    }
+
+    private func selectItem(_ item: SelectItem, into sql: inout SQL) throws {
+        if item.expression.literal != nil {
+            throw DataError.invalidQuery("Properties must name columns, aggregates or expressions over them")
+        }
+        var noAliases = compiler
+        noAliases.aliases = [:]
+        let type = try noAliases.staticType(item.expression)
+        if type == .datetime { sql.append("(extract(epoch from ") }
+        try noAliases.value(item.expression, context: nil, into: &sql)
+        if type == .datetime { sql.append(") * 1000)::bigint") }
+        sql.append(" AS ")
+        sql.identifier(item.alias ?? defaultName(item.expression))
+    }
+
+    private func defaultName(_ expression: ValueExpression) -> String {
+        switch expression {
+        case .property(let path): table.column(named: path.description)?.name ?? path.description
+        case .function(let name, _): name
+        default: "value"
+        }
+    }
+
+    private func isColumn(_ item: SelectItem, _ name: String) -> Bool {
+        if case .property(let path) = item.expression { return path.column == name }
+        return false
+    }
+
+    /// `FROM … WHERE … [GROUP BY …] [HAVING …]`.
+    private func body(into sql: inout SQL) throws {
+        sql.append(" FROM ")
+        sql.table(schema, table.name)
+        sql.append(" t")
+        try filter(into: &sql)
+        if !query.groupBy.isEmpty {
+            sql.append(" GROUP BY ")
+            var plain = compiler
+            plain.aliases = [:]
+            try sql.list(query.groupBy) { sql, item in try plain.value(item, context: nil, into: &sql) }
+        }
+        if let having = query.having {
+            sql.append(" HAVING ")
+            try havingCompiler.condition(having, into: &sql)
+        }
+    }
+
+    /// Having references aliases by their aggregate, since SQL cannot name select aliases there.
+    private var havingCompiler: HavingCompiler { HavingCompiler(base: compiler, aliases: aliases) }
+
+    private func filter(into sql: inout SQL) throws {
+        var conditions: [(inout SQL) throws -> Void] = []
+        if let rowFilter = grant.rowFilter { conditions.append { sql in rowFilter(&sql, "t") } }
+        if let condition = query.condition {
+            let plain = ExpressionCompiler(table: table)
+            conditions.append { sql in try plain.condition(condition, into: &sql) }
+        }
+        guard !conditions.isEmpty else { return }
+        sql.append(" WHERE ")
+        for (offset, write) in conditions.enumerated() {
+            if offset > 0 { sql.append(" AND ") }
+            try write(&sql)
+        }
+    }
+
+    private func order(into sql: inout SQL) throws {
+        let grouped = !query.groupBy.isEmpty || aggregates
+        if query.sort.isEmpty {
+            if query.distinct || grouped {
+                guard !query.groupBy.isEmpty || query.distinct else { return }
+                sql.append(" ORDER BY 1")
+                return
+            }
+            sql.append(" ORDER BY t.\"created\", t.\"objectId\"")
+            return
+        }
+        sql.append(" ORDER BY ")
+        try sql.list(query.sort) { sql, item in
+            try compiler.value(item.expression, context: nil, into: &sql)
+            sql.append(item.descending ? " DESC" : " ASC")
+        }
+        if !grouped, !query.distinct { sql.append(", t.\"objectId\"") }
+    }
+}
+
+/// Compiles having conditions with select aliases replaced by the values they name.
+struct HavingCompiler {
+    let base: ExpressionCompiler
+    let aliases: [String: ValueExpression]
+
+    func condition(_ condition: Condition, into sql: inout SQL) throws {
+        var compiler = base
+        compiler.aliases = [:]
+        try compiler.condition(substitute(condition), into: &sql)
+    }
+
+    private func substitute(_ condition: Condition) -> Condition {
+        var result = condition
+        for (alias, value) in aliases {
+            result = result.replacingProperty(alias, with: value)
+        }
+        return result
+    }
+}

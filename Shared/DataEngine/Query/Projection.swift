@@ -1,0 +1,45 @@
+/// Writes the select list that turns a row into its wire object: DATETIME as epoch
+/// milliseconds, `___class` bound as a literal; PostgreSQL's `row_to_json` renders the JSON.
+enum Projection {
+    /// Every column of `table` except `excluded` (matched ignoring case), then `___class`.
+    static func columns(
+        of table: TableSchema, excluding excluded: Set<String> = [], rowAlias: String, into sql: inout SQL
+    ) {
+        let kept = table.columns.filter { !excluded.contains($0.name.lowercased()) }
+        for column in kept {
+            wire(column, rowAlias: rowAlias, into: &sql)
+            sql.append(" AS ")
+            sql.identifier(column.name)
+            sql.append(", ")
+        }
+        className(table, into: &sql)
+    }
+
+    /// `$n::text AS "___class"`.
+    static func className(_ table: TableSchema, into sql: inout SQL) {
+        sql.bind(.text(table.name))
+        sql.append(" AS \"___class\"")
+    }
+
+    /// The column's wire value (epoch milliseconds for DATETIME).
+    static func wire(_ column: ColumnSchema, rowAlias: String, into sql: inout SQL) {
+        if column.type == .datetime {
+            sql.append("(extract(epoch from \(rowAlias).")
+            sql.identifier(column.name)
+            sql.append(") * 1000)::bigint")
+        } else {
+            sql.append(rowAlias + ".")
+            sql.identifier(column.name)
+        }
+    }
+
+    /// `SELECT row_to_json(r)::text FROM (` — close with ``close(into:)``.
+    static func open(into sql: inout SQL) {
+        sql.append("SELECT row_to_json(r)::text FROM (SELECT ")
+    }
+
+    /// `) r`.
+    static func close(into sql: inout SQL) {
+        sql.append(") r")
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import QueryLanguage
+
+/// Converts client values into bound SQL values of a column's type. Policy: numbers and
+/// booleans may arrive as strings (QuickBlox and older SDKs send `"34"`), DATETIME takes epoch
+/// milliseconds or any ``DateLiteral`` format, text columns take strings only; anything else
+/// is a type error naming the property.
+enum ValueEncoding {
+    /// `value` as a bind for `type`, or nil when it does not fit.
+    static func encode(_ value: JSONValue, as type: ColumnType) -> SQLValue? {
+        if case .null = value { return .null(type == .autoIncrement ? "bigint" : sqlCast(type)) }
+        switch type {
+        case .stringID, .string, .text, .extendedString, .fileReference:
+            return value.string.map(SQLValue.text)
+        case .int, .autoIncrement:
+            return value.integerValue.map(SQLValue.integer)
+        case .double:
+            return double(value).map(SQLValue.double)
+        case .boolean:
+            return value.boolValue.map(SQLValue.boolean)
+        case .datetime:
+            return date(value).map(SQLValue.timestamp)
+        case .json:
+            if case .raw = value { return nil }
+            return .json(value.jsonText)
+        }
+    }
+
+    /// The cast type of a column's values.
+    static func sqlCast(_ type: ColumnType) -> String {
+        type == .autoIncrement ? "bigint" : type.sqlType
+    }
+
+    static func double(_ value: JSONValue) -> Double? {
+        switch value {
+        case .integer(let integer): Double(integer)
+        case .number(let number): number
+        case .string(let text): Double(text.trimmingWhitespace).flatMap { $0.isFinite ? $0 : nil }
+        default: nil
+        }
+    }
+
+    /// Epoch milliseconds (number or numeric string) or a date string.
+    static func date(_ value: JSONValue) -> Date? {
+        switch value {
+        case .integer(let milliseconds): return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        case .number(let milliseconds): return Date(timeIntervalSince1970: milliseconds / 1000)
+        case .string(let text):
+            if let milliseconds = Int64(text) { return Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+            return DateLiteral.parse(text)
+        default: return nil
+        }
+    }
+}
+
+extension ValueExpression {
+    /// The literal as a JSON value, or nil for non-literals.
+    var literal: JSONValue? {
+        switch self {
+        case .string(let text): .string(text)
+        case .integer(let integer): .integer(integer)
+        case .number(let number): .number(number)
+        case .boolean(let bool): .bool(bool)
+        case .null: .null
+        default: nil
+        }
+    }
+}

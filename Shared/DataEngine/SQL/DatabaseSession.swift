@@ -1,0 +1,107 @@
+import InternalProtocol
+import Logging
+import Metrics
+import PostgresNIO
+import Synchronization
+
+/// Counts the statements an engine sends (tests assert round trips with it).
+public final class StatementCounter: Sendable {
+    private let count = Atomic<Int>(0)
+
+    /// Creates a counter at zero.
+    public init() {}
+
+    /// Statements sent so far.
+    public var value: Int { count.load(ordering: .relaxed) }
+
+    func increment() {
+        count.add(1, ordering: .relaxed)
+    }
+}
+
+/// Where statements run: the pool (each statement on any connection) or one connection inside
+/// a transaction. Every statement the data engine sends passes through here and is counted in
+/// `baas_sql_statements_total`, which tests use to prove round-trip counts.
+public struct DatabaseSession: Sendable {
+    private enum Target: Sendable {
+        case pool(PostgresClient)
+        case connection(PostgresConnection)
+    }
+
+    private static let statements = Counter(label: "baas_sql_statements_total")
+
+    private let target: Target
+    private let counter: StatementCounter
+    /// The logger statements log to.
+    public let logger: Logger
+
+    /// Statements on the pool, counted by `counter`.
+    public init(pool: PostgresClient, logger: Logger, counter: StatementCounter = StatementCounter()) {
+        target = .pool(pool)
+        self.logger = logger
+        self.counter = counter
+    }
+
+    private init(connection: PostgresConnection, logger: Logger, counter: StatementCounter) {
+        target = .connection(connection)
+        self.logger = logger
+        self.counter = counter
+    }
+
+    /// Runs `sql` and returns its rows.
+    public func rows(_ sql: SQL) async throws -> [PostgresRow] {
+        Self.statements.increment()
+        counter.increment()
+        switch target {
+        case .pool(let client): return try await client.query(sql.query, logger: logger).collect()
+        case .connection(let connection): return try await connection.query(sql.query, logger: logger).collect()
+        }
+    }
+
+    /// Runs `sql` and decodes the first column of every row.
+    public func column<Value: PostgresDecodable>(_ sql: SQL, as type: Value.Type = Value.self) async throws
+        -> [Value]
+    {
+        try await rows(sql).map { row in
+            guard let cell = row.first else { throw ErrorEnvelope.internalError }
+            return try cell.decode(Value.self, context: .default)
+        }
+    }
+
+    /// Runs `body` in one transaction on one connection at `isolation`, committing when it
+    /// returns and rolling back when it throws.
+    public func transaction<Result: Sendable>(
+        isolation: IsolationLevel = .readCommitted, _ body: (DatabaseSession) async throws -> Result
+    ) async throws -> Result {
+        switch target {
+        case .connection:
+            return try await body(self)
+        case .pool(let client):
+            return try await client.withConnection { connection in
+                let session = DatabaseSession(connection: connection, logger: logger, counter: counter)
+                try await session.execute("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
+                do {
+                    let result = try await body(session)
+                    try await session.execute("COMMIT")
+                    return result
+                } catch {
+                    try? await session.execute("ROLLBACK")
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Runs trusted statement text without binds.
+    public func execute(_ trusted: String) async throws {
+        _ = try await rows(SQL(trusted))
+    }
+
+    /// Transaction isolation levels (the unit-of-work's `isolationLevelEnum`).
+    public enum IsolationLevel: String, Sendable {
+        case readUncommitted = "READ UNCOMMITTED"
+        case readCommitted = "READ COMMITTED"
+        case repeatableRead = "REPEATABLE READ"
+        case serializable = "SERIALIZABLE"
+    }
+}

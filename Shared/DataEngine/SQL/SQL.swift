@@ -1,0 +1,110 @@
+import Foundation
+import PostgresNIO
+
+/// A value bound to a statement parameter, with the SQL type it is cast to.
+public enum SQLValue: Sendable, Hashable {
+    case text(String)
+    case integer(Int64)
+    case double(Double)
+    case boolean(Bool)
+    case timestamp(Date)
+    case json(String)
+    case textArray([String])
+    /// NULL of the given SQL type (`text`, `bigint`, …).
+    case null(String)
+
+    var castType: String {
+        switch self {
+        case .text: "text"
+        case .integer: "bigint"
+        case .double: "double precision"
+        case .boolean: "boolean"
+        case .timestamp: "timestamptz"
+        case .json: "jsonb"
+        case .textArray: "text[]"
+        case .null(let type): type
+        }
+    }
+}
+
+/// A statement under construction: trusted SQL text from the engine, identifiers quoted by
+/// ``identifier(_:)``, and every client value bound through ``bind(_:)`` — never spliced.
+public struct SQL: Sendable {
+    /// The statement text with `$n` placeholders.
+    public private(set) var text = ""
+    /// The bound values, in placeholder order.
+    public private(set) var bindings = PostgresBindings()
+
+    /// An empty statement.
+    public init() {}
+
+    /// A statement starting with trusted text.
+    public init(_ text: String) {
+        self.text = text
+    }
+
+    /// Appends trusted SQL text written by the engine (never client input).
+    public mutating func append(_ trusted: String) {
+        text += trusted
+    }
+
+    /// Appends `name` as a quoted identifier. Callers validate names against the catalog or
+    /// ``Identifier`` first; quoting keeps even a hostile name inert.
+    public mutating func identifier(_ name: String) {
+        text += Self.quoted(name)
+    }
+
+    /// Appends `schema.table` quoted.
+    public mutating func table(_ schema: String, _ name: String) {
+        text += Self.quoted(schema) + "." + Self.quoted(name)
+    }
+
+    /// Binds `value` as the next parameter, cast to its SQL type.
+    public mutating func bind(_ value: SQLValue) {
+        switch value {
+        case .text(let string), .json(let string): bindings.append(string)
+        case .integer(let integer): bindings.append(integer)
+        case .double(let double): bindings.append(double)
+        case .boolean(let bool): bindings.append(bool)
+        case .timestamp(let date): bindings.append(date)
+        case .textArray(let strings): bindings.append(strings)
+        case .null: bindings.appendNull()
+        }
+        text += "$\(bindings.count)::\(value.castType)"
+    }
+
+    /// Appends `items` separated by `separator`, each written by `write`.
+    public mutating func list<Item>(
+        _ items: some Sequence<Item>, separator: String = ", ", _ write: (inout SQL, Item) throws -> Void
+    ) rethrows {
+        var first = true
+        for item in items {
+            if !first { text += separator }
+            first = false
+            try write(&self, item)
+        }
+    }
+
+    /// The statement for PostgresNIO.
+    public var query: PostgresQuery {
+        PostgresQuery(unsafeSQL: text, binds: bindings)
+    }
+
+    /// `name` double-quoted with embedded quotes doubled.
+    public static func quoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+/// Names clients may give tables and columns.
+public enum Identifier {
+    /// A letter, then up to 62 letters, digits or underscores (PostgreSQL's 63-byte limit).
+    public static func isValid(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, name.utf8.count <= 63,
+            ("a"..."z").contains(first) || ("A"..."Z").contains(first)
+        else { return false }
+        return name.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
+        }
+    }
+}

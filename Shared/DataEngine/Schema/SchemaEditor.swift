@@ -1,0 +1,134 @@
+import InternalProtocol
+import Logging
+import PostgresNIO
+
+/// Changes app schemas. Every change for one app runs under an in-process lock and, inside
+/// its transaction, a PostgreSQL advisory lock for that app, so two requests or two instances
+/// never race; the change re-reads the catalog under the lock, applies only what is still
+/// missing, announces itself on ``CatalogListener/channel`` and refreshes the local cache.
+struct SchemaEditor: Sendable {
+    let session: DatabaseSession
+    let cache: CatalogCache
+    let locks: KeyedLock
+
+    /// Runs `change` on the app's freshly read catalog under both locks and returns the
+    /// catalog as committed.
+    func change(
+        appID: String, _ change: @Sendable (DatabaseSession, AppCatalog) async throws -> Void
+    ) async throws -> AppCatalog {
+        let catalog = try await locks.withLock(appID) {
+            try await session.transaction { session in
+                var lock = SQL("SELECT pg_advisory_xact_lock(hashtext(")
+                lock.bind(.text("baas-ddl:" + appID))
+                lock.append("))")
+                _ = try await session.rows(lock)
+                try await change(session, try await CatalogStore.load(appID: appID, session: session))
+                var notify = SQL("SELECT pg_notify('\(CatalogListener.channel)', ")
+                notify.bind(.text(appID))
+                notify.append(")")
+                _ = try await session.rows(notify)
+                return try await CatalogStore.load(appID: appID, session: session)
+            }
+        }
+        await cache.store(catalog)
+        return catalog
+    }
+
+    /// Creates `table` when missing, then adds each of `columns` the table lacks.
+    static func ensure(
+        table: String, columns: [ColumnSchema], in catalog: AppCatalog, session: DatabaseSession
+    ) async throws {
+        var existing = catalog.table(named: table)
+        if existing == nil {
+            try await createTable(table, schema: catalog.schemaName, appID: catalog.appID, session: session)
+            existing = TableSchema(name: table, columns: ColumnSchema.system)
+        }
+        guard let existing else { return }
+        for column in columns where existing.column(named: column.name) == nil {
+            try await addColumn(column, table: existing.name, catalog: catalog, session: session)
+        }
+    }
+
+    static func createTable(_ table: String, schema: String, appID: String, session: DatabaseSession) async throws {
+        guard Identifier.isValid(table) else { throw DataError.invalidName(table) }
+        try await session.execute("CREATE SCHEMA IF NOT EXISTS \(SQL.quoted(schema))")
+        var create = SQL("CREATE TABLE ")
+        create.table(schema, table)
+        create.append(
+            """
+             ("objectId" text PRIMARY KEY, "created" timestamptz NOT NULL DEFAULT date_trunc('milliseconds', now()),
+             "updated" timestamptz, "ownerId" text)
+            """)
+        _ = try await session.rows(create)
+        var index = SQL("CREATE INDEX ON ")
+        index.table(schema, table)
+        index.append(" (\"created\", \"objectId\")")
+        _ = try await session.rows(index)
+        var record = SQL("INSERT INTO data.tables (app_id, name) VALUES (")
+        record.bind(.text(appID))
+        record.append(", ")
+        record.bind(.text(table))
+        record.append(")")
+        _ = try await session.rows(record)
+    }
+
+    static func addColumn(_ column: ColumnSchema, table: String, catalog: AppCatalog, session: DatabaseSession)
+        async throws
+    {
+        guard Identifier.isValid(column.name) else { throw DataError.invalidName(column.name) }
+        var alter = SQL("ALTER TABLE ")
+        alter.table(catalog.schemaName, table)
+        alter.append(" ADD COLUMN ")
+        alter.identifier(column.name)
+        alter.append(" " + column.type.sqlType)
+        if column.required { alter.append(" NOT NULL") }
+        _ = try await session.rows(alter)
+        if column.unique { try await setIndex(.unique, on: true, column: column.name, table: table, catalog: catalog, session: session) }
+        if column.indexed { try await setIndex(.plain, on: true, column: column.name, table: table, catalog: catalog, session: session) }
+        var record = SQL(
+            "INSERT INTO data.columns (app_id, table_name, name, type, required, is_unique, indexed, default_value) VALUES (")
+        let values: [SQLValue] = [
+            .text(catalog.appID), .text(table), .text(column.name), .text(column.type.rawValue),
+            .boolean(column.required), .boolean(column.unique), .boolean(column.indexed),
+            column.defaultValue.map { .text($0.jsonText) } ?? .null("text"),
+        ]
+        record.list(values) { sql, value in sql.bind(value) }
+        record.append(")")
+        _ = try await session.rows(record)
+    }
+
+    enum IndexKind: String {
+        case unique = "uq"
+        case plain = "ix"
+    }
+
+    /// Creates or drops the column's unique or plain index, named by a hash of table and column.
+    static func setIndex(
+        _ kind: IndexKind, on: Bool, column: String, table: String, catalog: AppCatalog, session: DatabaseSession
+    ) async throws {
+        let name = indexName(kind, table: table, column: column)
+        if on {
+            var create = SQL(kind == .unique ? "CREATE UNIQUE INDEX " : "CREATE INDEX ")
+            create.identifier(name)
+            create.append(" ON ")
+            create.table(catalog.schemaName, table)
+            create.append(" (")
+            create.identifier(column)
+            create.append(")")
+            _ = try await session.rows(create)
+        } else {
+            var drop = SQL("DROP INDEX IF EXISTS ")
+            drop.table(catalog.schemaName, name)
+            _ = try await session.rows(drop)
+        }
+    }
+
+    static func indexName(_ kind: IndexKind, table: String, column: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "\(table)\u{0}\(column.lowercased())".utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return kind.rawValue + "_" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

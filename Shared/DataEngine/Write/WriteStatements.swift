@@ -1,0 +1,147 @@
+import InternalProtocol
+
+/// Builds single-statement writes: the change, the written objects rendered as JSON, and the
+/// change event (`pg_notify`, delivered on commit) in one round trip.
+enum WriteStatements {
+    /// The channel change events go out on.
+    static let changeChannel = "baas_data_changes"
+
+    /// What a change event says happened.
+    enum Change: String {
+        case create, update, upsert, delete, bulkCreate, bulkUpdate, bulkDelete, bulkUpsert
+    }
+
+    /// `WITH w AS (INSERT … RETURNING t.*)` for one or more prepared objects with known ids.
+    static func insert(
+        _ objects: [(id: String, object: PreparedObject)], ownerId: String?, table: TableSchema, schema: String,
+        upsert: Bool, into sql: inout SQL
+    ) throws {
+        var columns: [ColumnSchema] = []
+        for (_, object) in objects {
+            for (column, _) in object.assignments where !columns.contains(column) { columns.append(column) }
+        }
+        sql.append("WITH w AS (INSERT INTO ")
+        sql.table(schema, table.name)
+        sql.append(" AS t (\"objectId\", \"ownerId\"")
+        for column in columns {
+            sql.append(", ")
+            sql.identifier(column.name)
+        }
+        sql.append(") VALUES ")
+        try sql.list(objects) { sql, entry in
+            sql.append("(")
+            sql.bind(.text(entry.id))
+            sql.append(", ")
+            sql.bind(ownerId.map(SQLValue.text) ?? .null("text"))
+            for column in columns {
+                sql.append(", ")
+                guard let value = entry.object.assignments.first(where: { $0.column == column })?.value else {
+                    sql.append("DEFAULT")
+                    continue
+                }
+                try write(value, for: column, table: table, into: &sql)
+            }
+            sql.append(")")
+        }
+        if upsert {
+            sql.append(" ON CONFLICT (\"objectId\") DO UPDATE SET \"updated\" = date_trunc('milliseconds', now())")
+            for column in columns {
+                sql.append(", ")
+                sql.identifier(column.name)
+                sql.append(" = excluded.")
+                sql.identifier(column.name)
+            }
+        }
+        sql.append(" RETURNING t.*)")
+    }
+
+    /// `WITH w AS (UPDATE … SET … WHERE <filter> RETURNING t.*)`.
+    static func update(
+        _ object: PreparedObject, table: TableSchema, schema: String, into sql: inout SQL,
+        filter: (inout SQL) throws -> Void
+    ) throws {
+        sql.append("WITH w AS (UPDATE ")
+        sql.table(schema, table.name)
+        sql.append(" AS t SET \"updated\" = date_trunc('milliseconds', now())")
+        for (column, value) in object.assignments {
+            sql.append(", ")
+            sql.identifier(column.name)
+            sql.append(" = ")
+            try write(value, for: column, table: table, into: &sql)
+        }
+        sql.append(" WHERE ")
+        try filter(&sql)
+        sql.append(" RETURNING t.*)")
+    }
+
+    /// `WITH w AS (DELETE … WHERE <filter> RETURNING t.*)`.
+    static func delete(
+        table: TableSchema, schema: String, into sql: inout SQL, filter: (inout SQL) throws -> Void
+    ) throws {
+        sql.append("WITH w AS (DELETE FROM ")
+        sql.table(schema, table.name)
+        sql.append(" AS t WHERE ")
+        try filter(&sql)
+        sql.append(" RETURNING t.*)")
+    }
+
+    private static func write(_ value: WriteValue, for column: ColumnSchema, table: TableSchema, into sql: inout SQL)
+        throws
+    {
+        switch value {
+        case .bound(let bound): sql.bind(bound)
+        case .expression(let expression):
+            let compiler = ExpressionCompiler(table: table)
+            sql.append("(")
+            try compiler.value(expression, context: column.type, into: &sql)
+            sql.append(")::" + ValueEncoding.sqlCast(column.type))
+        }
+    }
+
+    /// After a `WITH w AS (…)`: each written object as JSON, with the change event.
+    static func selectObjects(table: TableSchema, change: Change, appID: String, into sql: inout SQL) {
+        sql.append(" SELECT row_to_json(r)::text, ")
+        eventStart(table: table, change: change, appID: appID, into: &sql)
+        sql.append(", 'ids', json_build_array(r.\"objectId\"))::text) FROM (SELECT ")
+        Projection.columns(of: table, rowAlias: "t", into: &sql)
+        sql.append(" FROM w t) r")
+    }
+
+    /// After a `WITH w AS (…)`: the number of rows written, with one change event naming up
+    /// to 100 ids (more leave `ids` null: "reload"), sent only when something changed.
+    static func selectCount(table: TableSchema, change: Change, appID: String, into sql: inout SQL) {
+        sql.append(" SELECT count(*), ")
+        eventStart(table: table, change: change, appID: appID, into: &sql)
+        sql.append(
+            """
+            , 'count', count(*), 'ids', CASE WHEN count(*) <= 100 THEN json_agg(w."objectId") END)::text)
+             FROM w HAVING count(*) > 0
+            """)
+    }
+
+    /// `pg_notify(channel, json_build_object('app', …, 'table', …, 'operation', …` — the
+    /// caller adds the ids and closes both calls.
+    private static func eventStart(table: TableSchema, change: Change, appID: String, into sql: inout SQL) {
+        sql.append("pg_notify('\(changeChannel)', json_build_object('app', ")
+        sql.bind(.text(appID))
+        sql.append(", 'table', ")
+        sql.bind(.text(table.name))
+        sql.append(", 'operation', ")
+        sql.bind(.text(change.rawValue))
+    }
+
+    /// `t."objectId" = $n`.
+    static func byId(_ id: String, into sql: inout SQL) {
+        sql.append("t.\"objectId\" = ")
+        sql.bind(.text(id))
+    }
+
+    /// `t."objectId" = $n AND <access filter>`.
+    static func byId(_ id: String, grant: AccessGrant, into sql: inout SQL) {
+        byId(id, into: &sql)
+        if let filter = grant.rowFilter {
+            sql.append(" AND ")
+            filter(&sql, "t")
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import InternalProtocol
+import QueryLanguage
+
+/// A value a save assigns to a column: a bound literal or an expression over the row.
+enum WriteValue: Sendable {
+    case bound(SQLValue)
+    /// `{"___class":"BackendlessExpression","value":"age + 1"}`, evaluated atomically in SQL.
+    case expression(ValueExpression)
+}
+
+/// One object of a save, checked against the table: its id and its column assignments.
+struct PreparedObject: Sendable {
+    /// The `objectId` the client sent, if any.
+    var objectId: String?
+    /// Column assignments in the order the client wrote them.
+    var assignments: [(column: ColumnSchema, value: WriteValue)]
+}
+
+/// Reads client objects: which keys are properties, what their values mean, and which
+/// columns dynamic schema must add first.
+enum ObjectReader {
+    /// Keys the server owns or SDKs add; never stored as properties.
+    static let ignoredKeys: Set<String> = [
+        "___class", "__meta", "created", "updated", "ownerId", "__subID", "__originSubID", "objectId",
+    ]
+
+    /// What a property's raw value asks for.
+    enum Intent {
+        case value(JSONValue)
+        case expression(ValueExpression)
+    }
+
+    static func intent(of value: JSONValue, property: String) throws -> Intent {
+        guard let object = value.object, let className = object["___class"]?.string else { return .value(value) }
+        guard className == "BackendlessExpression" else {
+            throw DataError.notSupportedYet("Saving related objects inline (property '\(property)'); use the relations API")
+        }
+        guard let text = object["value"]?.string else {
+            throw DataError.invalidBody("BackendlessExpression for '\(property)' needs a string 'value'")
+        }
+        do {
+            return .expression(try QueryParser.value(text))
+        } catch {
+            throw DataError.from(error)
+        }
+    }
+
+    /// The columns `objects` need that `table` (nil: a new table) lacks, typed from the first
+    /// non-null value of each.
+    static func missingColumns(_ objects: [JSONObject], table: TableSchema?) throws -> [ColumnSchema] {
+        var missing: [ColumnSchema] = []
+        var seen = Set<String>()
+        for object in objects {
+            for (key, value) in object.members where !ignoredKeys.contains(key) {
+                guard Identifier.isValid(key) else { throw DataError.invalidName(key) }
+                guard table?.column(named: key) == nil, !seen.contains(key.lowercased()) else { continue }
+                if case .expression = try intent(of: value, property: key) {
+                    throw DataError.columnNotFound(key, table: table?.name ?? "")
+                }
+                guard let type = ColumnType.inferred(from: value) else { continue }
+                seen.insert(key.lowercased())
+                missing.append(ColumnSchema(name: key, type: type))
+            }
+        }
+        return missing
+    }
+
+    /// Checks `object` against `table` and encodes its values; type errors name every
+    /// offending property at once.
+    static func prepare(_ object: JSONObject, table: TableSchema, allowExpressions: Bool) throws
+        -> PreparedObject
+    {
+        var prepared = PreparedObject(objectId: nil, assignments: [])
+        var wrongType: [String] = []
+        if let id = object["objectId"] {
+            guard case .string(let text) = id, !text.isEmpty, text.count <= 100 else {
+                throw DataError.invalidBody("objectId must be a non-empty string of at most 100 characters")
+            }
+            prepared.objectId = text
+        }
+        for (key, value) in object.members where !ignoredKeys.contains(key) {
+            guard let column = table.column(named: key) else {
+                if case .null = value { continue }
+                throw DataError.columnNotFound(key, table: table.name)
+            }
+            switch try intent(of: value, property: key) {
+            case .expression(let expression):
+                guard allowExpressions else {
+                    throw DataError.invalidBody("BackendlessExpression is only allowed when updating ('\(key)')")
+                }
+                prepared.assignments.append((column, .expression(expression)))
+            case .value(let raw):
+                guard let encoded = ValueEncoding.encode(raw, as: column.type) else {
+                    wrongType.append(key)
+                    continue
+                }
+                prepared.assignments.append((column, .bound(encoded)))
+            }
+        }
+        if !wrongType.isEmpty { throw DataError.invalidDataType(wrongType) }
+        return prepared
+    }
+
+    /// Adds default values of columns the object leaves out and checks required columns
+    /// (for creates).
+    static func applyDefaults(_ prepared: inout PreparedObject, table: TableSchema) throws {
+        let given = Set(prepared.assignments.map { $0.column.name })
+        for column in table.columns where !column.isSystem && !given.contains(column.name) {
+            if let defaultValue = column.defaultValue, let encoded = ValueEncoding.encode(defaultValue, as: column.type) {
+                prepared.assignments.append((column, .bound(encoded)))
+            } else if column.required && column.type != .autoIncrement {
+                throw DataError.requiredMissing(column.name)
+            }
+        }
+        for (column, value) in prepared.assignments where column.required {
+            if case .bound(.null) = value { throw DataError.requiredMissing(column.name) }
+        }
+    }
+}

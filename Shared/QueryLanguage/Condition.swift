@@ -1,0 +1,124 @@
+/// A property named in a query: `age`, a dotted relation path `address.city`, or an inverse
+/// relation path `Person[friends].objectId` (children whose parents match).
+public struct PropertyPath: Sendable, Hashable, CustomStringConvertible {
+    /// The parent table and its relation column of an inverse path.
+    public struct Inverse: Sendable, Hashable {
+        /// The parent table.
+        public var table: String
+        /// The parent's relation column that points at the queried table.
+        public var column: String
+    }
+
+    /// The dotted segments after any inverse prefix.
+    public var segments: [String]
+    /// The `Table[column]` prefix of an inverse path.
+    public var inverse: Inverse?
+
+    /// Creates a path.
+    public init(_ segments: [String], inverse: Inverse? = nil) {
+        self.segments = segments
+        self.inverse = inverse
+    }
+
+    /// A single column of the queried table (no relation hop).
+    public var column: String? {
+        inverse == nil && segments.count == 1 ? segments[0] : nil
+    }
+
+    public var description: String {
+        let prefix = inverse.map { "\($0.table)[\($0.column)]." } ?? ""
+        return prefix + segments.joined(separator: ".")
+    }
+}
+
+/// A value inside a condition or an update expression.
+public indirect enum ValueExpression: Sendable, Hashable {
+    case property(PropertyPath)
+    case string(String)
+    case integer(Int64)
+    case number(Double)
+    case boolean(Bool)
+    case null
+    /// `left op right` with `+ - * / %`.
+    case arithmetic(ArithmeticOperator, ValueExpression, ValueExpression)
+    /// Unary minus.
+    case negated(ValueExpression)
+    /// A function call such as `distance(...)` or `mi(200)`; names are lower-cased.
+    case function(String, [ValueExpression])
+    /// A list (the right side of `IN`, or a list parameter of BQL).
+    case list([ValueExpression])
+}
+
+/// Arithmetic operators of value expressions.
+public enum ArithmeticOperator: String, Sendable, Hashable {
+    case add = "+", subtract = "-", multiply = "*", divide = "/", remainder = "%"
+}
+
+/// Comparison operators; date keywords (`after`, `at or before`, …) parse to these too.
+public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
+    case equal = "=", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+}
+
+/// A parsed where clause: the tree every query dialect maps onto and the SQL compiler consumes.
+public indirect enum Condition: Sendable, Hashable {
+    case and([Condition])
+    case or([Condition])
+    case not(Condition)
+    case comparison(ValueExpression, ComparisonOperator, ValueExpression)
+    /// `value [NOT] LIKE pattern`.
+    case like(ValueExpression, pattern: ValueExpression, negated: Bool)
+    /// `value [NOT] IN (list)`.
+    case membership(ValueExpression, [ValueExpression], negated: Bool)
+    /// `value IS [NOT] NULL`.
+    case nullCheck(ValueExpression, isNull: Bool)
+    /// `value [NOT] BETWEEN low AND high`.
+    case between(ValueExpression, ValueExpression, ValueExpression, negated: Bool)
+    /// A JSON array property holding every listed value (QuickBlox `all`).
+    case containsAll(ValueExpression, [ValueExpression])
+    /// Always true or always false.
+    case constant(Bool)
+}
+
+/// Why a query text was refused.
+public struct QueryLanguageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of refusal this is.
+    public enum Kind: Sendable, Equatable {
+        /// The text is not valid in the language.
+        case syntax
+        /// The text is valid but over a size or nesting limit.
+        case tooComplex
+    }
+
+    /// The refusal's kind.
+    public var kind: Kind
+    /// A message for the client.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// Size and nesting limits every parser enforces, so a hostile clause costs little.
+public struct QueryLimits: Sendable {
+    /// Longest accepted text, in UTF-8 bytes.
+    public var maximumLength: Int
+    /// Deepest accepted nesting of parentheses, `NOT`s and arithmetic.
+    public var maximumDepth: Int
+    /// Most accepted tokens.
+    public var maximumTokens: Int
+
+    /// Creates limits.
+    public init(maximumLength: Int = 65_536, maximumDepth: Int = 32, maximumTokens: Int = 10_000) {
+        self.maximumLength = maximumLength
+        self.maximumDepth = maximumDepth
+        self.maximumTokens = maximumTokens
+    }
+
+    /// The defaults.
+    public static let standard = QueryLimits()
+}

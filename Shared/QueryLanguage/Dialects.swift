@@ -1,0 +1,200 @@
+/// Backbeam's BQL: `where <condition>` with positional `?` parameters, where `this` names the
+/// object itself. It maps onto the same ``Condition`` tree: `this` becomes `objectId`, a list
+/// parameter after `in` becomes an `IN` list. `join … having …` is refused.
+public enum BQL {
+    /// The condition of a BQL query; an empty query matches everything.
+    public static func condition(
+        _ query: String, parameters: [ValueExpression] = [], limits: QueryLimits = .standard
+    ) throws(QueryLanguageError) -> Condition {
+        var text = Substring(query.drop { $0.isWhitespace })
+        if text.lowercased().hasPrefix("join") {
+            throw QueryLanguageError(.syntax, "BQL 'join' is not supported; load related objects instead")
+        }
+        if text.lowercased().hasPrefix("where"), text.dropFirst(5).first?.isWhitespace ?? true {
+            text = text.dropFirst(5)
+        }
+        if text.allSatisfy(\.isWhitespace) { return .constant(true) }
+        let condition = try QueryParser.condition(String(text), parameters: parameters, limits: limits)
+        return condition.renamingProperty("this", to: "objectId")
+    }
+}
+
+/// A QuickBlox custom-object filter, mapped onto the Backendless query parts.
+public struct QuickBloxQuery: Sendable, Equatable {
+    /// All field filters, AND-ed (`[or]` filters grouped into one OR).
+    public var condition: Condition = .constant(true)
+    /// `sort_asc` / `sort_desc`.
+    public var sort: [SortItem] = []
+    /// `skip` (default 0).
+    public var skip: Int = 0
+    /// `limit` (default 100; `-1` asks for the last record only).
+    public var limit: Int = 100
+    /// `count=1`: answer only the number of matches.
+    public var countOnly = false
+    /// `output[include]`.
+    public var include: [String]?
+    /// `output[exclude]`.
+    public var exclude: [String]?
+}
+
+/// Maps QuickBlox's query parameters onto a ``QuickBloxQuery``.
+///
+/// `f=v` → `f = v`; `f[lt|lte|gt|gte|ne]=v` → comparisons; `f[in]=a,b` / `f[nin]` → `[NOT] IN`;
+/// `f[all]=a,b` → the JSON array holds all; `f[ctn]=v` → `LIKE '%v%'`; `f[or]=a,b` on one field
+/// → `IN`, `[or]` on several fields → their OR; `f[near]` → not supported until geo exists.
+/// QuickBlox's own field names map onto system columns: `_id` → `objectId`, `created_at` →
+/// `created`, `updated_at` → `updated`, `user_id` → `ownerId`. Values stay strings; the SQL
+/// compiler converts them to each column's type.
+public enum QuickBloxFilter {
+    /// Parses `items` (query parameter name/value pairs, already percent-decoded).
+    public static func parse(_ items: [(name: String, value: String)]) throws(QueryLanguageError) -> QuickBloxQuery {
+        var query = QuickBloxQuery()
+        var conditions: [Condition] = []
+        var alternatives: [Condition] = []
+        for (name, value) in items {
+            if try applyOption(name, value, to: &query) { continue }
+            let (field, operation) = try splitName(name)
+            let property = ValueExpression.property(PropertyPath([systemName(field)]))
+            if operation == "or" {
+                alternatives.append(oneOf(property, value))
+            } else {
+                conditions.append(try filter(property, operation, value))
+            }
+        }
+        if !alternatives.isEmpty { conditions.append(alternatives.count == 1 ? alternatives[0] : .or(alternatives)) }
+        if !conditions.isEmpty { query.condition = conditions.count == 1 ? conditions[0] : .and(conditions) }
+        return query
+    }
+
+    /// Handles the non-filter parameters; false when `name` is a field filter.
+    private static func applyOption(_ name: String, _ value: String, to query: inout QuickBloxQuery)
+        throws(QueryLanguageError) -> Bool
+    {
+        switch name {
+        case "sort_asc", "sort_desc":
+            let field = ValueExpression.property(PropertyPath([systemName(value)]))
+            query.sort.append(SortItem(expression: field, descending: name == "sort_desc"))
+        case "skip": query.skip = try integer(value, for: name)
+        case "limit": query.limit = try integer(value, for: name)
+        case "count": query.countOnly = value == "1" || value.lowercased() == "true"
+        case "output[include]": query.include = list(value).map(systemName)
+        case "output[exclude]": query.exclude = list(value).map(systemName)
+        default: return false
+        }
+        return true
+    }
+
+    private static func filter(_ property: ValueExpression, _ operation: String?, _ value: String)
+        throws(QueryLanguageError) -> Condition
+    {
+        let literal = ValueExpression.string(value)
+        switch operation {
+        case nil: return .comparison(property, .equal, literal)
+        case "lt": return .comparison(property, .less, literal)
+        case "lte": return .comparison(property, .lessOrEqual, literal)
+        case "gt": return .comparison(property, .greater, literal)
+        case "gte": return .comparison(property, .greaterOrEqual, literal)
+        case "ne": return .comparison(property, .notEqual, literal)
+        case "in": return .membership(property, list(value).map(ValueExpression.string), negated: false)
+        case "nin": return .membership(property, list(value).map(ValueExpression.string), negated: true)
+        case "all": return .containsAll(property, list(value).map(ValueExpression.string))
+        case "ctn": return .like(property, pattern: .string("%\(escapeLike(value))%"), negated: false)
+        case "near": return .comparison(.function("near", [property, literal]), .equal, .boolean(true))
+        case let other?: throw QueryLanguageError(.syntax, "Unknown QuickBlox operator '\(other)'")
+        }
+    }
+
+    private static func oneOf(_ property: ValueExpression, _ value: String) -> Condition {
+        let values = list(value)
+        if values.count == 1 { return .comparison(property, .equal, .string(values[0])) }
+        return .membership(property, values.map(ValueExpression.string), negated: false)
+    }
+
+    /// `rating[gt]` → (`rating`, `gt`); `rating` → (`rating`, nil).
+    private static func splitName(_ name: String) throws(QueryLanguageError) -> (String, String?) {
+        guard let open = name.firstIndex(of: "[") else { return (name, nil) }
+        guard name.hasSuffix("]"), open != name.startIndex else {
+            throw QueryLanguageError(.syntax, "Malformed QuickBlox filter '\(name)'")
+        }
+        let operation = name[name.index(after: open)..<name.index(before: name.endIndex)]
+        return (String(name[..<open]), String(operation))
+    }
+
+    private static func systemName(_ field: String) -> String {
+        switch field {
+        case "_id": "objectId"
+        case "created_at": "created"
+        case "updated_at": "updated"
+        case "user_id": "ownerId"
+        default: field
+        }
+    }
+
+    private static func list(_ value: String) -> [String] {
+        value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    private static func integer(_ value: String, for name: String) throws(QueryLanguageError) -> Int {
+        guard let number = Int(value) else {
+            throw QueryLanguageError(.syntax, "'\(name)' must be an integer, got '\(value)'")
+        }
+        return number
+    }
+
+    /// Escapes LIKE's wildcards so a `ctn` value matches literally.
+    public static func escapeLike(_ value: String) -> String {
+        var escaped = ""
+        for character in value {
+            if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+}
+
+extension Condition {
+    /// The same condition with every value rewritten by `transform` (applied bottom-up).
+    public func mappingValues(_ transform: (ValueExpression) -> ValueExpression) -> Condition {
+        func map(_ value: ValueExpression) -> ValueExpression { value.mapping(transform) }
+        switch self {
+        case .and(let items): return .and(items.map { $0.mappingValues(transform) })
+        case .or(let items): return .or(items.map { $0.mappingValues(transform) })
+        case .not(let inner): return .not(inner.mappingValues(transform))
+        case .comparison(let left, let op, let right): return .comparison(map(left), op, map(right))
+        case .like(let value, let pattern, let negated): return .like(map(value), pattern: map(pattern), negated: negated)
+        case .membership(let value, let items, let negated):
+            return .membership(map(value), items.map(map), negated: negated)
+        case .nullCheck(let value, let isNull): return .nullCheck(map(value), isNull: isNull)
+        case .between(let value, let low, let high, let negated):
+            return .between(map(value), map(low), map(high), negated: negated)
+        case .containsAll(let value, let items): return .containsAll(map(value), items.map(map))
+        case .constant: return self
+        }
+    }
+
+    /// The same condition with the single-segment property `name` replaced by `replacement`.
+    public func replacingProperty(_ name: String, with replacement: ValueExpression) -> Condition {
+        mappingValues { value in
+            if case .property(let path) = value, path.column == name { return replacement }
+            return value
+        }
+    }
+
+    func renamingProperty(_ old: String, to new: String) -> Condition {
+        replacingProperty(old, with: .property(PropertyPath([new])))
+    }
+}
+
+extension ValueExpression {
+    /// The value with `transform` applied to every sub-value, innermost first.
+    public func mapping(_ transform: (ValueExpression) -> ValueExpression) -> ValueExpression {
+        switch self {
+        case .arithmetic(let op, let left, let right):
+            return transform(.arithmetic(op, left.mapping(transform), right.mapping(transform)))
+        case .negated(let inner): return transform(.negated(inner.mapping(transform)))
+        case .function(let name, let arguments): return transform(.function(name, arguments.map { $0.mapping(transform) }))
+        case .list(let items): return transform(.list(items.map { $0.mapping(transform) }))
+        default: return transform(self)
+        }
+    }
+}

@@ -1,0 +1,360 @@
+/// One item of a property list: `name`, `Count(objectId) as total`.
+public struct SelectItem: Sendable, Hashable {
+    /// Creates a select item.
+    public init(expression: ValueExpression, alias: String?) {
+        self.expression = expression
+        self.alias = alias
+    }
+
+    /// The selected value.
+    public var expression: ValueExpression
+    /// The `as` alias.
+    public var alias: String?
+}
+
+/// One `sortBy` item: `name`, `age DESC`.
+public struct SortItem: Sendable, Hashable {
+    /// Creates a sort item.
+    public init(expression: ValueExpression, descending: Bool) {
+        self.expression = expression
+        self.descending = descending
+    }
+
+    /// The sorted value.
+    public var expression: ValueExpression
+    /// True for `DESC`.
+    public var descending: Bool
+}
+
+/// Parses the Backendless where language (a SQL-92 subset) and its neighbours — update
+/// expressions, property lists, sort items — into trees. One pass, no backtracking; every
+/// entry point enforces ``QueryLimits``.
+public enum QueryParser {
+    /// A where clause. `parameters` fill `?` placeholders in order (BQL).
+    public static func condition(
+        _ text: String, parameters: [ValueExpression] = [], limits: QueryLimits = .standard
+    ) throws(QueryLanguageError) -> Condition {
+        var parser = try Parser(text, parameters: parameters, limits: limits)
+        let node = try parser.expression()
+        try parser.expectEnd()
+        return try parser.asCondition(node)
+    }
+
+    /// A value expression such as the `BackendlessExpression` `age + 1`.
+    public static func value(_ text: String, limits: QueryLimits = .standard) throws(QueryLanguageError)
+        -> ValueExpression
+    {
+        var parser = try Parser(text, parameters: [], limits: limits)
+        let value = try parser.asValue(try parser.additive())
+        try parser.expectEnd()
+        return value
+    }
+
+    /// One property-list item: a value with an optional `as alias`.
+    public static func selectItem(_ text: String, limits: QueryLimits = .standard) throws(QueryLanguageError)
+        -> SelectItem
+    {
+        var parser = try Parser(text, parameters: [], limits: limits)
+        let value = try parser.asValue(try parser.additive())
+        var alias: String?
+        if parser.takeKeyword("AS") { alias = try parser.identifier() }
+        try parser.expectEnd()
+        return SelectItem(expression: value, alias: alias)
+    }
+
+    /// One sort item: a value with an optional `ASC`/`DESC`.
+    public static func sortItem(_ text: String, limits: QueryLimits = .standard) throws(QueryLanguageError)
+        -> SortItem
+    {
+        var parser = try Parser(text, parameters: [], limits: limits)
+        let value = try parser.asValue(try parser.additive())
+        var descending = false
+        if parser.takeKeyword("DESC") {
+            descending = true
+        } else {
+            _ = parser.takeKeyword("ASC")
+        }
+        try parser.expectEnd()
+        return SortItem(expression: value, descending: descending)
+    }
+}
+
+/// The recursive-descent parser behind ``QueryParser``.
+struct Parser {
+    /// A parsed piece that is either a value or a condition until its context decides.
+    enum Node {
+        case value(ValueExpression)
+        case condition(Condition)
+    }
+
+    private let tokens: [Token]
+    private var position = 0
+    private var depth = 0
+    private var parameters: [ValueExpression]
+    private var parameterIndex = 0
+    private let limits: QueryLimits
+
+    init(_ text: String, parameters: [ValueExpression], limits: QueryLimits) throws(QueryLanguageError) {
+        guard text.utf8.count <= limits.maximumLength else {
+            throw QueryLanguageError(.tooComplex, "The clause is longer than \(limits.maximumLength) bytes")
+        }
+        var lexer = Lexer(text, limits: limits)
+        tokens = try lexer.tokens()
+        self.parameters = parameters
+        self.limits = limits
+    }
+
+    // MARK: Conditions
+
+    mutating func expression() throws(QueryLanguageError) -> Node {
+        var terms = [try conjunction()]
+        while takeKeyword("OR") { terms.append(.condition(try asCondition(try conjunction()))) }
+        return terms.count == 1 ? terms[0] : .condition(.or(try terms.map(asCondition)))
+    }
+
+    private mutating func conjunction() throws(QueryLanguageError) -> Node {
+        var terms = [try negation()]
+        while takeKeyword("AND") { terms.append(.condition(try asCondition(try negation()))) }
+        return terms.count == 1 ? terms[0] : .condition(.and(try terms.map(asCondition)))
+    }
+
+    private mutating func negation() throws(QueryLanguageError) -> Node {
+        guard takeKeyword("NOT") else { return try predicate() }
+        try descend()
+        defer { depth -= 1 }
+        return .condition(.not(try asCondition(try negation())))
+    }
+
+    private mutating func predicate() throws(QueryLanguageError) -> Node {
+        let left = try additive()
+        guard case .value(let value) = left else { return left }
+        if let comparison = takeComparison() {
+            return .condition(.comparison(value, comparison, try asValue(try additive())))
+        }
+        if takeKeyword("IS") {
+            let negated = takeKeyword("NOT")
+            try expectKeyword("NULL")
+            return .condition(.nullCheck(value, isNull: !negated))
+        }
+        let negated = takeKeyword("NOT")
+        if takeKeyword("LIKE") {
+            return .condition(.like(value, pattern: try asValue(try additive()), negated: negated))
+        }
+        if takeKeyword("IN") { return .condition(.membership(value, try inList(), negated: negated)) }
+        if takeKeyword("BETWEEN") {
+            let low = try asValue(try additive())
+            try expectKeyword("AND")
+            let high = try asValue(try additive())
+            return .condition(.between(value, low, high, negated: negated))
+        }
+        if negated { throw unexpected("LIKE, IN or BETWEEN after NOT") }
+        return left
+    }
+
+    /// `=`, `!=`, `<>`, `<`, `<=`, `>`, `>=`, `=>` and the date keywords.
+    private mutating func takeComparison() -> ComparisonOperator? {
+        if case .symbol(let symbol) = tokens[position] {
+            let found: ComparisonOperator? =
+                switch symbol {
+                case "=", "==": .equal
+                case "!=", "<>": .notEqual
+                case "<": .less
+                case "<=": .lessOrEqual
+                case ">": .greater
+                case ">=", "=>": .greaterOrEqual
+                default: nil
+                }
+            if found != nil { position += 1 }
+            return found
+        }
+        if takeKeyword("AFTER") { return .greater }
+        if takeKeyword("BEFORE") { return .less }
+        if position + 2 < tokens.count, tokens[position].keyword == "AT", tokens[position + 1].keyword == "OR" {
+            if tokens[position + 2].keyword == "AFTER" {
+                position += 3
+                return .greaterOrEqual
+            }
+            if tokens[position + 2].keyword == "BEFORE" {
+                position += 3
+                return .lessOrEqual
+            }
+        }
+        return nil
+    }
+
+    private mutating func inList() throws(QueryLanguageError) -> [ValueExpression] {
+        if case .symbol("?") = tokens[position] {
+            position += 1
+            if case .list(let items) = try nextParameter() { return items }
+            throw QueryLanguageError(.syntax, "The parameter after IN must be a list")
+        }
+        try expectSymbol("(")
+        var items = [try asValue(try additive())]
+        while takeSymbol(",") { items.append(try asValue(try additive())) }
+        try expectSymbol(")")
+        return items
+    }
+
+    // MARK: Values
+
+    mutating func additive() throws(QueryLanguageError) -> Node {
+        var left = try multiplicative()
+        while let symbol = takeSymbol(in: ["+", "-"]) {
+            let right = try asValue(try multiplicative())
+            left = .value(.arithmetic(ArithmeticOperator(rawValue: symbol)!, try asValue(left), right))
+        }
+        return left
+    }
+
+    private mutating func multiplicative() throws(QueryLanguageError) -> Node {
+        var left = try unary()
+        while let symbol = takeSymbol(in: ["*", "/", "%"]) {
+            let right = try asValue(try unary())
+            left = .value(.arithmetic(ArithmeticOperator(rawValue: symbol)!, try asValue(left), right))
+        }
+        return left
+    }
+
+    private mutating func unary() throws(QueryLanguageError) -> Node {
+        guard takeSymbol("-") else { return try primary() }
+        try descend()
+        defer { depth -= 1 }
+        switch try asValue(try unary()) {
+        case .integer(let value): return .value(.integer(-value))
+        case .number(let value): return .value(.number(-value))
+        case let other: return .value(.negated(other))
+        }
+    }
+
+    private mutating func primary() throws(QueryLanguageError) -> Node {
+        let token = tokens[position]
+        position += 1
+        switch token {
+        case .string(let value): return .value(.string(value))
+        case .integer(let value): return .value(.integer(value))
+        case .number(let value): return .value(.number(value))
+        case .symbol("("):
+            try descend()
+            defer { depth -= 1 }
+            let inner = try expression()
+            try expectSymbol(")")
+            return inner
+        case .symbol("?"): return .value(try nextParameter())
+        case .identifier(let name): return .value(try named(name))
+        default:
+            position -= 1
+            throw unexpected("a value")
+        }
+    }
+
+    /// A literal keyword, a function call or a property path starting with `name`.
+    private mutating func named(_ name: String) throws(QueryLanguageError) -> ValueExpression {
+        switch name.uppercased() {
+        case "TRUE": return .boolean(true)
+        case "FALSE": return .boolean(false)
+        case "NULL": return .null
+        default: break
+        }
+        if takeSymbol("(") { return try functionCall(name.lowercased()) }
+        var inverse: PropertyPath.Inverse?
+        var segments = [name]
+        if takeSymbol("[") {
+            inverse = PropertyPath.Inverse(table: name, column: try identifier())
+            try expectSymbol("]")
+            try expectSymbol(".")
+            segments = [try identifier()]
+        }
+        while takeSymbol(".") { segments.append(try identifier()) }
+        return .property(PropertyPath(segments, inverse: inverse))
+    }
+
+    private mutating func functionCall(_ name: String) throws(QueryLanguageError) -> ValueExpression {
+        try descend()
+        defer { depth -= 1 }
+        var arguments: [ValueExpression] = []
+        if takeSymbol("*") {
+            arguments = [.property(PropertyPath(["*"]))]
+        } else if !isSymbol(")") {
+            arguments.append(try asValue(try additive()))
+            while takeSymbol(",") { arguments.append(try asValue(try additive())) }
+        }
+        try expectSymbol(")")
+        return .function(name, arguments)
+    }
+
+    private mutating func nextParameter() throws(QueryLanguageError) -> ValueExpression {
+        guard parameterIndex < parameters.count else {
+            throw QueryLanguageError(.syntax, "Not enough parameters for the placeholders in the query")
+        }
+        defer { parameterIndex += 1 }
+        return parameters[parameterIndex]
+    }
+
+    // MARK: Helpers
+
+    func asCondition(_ node: Node) throws(QueryLanguageError) -> Condition {
+        switch node {
+        case .condition(let condition): return condition
+        case .value(.boolean(let value)): return .constant(value)
+        case .value: throw unexpected("a comparison")
+        }
+    }
+
+    func asValue(_ node: Node) throws(QueryLanguageError) -> ValueExpression {
+        guard case .value(let value) = node else {
+            throw QueryLanguageError(.syntax, "A condition cannot be used as a value")
+        }
+        return value
+    }
+
+    private mutating func descend() throws(QueryLanguageError) {
+        depth += 1
+        if depth > limits.maximumDepth {
+            throw QueryLanguageError(.tooComplex, "The clause is nested deeper than \(limits.maximumDepth) levels")
+        }
+    }
+
+    mutating func identifier() throws(QueryLanguageError) -> String {
+        guard case .identifier(let name) = tokens[position] else { throw unexpected("a name") }
+        position += 1
+        return name
+    }
+
+    mutating func takeKeyword(_ keyword: String) -> Bool {
+        guard tokens[position].keyword == keyword else { return false }
+        position += 1
+        return true
+    }
+
+    private mutating func expectKeyword(_ keyword: String) throws(QueryLanguageError) {
+        guard takeKeyword(keyword) else { throw unexpected(keyword) }
+    }
+
+    private func isSymbol(_ symbol: String) -> Bool {
+        tokens[position] == .symbol(symbol)
+    }
+
+    private mutating func takeSymbol(_ symbol: String) -> Bool {
+        guard isSymbol(symbol) else { return false }
+        position += 1
+        return true
+    }
+
+    private mutating func takeSymbol(in symbols: Set<String>) -> String? {
+        guard case .symbol(let symbol) = tokens[position], symbols.contains(symbol) else { return nil }
+        position += 1
+        return symbol
+    }
+
+    private mutating func expectSymbol(_ symbol: String) throws(QueryLanguageError) {
+        guard takeSymbol(symbol) else { throw unexpected("'\(symbol)'") }
+    }
+
+    func expectEnd() throws(QueryLanguageError) {
+        guard tokens[position] == .end else { throw unexpected("end of input") }
+    }
+
+    private func unexpected(_ expected: String) -> QueryLanguageError {
+        QueryLanguageError(.syntax, "Expected \(expected) but found \(tokens[position].text) (token \(position + 1))")
+    }
+}

@@ -1,0 +1,65 @@
+import DataEngine
+import Foundation
+import InternalProtocol
+import Logging
+import PostgresNIO
+import PostgresSupport
+import ServiceLifecycle
+import TestSupport
+
+/// A data engine on a fresh migrated database, with its catalog listener running.
+struct EngineFixture: Sendable {
+    let engine: DataEngine
+    let database: PostgresClient
+    let appID = UUID().uuidString
+    let logger = TestDatabase.logger
+
+    var rest: Identity { .anonymous(appId: appID, keyKind: .rest) }
+    var serverCode: Identity { .anonymous(appId: appID, keyKind: .serverCode) }
+
+    static func with(_ body: @Sendable (EngineFixture) async throws -> Void) async throws {
+        try await TestDatabase.with { configuration in
+            try await PostgresClient.with(configuration, logger: TestDatabase.logger) { client in
+                try await MigrationRunner(owner: "data", migrations: CatalogMigrations.all)
+                    .apply(on: client, logger: TestDatabase.logger)
+                let engine = DataEngine(database: client, logger: TestDatabase.logger)
+                let fixture = EngineFixture(engine: engine, database: client)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await engine.listener.run() }
+                    defer { group.cancelAll() }
+                    try await body(fixture)
+                }
+            }
+        }
+    }
+
+    /// Parses a JSON object literal.
+    func object(_ text: String) throws -> JSONObject {
+        try #require(try JSONParser.parse(text).object)
+    }
+
+    /// Decodes a row or response text.
+    func decode(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    func create(_ table: String, _ json: String, as identity: Identity? = nil) async throws -> [String: Any] {
+        try decode(try await engine.create(table, object: try object(json), identity: identity ?? rest, logger: logger))
+    }
+
+    func find(_ table: String, _ parameters: [(String, String)]) async throws -> [[String: Any]] {
+        let query = try FindQuery(QueryParameters(queryItems: parameters.map { (name: $0.0, value: $0.1) }))
+        return try await engine.find(table, query: query, identity: rest, logger: logger).map(decode)
+    }
+
+    /// The number of rows in the app's table, read directly with SQL.
+    func rowCount(_ table: String) async throws -> Int {
+        let schema = AppCatalog.schemaName(for: appID)
+        let rows = try await database.query(
+            PostgresQuery(unsafeSQL: "SELECT count(*) FROM \"\(schema)\".\"\(table)\""), logger: logger)
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+}
+
+import Testing
