@@ -7,6 +7,12 @@ public struct PropertyPath: Sendable, Hashable, CustomStringConvertible {
         public var table: String
         /// The parent's relation column that points at the queried table.
         public var column: String
+
+        /// Creates an inverse prefix.
+        public init(table: String, column: String) {
+            self.table = table
+            self.column = column
+        }
     }
 
     /// The dotted segments after any inverse prefix.
