@@ -1,5 +1,6 @@
 """Checks the deployment files without a Docker engine: docker-compose.yml against the Compose
-specification's JSON schema (from ../shared), every executable run by a compose service, and
+specification's JSON schema (../shared/reference, else the copy in Deploy/), every executable
+run by a compose service, and
 the Dockerfile building through the same Deploy/build.sh the dev script uses."""
 import json
 import pathlib
