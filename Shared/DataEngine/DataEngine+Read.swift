@@ -29,8 +29,10 @@ extension DataEngine {
     public func object(_ tableName: String, id: String, query: FindQuery, identity: Identity, logger: Logger)
         async throws -> String
     {
-        try await object(tableName, matching: [("objectId", id)], query: query, identity: identity, logger: logger)
-            ?? { throw DataError.entityNotFound(id) }()
+        let object = try await object(
+            tableName, matching: [("objectId", id)], query: query, identity: identity, logger: logger)
+        guard let object else { throw DataError.entityNotFound(id) }
+        return object
     }
 
     /// The object whose columns equal `values` (the `pk` lookup), or nil.

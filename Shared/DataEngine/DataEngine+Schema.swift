@@ -76,12 +76,8 @@ extension DataEngine {
             drop.append(" DROP COLUMN ")
             drop.identifier(column.name)
             _ = try await session.rows(drop)
-            var record = SQL("DELETE FROM data.columns WHERE app_id = ")
-            record.bind(.text(fresh.appID))
-            record.append(" AND table_name = ")
-            record.bind(.text(table.name))
-            record.append(" AND name = ")
-            record.bind(.text(column.name))
+            var record = SQL("DELETE FROM data.columns")
+            SchemaEditor.whereColumn(appID: fresh.appID, table: table.name, column: column.name, into: &record)
             _ = try await session.rows(record)
         }
     }

@@ -105,9 +105,13 @@ public enum DataError {
         ErrorEnvelope(code: 1025, message: "An object with this objectId already exists: \(detail)", status: 409)
     }
 
-    /// 1026, 400: a malformed unit of work.
-    public static func invalidTransaction(_ message: String) -> ErrorEnvelope {
-        ErrorEnvelope(code: 1026, message: message, status: 400)
+    /// Runs a query-language parse, mapping its refusal to 1017 or 1018.
+    public static func parsing<Value>(_ parse: () throws(QueryLanguageError) -> Value) throws(ErrorEnvelope) -> Value {
+        do {
+            return try parse()
+        } catch {
+            throw from(error)
+        }
     }
 
     /// Maps a query-language refusal to 1017 or 1018.

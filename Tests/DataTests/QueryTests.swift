@@ -1,6 +1,7 @@
 import DataEngine
 import Foundation
 import InternalProtocol
+import QueryLanguage
 import Testing
 
 /// Every where-clause operator, date form and query parameter against a real table.
@@ -64,9 +65,9 @@ import Testing
         ("age + 1 = 32", ["Ann"]),
         ("age * 2 > 70", ["Cid"]),
         ("-age < -35", ["Cid"]),
-        ("name = null", ["Bob", "Cid", "Dee", "Ann"].filter { _ in false }),
+        ("name = null", []),
         ("born > '22-Dec-1990'", ["Ann", "Bob"]),
-        ("born after '03/23/1994'", ["Bob", "Ann"].filter { $0 == "Bob" || $0 == "Ann" }),
+        ("born after '03/23/1994'", ["Ann", "Bob"]),
         ("born before 946684800000", ["Ann", "Cid"]),
         ("born at or after 946684800000", ["Bob"]),
         ("born at or before '1985-12-22'", ["Cid"]),
@@ -110,7 +111,7 @@ import Testing
                     #expect(error.status == 400)
                 }
                 do {
-                    let condition = try? DataRoutesSupport.condition(clause)
+                    let condition = try? QueryParser.condition(clause)
                     _ = try await fixture.engine.deleteBulk("Person", condition: condition ?? .constant(false), identity: fixture.rest, logger: fixture.logger)
                 } catch {}
             }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JSON value that keeps what the data engine needs and `JSONDecoder` loses: whether a
 /// number was written as an integer (`3`) or a fraction (`3.0`), and the order of object keys
 /// (new columns are added in the order the client wrote them).
@@ -35,7 +37,7 @@ public enum JSONValue: Sendable, Hashable {
         switch self {
         case .integer(let value): value
         case .number(let value): Int64(exactly: value)
-        case .string(let text): Int64(text.trimmingWhitespace)
+        case .string(let text): Int64(text.trimmingCharacters(in: .whitespaces))
         default: nil
         }
     }
@@ -47,19 +49,6 @@ public enum JSONValue: Sendable, Hashable {
         case .string("true"): true
         case .string("false"): false
         default: nil
-        }
-    }
-
-    /// A short name of the value's kind for error messages.
-    var kindName: String {
-        switch self {
-        case .null: "null"
-        case .bool: "boolean"
-        case .integer, .number: "number"
-        case .string: "string"
-        case .array: "array"
-        case .object: "object"
-        case .raw: "json"
         }
     }
 }
@@ -86,9 +75,6 @@ public struct JSONObject: Sendable, Hashable {
         }
     }
 
-    /// The member keys in order.
-    public var keys: [String] { members.map(\.key) }
-
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         lhs.members.count == rhs.members.count
             && zip(lhs.members, rhs.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
@@ -99,12 +85,5 @@ public struct JSONObject: Sendable, Hashable {
             hasher.combine(member.key)
             hasher.combine(member.value)
         }
-    }
-}
-
-extension String {
-    var trimmingWhitespace: Substring {
-        let trimmedStart = drop { $0.isWhitespace }
-        return trimmedStart.dropLast(trimmedStart.reversed().prefix { $0.isWhitespace }.count)
     }
 }

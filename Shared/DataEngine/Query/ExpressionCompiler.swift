@@ -187,17 +187,39 @@ struct ExpressionCompiler {
     }
 
     private func property(_ path: PropertyPath, into sql: inout SQL) throws -> ColumnType? {
+        switch try resolve(path) {
+        case .alias(let name, let aliased):
+            sql.identifier(name)
+            return try staticType(aliased)
+        case .column(let column):
+            sql.append(rowAlias + ".")
+            sql.identifier(column.name)
+            return Self.valueType(of: column)
+        case .star:
+            throw DataError.columnNotFound("*", table: table.name)
+        }
+    }
+
+    /// What a property path names: a select alias, a column, or `*`.
+    private enum Resolution {
+        case alias(String, ValueExpression)
+        case column(ColumnSchema)
+        case star
+    }
+
+    private func resolve(_ path: PropertyPath) throws -> Resolution {
         guard let name = path.column else {
             throw DataError.notSupportedYet("Relation paths in queries ('\(path)')")
         }
-        if let aliased = aliases[name] {
-            sql.identifier(name)
-            return try staticType(aliased)
-        }
+        if let aliased = aliases[name] { return .alias(name, aliased) }
+        if name == "*" { return .star }
         guard let column = table.column(named: name) else { throw DataError.columnNotFound(name, table: table.name) }
-        sql.append(rowAlias + ".")
-        sql.identifier(column.name)
-        return column.type == .autoIncrement ? .int : column.type
+        return .column(column)
+    }
+
+    /// The type a column's values have in expressions (identity columns are plain integers).
+    private static func valueType(of column: ColumnSchema) -> ColumnType {
+        column.type == .autoIncrement ? .int : column.type
     }
 
     private func function(_ name: String, _ arguments: [ValueExpression], into sql: inout SQL) throws
@@ -224,15 +246,11 @@ struct ExpressionCompiler {
     func staticType(_ value: ValueExpression) throws -> ColumnType? {
         switch value {
         case .property(let path):
-            guard let name = path.column else {
-                throw DataError.notSupportedYet("Relation paths in queries ('\(path)')")
+            switch try resolve(path) {
+            case .alias(_, let aliased): return try staticType(aliased)
+            case .column(let column): return Self.valueType(of: column)
+            case .star: return nil
             }
-            if let aliased = aliases[name] { return try staticType(aliased) }
-            if name == "*" { return nil }
-            guard let column = table.column(named: name) else {
-                throw DataError.columnNotFound(name, table: table.name)
-            }
-            return column.type == .autoIncrement ? .int : column.type
         case .integer: return .int
         case .number: return .double
         case .boolean: return .boolean
@@ -248,7 +266,9 @@ struct ExpressionCompiler {
             switch name {
             case "count": return .int
             case "sum", "avg": return .double
-            default: return try arguments.first.map { argument throws in try staticType(argument) } ?? nil
+            default:
+                guard let first = arguments.first else { return nil }
+                return try staticType(first)
             }
         }
     }

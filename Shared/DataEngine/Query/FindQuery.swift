@@ -1,3 +1,4 @@
+import Foundation
 import InternalProtocol
 import QueryLanguage
 
@@ -151,13 +152,13 @@ public struct QueryParameters: Sendable {
             } else if character == ")" {
                 depth -= 1
             } else if character == ",", depth == 0 {
-                items.append(String(current.trimmingWhitespace))
+                items.append(current.trimmingCharacters(in: .whitespaces))
                 current = ""
                 continue
             }
             current.append(character)
         }
-        items.append(String(current.trimmingWhitespace))
+        items.append(current.trimmingCharacters(in: .whitespaces))
         return items
     }
 }

@@ -13,6 +13,11 @@ struct FindStatement {
         ExpressionCompiler(table: table, allowsAggregates: true, aliases: aliases)
     }
 
+    /// Select items and group items name columns, never aliases.
+    private var columnCompiler: ExpressionCompiler {
+        ExpressionCompiler(table: table, allowsAggregates: true)
+    }
+
     private var selectItems: [SelectItem]? {
         guard var items = query.properties else { return nil }
         let excluded = Set(query.excluded.map { $0.lowercased() })
@@ -104,11 +109,9 @@ struct FindStatement {
         if item.expression.literal != nil {
             throw DataError.invalidQuery("Properties must name columns, aggregates or expressions over them")
         }
-        var noAliases = compiler
-        noAliases.aliases = [:]
-        let type = try noAliases.staticType(item.expression)
+        let type = try columnCompiler.staticType(item.expression)
         if type == .datetime { sql.append("(extract(epoch from ") }
-        try noAliases.value(item.expression, context: nil, into: &sql)
+        try columnCompiler.value(item.expression, context: nil, into: &sql)
         if type == .datetime { sql.append(") * 1000)::bigint") }
         sql.append(" AS ")
         sql.identifier(item.alias ?? defaultName(item.expression))
@@ -135,9 +138,7 @@ struct FindStatement {
         try filter(into: &sql)
         if !query.groupBy.isEmpty {
             sql.append(" GROUP BY ")
-            var plain = compiler
-            plain.aliases = [:]
-            try sql.list(query.groupBy) { sql, item in try plain.value(item, context: nil, into: &sql) }
+            try sql.list(query.groupBy) { sql, item in try columnCompiler.value(item, context: nil, into: &sql) }
         }
         if let having = query.having {
             sql.append(" HAVING ")
@@ -146,7 +147,7 @@ struct FindStatement {
     }
 
     /// Having references aliases by their aggregate, since SQL cannot name select aliases there.
-    private var havingCompiler: HavingCompiler { HavingCompiler(base: compiler, aliases: aliases) }
+    private var havingCompiler: HavingCompiler { HavingCompiler(base: columnCompiler, aliases: aliases) }
 
     private func filter(into sql: inout SQL) throws {
         var conditions: [(inout SQL) throws -> Void] = []
@@ -189,9 +190,7 @@ struct HavingCompiler {
     let aliases: [String: ValueExpression]
 
     func condition(_ condition: Condition, into sql: inout SQL) throws {
-        var compiler = base
-        compiler.aliases = [:]
-        try compiler.condition(substitute(condition), into: &sql)
+        try base.condition(substitute(condition), into: &sql)
     }
 
     private func substitute(_ condition: Condition) -> Condition {

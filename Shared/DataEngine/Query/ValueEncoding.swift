@@ -8,7 +8,7 @@ import QueryLanguage
 enum ValueEncoding {
     /// `value` as a bind for `type`, or nil when it does not fit.
     static func encode(_ value: JSONValue, as type: ColumnType) -> SQLValue? {
-        if case .null = value { return .null(type == .autoIncrement ? "bigint" : sqlCast(type)) }
+        if case .null = value { return .null(sqlCast(type)) }
         switch type {
         case .stringID, .string, .text, .extendedString, .fileReference:
             return value.string.map(SQLValue.text)
@@ -35,7 +35,7 @@ enum ValueEncoding {
         switch value {
         case .integer(let integer): Double(integer)
         case .number(let number): number
-        case .string(let text): Double(text.trimmingWhitespace).flatMap { $0.isFinite ? $0 : nil }
+        case .string(let text): Double(text.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? $0 : nil }
         default: nil
         }
     }

@@ -9,7 +9,6 @@ public enum SQLValue: Sendable, Hashable {
     case boolean(Bool)
     case timestamp(Date)
     case json(String)
-    case textArray([String])
     /// NULL of the given SQL type (`text`, `bigint`, …).
     case null(String)
 
@@ -21,7 +20,6 @@ public enum SQLValue: Sendable, Hashable {
         case .boolean: "boolean"
         case .timestamp: "timestamptz"
         case .json: "jsonb"
-        case .textArray: "text[]"
         case .null(let type): type
         }
     }
@@ -67,7 +65,6 @@ public struct SQL: Sendable {
         case .double(let double): bindings.append(double)
         case .boolean(let bool): bindings.append(bool)
         case .timestamp(let date): bindings.append(date)
-        case .textArray(let strings): bindings.append(strings)
         case .null: bindings.appendNull()
         }
         text += "$\(bindings.count)::\(value.castType)"

@@ -94,12 +94,7 @@ struct ColumnAlteration {
     private func record(_ field: String, _ value: SQLValue) async throws {
         var sql = SQL("UPDATE data.columns SET \(field) = ")
         sql.bind(value)
-        sql.append(" WHERE app_id = ")
-        sql.bind(.text(catalog.appID))
-        sql.append(" AND table_name = ")
-        sql.bind(.text(table.name))
-        sql.append(" AND name = ")
-        sql.bind(.text(column.name))
+        SchemaEditor.whereColumn(appID: catalog.appID, table: table.name, column: column.name, into: &sql)
         _ = try await session.rows(sql)
     }
 }

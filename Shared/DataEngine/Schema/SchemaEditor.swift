@@ -97,6 +97,16 @@ struct SchemaEditor: Sendable {
         _ = try await session.rows(record)
     }
 
+    /// ` WHERE …` selecting one column's row in `data.columns`.
+    static func whereColumn(appID: String, table: String, column: String, into sql: inout SQL) {
+        sql.append(" WHERE app_id = ")
+        sql.bind(.text(appID))
+        sql.append(" AND table_name = ")
+        sql.bind(.text(table))
+        sql.append(" AND name = ")
+        sql.bind(.text(column))
+    }
+
     enum IndexKind: String {
         case unique = "uq"
         case plain = "ix"

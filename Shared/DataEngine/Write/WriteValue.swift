@@ -38,11 +38,7 @@ enum ObjectReader {
         guard let text = object["value"]?.string else {
             throw DataError.invalidBody("BackendlessExpression for '\(property)' needs a string 'value'")
         }
-        do {
-            return .expression(try QueryParser.value(text))
-        } catch {
-            throw DataError.from(error)
-        }
+        return .expression(try DataError.parsing { () throws(QueryLanguageError) in try QueryParser.value(text) })
     }
 
     /// The columns `objects` need that `table` (nil: a new table) lacks, typed from the first

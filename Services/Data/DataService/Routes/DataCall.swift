@@ -73,12 +73,15 @@ extension RESTRouter.Call {
 
     /// The body as a JSON array of objects.
     var objects: [JSONObject] {
-        get throws {
-            guard let items = try json?.array else { throw DataError.invalidBody("The body must be a JSON array") }
-            return try items.map { item in
-                guard let object = item.object else { throw DataError.invalidBody("Every array item must be an object") }
-                return object
-            }
+        get throws { try Self.objects(in: try json) }
+    }
+
+    /// `body` (already parsed) as a JSON array of objects.
+    static func objects(in body: JSONValue?) throws -> [JSONObject] {
+        guard let items = body?.array else { throw DataError.invalidBody("The body must be a JSON array") }
+        return try items.map { item in
+            guard let object = item.object else { throw DataError.invalidBody("Every array item must be an object") }
+            return object
         }
     }
 }

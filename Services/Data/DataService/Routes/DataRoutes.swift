@@ -20,11 +20,7 @@ struct DataRoutes {
     /// Parses a where clause from a request; an empty clause is nil.
     static func condition(_ text: String?) throws -> Condition? {
         guard let text, !text.allSatisfy(\.isWhitespace) else { return nil }
-        do {
-            return try QueryParser.condition(text)
-        } catch {
-            throw DataError.from(error)
-        }
+        return try DataError.parsing { () throws(QueryLanguageError) in try QueryParser.condition(text) }
     }
 
     private func addSettings(to router: inout RESTRouter) {
@@ -58,17 +54,19 @@ struct DataRoutes {
             return .json(.integer(Int64(count)))
         }
         router.add(.delete, "data/bulk/:table") { call in
-            try await bulkDelete(call, whereText: try call.queryParameters.scalar("where"))
+            // A malformed body is ignored here, as before: the where clause is the 5.x+ form.
+            try await bulkDelete(call, whereText: try call.queryParameters.scalar("where"), body: try? call.json)
         }
         router.add(.post, "data/bulk/:table/delete") { call in
-            try await bulkDelete(call, whereText: try call.json?.object?["where"]?.string)
+            let body = try call.json
+            return try await bulkDelete(call, whereText: body?.object?["where"]?.string, body: body)
         }
     }
 
     /// Deletes by where clause, or (4.x) by a JSON array of objects or ids in the body.
-    private func bulkDelete(_ call: RESTRouter.Call, whereText: String?) async throws -> Response {
+    private func bulkDelete(_ call: RESTRouter.Call, whereText: String?, body: JSONValue?) async throws -> Response {
         var condition = try Self.condition(whereText)
-        if condition == nil, let items = try? call.json?.array {
+        if condition == nil, let items = body?.array {
             let ids = items.compactMap { $0.string ?? $0.object?["objectId"]?.string }
             guard ids.count == items.count else { throw DataError.invalidBody("Expected object ids or objects with objectId") }
             condition = .membership(.property(PropertyPath(["objectId"])), ids.map(ValueExpression.string), negated: false)

@@ -60,12 +60,7 @@ extension DataRoutes {
     /// `{"items": [...], "skip", "limit"}` as QuickBlox clients read them.
     private func quickBlox(_ call: RESTRouter.Call) async throws -> Response {
         let parameters = try call.queryItems
-        let filter: QuickBloxQuery
-        do {
-            filter = try QuickBloxFilter.parse(parameters)
-        } catch {
-            throw DataError.from(error)
-        }
+        let filter = try DataError.parsing { () throws(QueryLanguageError) in try QuickBloxFilter.parse(parameters) }
         var query = FindQuery()
         query.condition = filter.condition
         query.sort = filter.sort
@@ -104,10 +99,9 @@ extension DataRoutes {
         let body = try call.object
         let parameters = try (body["params"]?.array ?? []).map(Self.bqlParameter)
         var query = FindQuery()
-        do {
-            query.condition = try BQL.condition(body["query"]?.string ?? "", parameters: parameters)
-        } catch {
-            throw DataError.from(error)
+        let text = body["query"]?.string ?? ""
+        query.condition = try DataError.parsing { () throws(QueryLanguageError) in
+            try BQL.condition(text, parameters: parameters)
         }
         query.pageSize = Int(body["limit"]?.integerValue ?? Int64(FindQuery.defaultPageSize))
         query.offset = Int(body["offset"]?.integerValue ?? 0)

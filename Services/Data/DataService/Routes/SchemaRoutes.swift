@@ -35,11 +35,12 @@ extension DataRoutes {
 
     /// Column definitions from an object, an array of them, or nothing (a bare table).
     private func addColumns(_ call: RESTRouter.Call) async throws -> Response {
+        let body = try call.json
         let definitions: [JSONObject] =
-            switch try call.json {
+            switch body {
             case nil: []
             case .object(let object)?: [object]
-            case .array? : try call.objects
+            case .array?: try RESTRouter.Call.objects(in: body)
             default: throw DataError.invalidBody("Expected a column definition or an array of them")
             }
         let columns = try definitions.map { definition throws in try DataEngine.columnDefinition(definition) }
