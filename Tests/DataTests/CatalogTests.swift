@@ -15,7 +15,9 @@ import TestSupport
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await second.listener.run() }
                 defer { group.cancelAll() }
+                try await fixture.waitUntilListening(second)
                 _ = try await fixture.create("Shared", #"{"a": 1}"#)
+                // Let the create's own notification reach the second instance before warming it.
                 try await Task.sleep(for: .milliseconds(300))
                 let query = FindQuery()
                 _ = try await second.find("Shared", query: query, identity: fixture.rest, logger: fixture.logger)

@@ -27,10 +27,20 @@ struct EngineFixture: Sendable {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await engine.listener.run() }
                     defer { group.cancelAll() }
+                    try await fixture.waitUntilListening(engine)
                     try await body(fixture)
                 }
             }
         }
+    }
+
+    /// Waits until `engine`'s catalog listener is subscribed; it drops the cache when it
+    /// subscribes, which would otherwise race a test's warm-up reads.
+    func waitUntilListening(_ engine: DataEngine) async throws {
+        for _ in 0..<200 where await !engine.cache.isListening {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(await engine.cache.isListening)
     }
 
     /// Parses a JSON object literal.

@@ -7,6 +7,8 @@ public actor CatalogCache {
     private var generations: [String: Int] = [:]
     private var globalGeneration = 0
     private let loader: @Sendable (String) async throws -> AppCatalog
+    /// True while a listener is subscribed to schema changes (entries can be trusted).
+    public private(set) var isListening = false
 
     /// Creates a cache that loads misses with `loader`.
     public init(loader: @escaping @Sendable (String) async throws -> AppCatalog) {
@@ -41,15 +43,22 @@ public actor CatalogCache {
         loads[appID] = nil
     }
 
-    /// Drops every entry (after the listener lost its connection and may have missed news).
+    /// Records whether a listener is subscribed; either way every entry is dropped, since news
+    /// may have been missed before the subscription or after the connection was lost.
+    public func setListening(_ listening: Bool) {
+        isListening = listening
+        invalidateAll()
+    }
+
+    /// Drops every entry.
     public func invalidateAll() {
         globalGeneration += 1
         entries.removeAll()
         loads.removeAll()
     }
 
-    private func generation(of appID: String) -> Int {
-        globalGeneration &* 1_000_003 &+ generations[appID, default: 0]
+    private func generation(of appID: String) -> [Int] {
+        [globalGeneration, generations[appID, default: 0]]
     }
 
     private func bump(_ appID: String) {

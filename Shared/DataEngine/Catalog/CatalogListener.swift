@@ -31,7 +31,7 @@ public struct CatalogListener: Service {
                     if Task.isCancelled { return }
                     logger.warning("catalog listener lost its connection", metadata: ["error": "\(error)"])
                 }
-                await cache.invalidateAll()
+                await cache.setListening(false)
                 try? await Task.sleep(for: .seconds(1))
             }
         }
@@ -40,7 +40,7 @@ public struct CatalogListener: Service {
     private func listenOnce() async throws {
         try await database.withConnection { connection in
             try await connection.listen(on: Self.channel) { notifications in
-                await cache.invalidateAll()
+                await cache.setListening(true)
                 for try await notification in notifications {
                     await cache.invalidate(notification.payload)
                 }
