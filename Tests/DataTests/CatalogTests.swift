@@ -1,5 +1,6 @@
 import DataEngine
 import Foundation
+import Synchronization
 import InternalProtocol
 import PostgresNIO
 import PostgresSupport
@@ -17,8 +18,6 @@ import TestSupport
                 defer { group.cancelAll() }
                 try await fixture.waitUntilListening(second)
                 _ = try await fixture.create("Shared", #"{"a": 1}"#)
-                // Let the create's own notification reach the second instance before warming it.
-                try await Task.sleep(for: .milliseconds(300))
                 let query = FindQuery()
                 _ = try await second.find("Shared", query: query, identity: fixture.rest, logger: fixture.logger)
                 let warm = second.statements.value
@@ -34,5 +33,28 @@ import TestSupport
                 #expect(seen, "the second instance never saw the new column")
             }
         }
+    }
+
+    @Test func announcementsDropOnlyOlderEntries() async throws {
+        let versions = Mutex<[String: Int64]>([:])
+        let loadsCount = Mutex(0)
+        let cache = CatalogCache { appID in
+            loadsCount.withLock { $0 += 1 }
+            var catalog = AppCatalog(appID: appID)
+            catalog.version = versions.withLock { $0[appID, default: 0] }
+            return catalog
+        }
+        versions.withLock { $0["a"] = 2 }
+        #expect(try await cache.catalog(for: "a").version == 2)
+        await cache.invalidate("a", below: 2)
+        #expect(try await cache.catalog(for: "a").version == 2)
+        #expect(loadsCount.withLock { $0 } == 1, "an announcement of the held version dropped the entry")
+        await cache.invalidate("a", below: 3)
+        var stale = AppCatalog(appID: "a")
+        stale.version = 2
+        await cache.store(stale)
+        versions.withLock { $0["a"] = 3 }
+        #expect(try await cache.catalog(for: "a").version == 3, "a stale store outlived a newer announcement")
+        #expect(loadsCount.withLock { $0 } == 2)
     }
 }

@@ -1,11 +1,14 @@
 /// The in-memory catalog of every app this process has served. Reads never query the
 /// catalog tables: a miss loads an app once (concurrent misses share the load), and
-/// ``CatalogListener`` drops an app's entry when any instance changes its schema.
+/// ``CatalogListener`` drops an app's entry when any instance announces a newer catalog
+/// version than the entry holds.
 public actor CatalogCache {
     private var entries: [String: AppCatalog] = [:]
     private var loads: [String: Task<AppCatalog, any Error>] = [:]
-    private var generations: [String: Int] = [:]
-    private var globalGeneration = 0
+    /// The newest catalog version announced per app; nothing older may be kept.
+    private var announced: [String: Int64] = [:]
+    /// Bumped whenever every entry is dropped, so loads begun before cannot be kept.
+    private var epoch = 0
     private let loader: @Sendable (String) async throws -> AppCatalog
     /// True while a listener is subscribed to schema changes (entries can be trusted).
     public private(set) var isListening = false
@@ -19,27 +22,30 @@ public actor CatalogCache {
     public func catalog(for appID: String) async throws -> AppCatalog {
         if let entry = entries[appID] { return entry }
         if let load = loads[appID] { return try await load.value }
-        let generation = generation(of: appID)
+        let startedIn = epoch
         let load = Task { [loader] in try await loader(appID) }
         loads[appID] = load
-        defer { loads[appID] = nil }
+        defer { if loads[appID] == load { loads[appID] = nil } }
         let catalog = try await load.value
-        // An invalidation that arrived while loading means the load may be stale: serve it
-        // to this caller but do not keep it.
-        if generation == self.generation(of: appID) { entries[appID] = catalog }
+        // A load older than an announcement or a flush is served to this caller but not kept.
+        if startedIn == epoch { keep(catalog) }
         return catalog
     }
 
-    /// Replaces the app's entry with a catalog read inside the transaction that changed it.
+    /// Replaces the app's entry with a catalog read inside the transaction that changed it,
+    /// unless a newer version has been announced meanwhile.
     public func store(_ catalog: AppCatalog) {
-        bump(catalog.appID)
-        entries[catalog.appID] = catalog
+        keep(catalog)
     }
 
-    /// Drops the app's entry.
-    public func invalidate(_ appID: String) {
-        bump(appID)
-        entries[appID] = nil
+    /// Records that the app's catalog reached `version` and drops an entry older than that.
+    public func invalidate(_ appID: String, below version: Int64) {
+        announced[appID] = max(announced[appID, default: 0], version)
+        if let entry = entries[appID], entry.version < version {
+            entries[appID] = nil
+        }
+        // A load under way may predate the change; later callers start afresh, and its result
+        // is kept only if its version covers the announcement.
         loads[appID] = nil
     }
 
@@ -52,16 +58,14 @@ public actor CatalogCache {
 
     /// Drops every entry.
     public func invalidateAll() {
-        globalGeneration += 1
+        epoch += 1
         entries.removeAll()
         loads.removeAll()
     }
 
-    private func generation(of appID: String) -> [Int] {
-        [globalGeneration, generations[appID, default: 0]]
-    }
-
-    private func bump(_ appID: String) {
-        generations[appID, default: 0] += 1
+    private func keep(_ catalog: AppCatalog) {
+        guard catalog.version >= announced[catalog.appID, default: 0] else { return }
+        if let entry = entries[catalog.appID], entry.version > catalog.version { return }
+        entries[catalog.appID] = catalog
     }
 }

@@ -7,8 +7,14 @@ import ServiceLifecycle
 /// change made by any instance is seen by all. It holds one pool connection while it runs and
 /// reconnects after a failure, dropping the whole cache since news may have been missed.
 public struct CatalogListener: Service {
-    /// The channel schema changes are announced on; the payload is the app id.
+    /// The channel schema changes are announced on; the payload is ``payload(appID:version:)``.
     public static let channel = "baas_catalog"
+
+    /// `<app id> <catalog version>`: the version lets a cache that already holds the change
+    /// (the instance that made it) keep its entry.
+    public static func payload(appID: String, version: Int64) -> String {
+        "\(appID) \(version)"
+    }
 
     let database: PostgresClient
     let cache: CatalogCache
@@ -42,7 +48,12 @@ public struct CatalogListener: Service {
             try await connection.listen(on: Self.channel) { notifications in
                 await cache.setListening(true)
                 for try await notification in notifications {
-                    await cache.invalidate(notification.payload)
+                    let parts = notification.payload.split(separator: " ")
+                    if parts.count == 2, let version = Int64(parts[1]) {
+                        await cache.invalidate(String(parts[0]), below: version)
+                    } else {
+                        await cache.invalidateAll()
+                    }
                 }
             }
         }

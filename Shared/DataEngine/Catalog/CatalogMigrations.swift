@@ -4,7 +4,7 @@ import PostgresSupport
 /// metadata. App rows themselves live in one schema per app (`app_<id>`), created on demand.
 public enum CatalogMigrations {
     /// All catalog migrations in order.
-    public static let all: [any DatabaseMigration] = [m0001CreateCatalog]
+    public static let all: [any DatabaseMigration] = [m0001CreateCatalog, m0002CatalogVersion]
 
     static let m0001CreateCatalog = SQLMigration(
         version: 1, name: "create the data catalog",
@@ -39,4 +39,10 @@ public enum CatalogMigrations {
             """,
             "CREATE UNIQUE INDEX columns_name_ci ON data.columns (app_id, table_name, lower(name))",
         ])
+
+    /// Every schema change bumps the app's catalog version, so a cache can tell an announcement
+    /// of a change it already holds from one it has not seen.
+    static let m0002CatalogVersion = SQLMigration(
+        version: 2, name: "version app catalogs",
+        statements: ["ALTER TABLE data.settings ADD COLUMN catalog_version bigint NOT NULL DEFAULT 0"])
 }

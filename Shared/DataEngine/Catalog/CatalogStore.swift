@@ -5,9 +5,11 @@ enum CatalogStore {
     /// The app's settings, tables and columns as committed (or as seen inside `session`'s transaction).
     static func load(appID: String, session: DatabaseSession) async throws -> AppCatalog {
         var catalog = AppCatalog(appID: appID)
-        var settings = SQL("SELECT dynamic_schema FROM data.settings WHERE app_id = ")
+        var settings = SQL("SELECT dynamic_schema, catalog_version FROM data.settings WHERE app_id = ")
         settings.bind(.text(appID))
-        catalog.dynamicSchema = try await session.column(settings, as: Bool.self).first ?? true
+        if let row = try await session.rows(settings).first {
+            (catalog.dynamicSchema, catalog.version) = try row.decode((Bool, Int64).self)
+        }
         var columns = SQL(
             """
             SELECT t.name, c.name, c.type, c.required, c.is_unique, c.indexed, c.default_value
@@ -29,5 +31,15 @@ enum CatalogStore {
             catalog.tables[table.lowercased()] = schema
         }
         return catalog
+    }
+
+    /// Bumps the app's catalog version inside a schema change's transaction and returns it.
+    static func bumpVersion(appID: String, session: DatabaseSession) async throws -> Int64 {
+        var bump = SQL("INSERT INTO data.settings (app_id, catalog_version) VALUES (")
+        bump.bind(.text(appID))
+        bump.append(
+            ", 1) ON CONFLICT (app_id) DO UPDATE SET catalog_version = data.settings.catalog_version + 1"
+                + " RETURNING catalog_version")
+        return try await session.column(bump, as: Int64.self).first ?? 0
     }
 }

@@ -66,6 +66,8 @@ public struct AppCatalog: Sendable {
     public var dynamicSchema: Bool
     /// Tables by lower-cased name.
     public var tables: [String: TableSchema]
+    /// The app's catalog version: bumped by every schema change (0 before the first).
+    public var version: Int64 = 0
 
     /// Creates a catalog.
     public init(appID: String, dynamicSchema: Bool = true, tables: [String: TableSchema] = [:]) {
