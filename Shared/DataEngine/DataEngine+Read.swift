@@ -7,11 +7,18 @@ extension DataEngine {
     public func find(_ tableName: String, query: FindQuery, identity: Identity, logger: Logger) async throws
         -> [String]
     {
+        try await find(tableName, query: query, identity: identity, session: session(logger))
+    }
+
+    /// ``find(_:query:identity:logger:)`` on `session` (a unit of work's transaction).
+    func find(_ tableName: String, query: FindQuery, identity: Identity, session: DatabaseSession) async throws
+        -> [String]
+    {
         let grant = try access.authorize(identity, .find, table: tableName)
         let (catalog, table) = try await table(tableName, app: identity.appId)
         let sql = try FindStatement(query: query, table: table, schema: catalog.schemaName, grant: grant).page()
         return try await mappingErrors(table: table.name) {
-            try await session(logger).column(sql, as: String.self)
+            try await session.column(sql, as: String.self)
         }
     }
 

@@ -205,6 +205,9 @@ extension DataEngine {
         if existing == nil && !createTable { throw DataError.tableNotFound(tableName) }
         let missing = try ObjectReader.missingColumns(objects, table: existing)
         if let existing, missing.isEmpty { return (catalog, existing) }
+        if !context.schemaChanges, let existing, let first = missing.first {
+            throw DataError.columnNotFound(first.name, table: existing.name)
+        }
         guard catalog.dynamicSchema, context.schemaChanges else {
             guard let existing else { throw DataError.tableNotFound(tableName) }
             throw DataError.dynamicSchemaDisabled(missing.map(\.name), table: existing.name)

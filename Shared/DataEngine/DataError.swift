@@ -105,6 +105,14 @@ public enum DataError {
         ErrorEnvelope(code: 1025, message: "An object with this objectId already exists: \(detail)", status: 409)
     }
 
+    /// 1026, 409: a transaction lost a serialization conflict or deadlock to a concurrent one;
+    /// retrying it is safe.
+    public static func transactionConflict(_ detail: String) -> ErrorEnvelope {
+        ErrorEnvelope(
+            code: 1026, message: "The transaction conflicted with a concurrent one and was rolled back; retry it (\(detail))",
+            status: 409)
+    }
+
     /// Runs a query-language parse, mapping its refusal to 1017 or 1018.
     public static func parsing<Value>(_ parse: () throws(QueryLanguageError) -> Value) throws(ErrorEnvelope) -> Value {
         do {

@@ -21,6 +21,7 @@ enum DatabaseErrors {
         case _ where state.hasPrefix("22"):
             return DataError.invalidQuery("Invalid value: \(message)")
         case "54001": return DataError.queryTooComplex("The query is too complex")
+        case "40001", "40P01": return DataError.transactionConflict(message)
         default: return error
         }
     }

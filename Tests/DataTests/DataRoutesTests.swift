@@ -145,4 +145,30 @@ import TestSupport
             #expect(try await rest.send(.GET, "/data/Product").json["code"] as? Int == 1009)
         }
     }
+
+    @Test func unitOfWorkEnvelopesThroughTheGateway() async throws {
+        try await TestCluster.with { cluster async throws in
+            let client = Client(cluster: cluster)
+            let work = #"""
+                {"isolationLevelEnum": "SERIALIZABLE", "operations": [
+                 {"operationType": "CREATE", "table": "Order", "opResultId": "order", "payload": {"total": 10}},
+                 {"operationType": "CREATE", "table": "Line", "payload": {"order": {"___ref": true, "opResultId": "order", "propName": "objectId"}}}]}
+                """#
+            let success = try await client.send(.POST, "/transaction/unit-of-work", work)
+            #expect(success.status == 200 && success.json["success"] as? Bool == true, "\(success.text)")
+            let results = try #require(success.json["results"] as? [String: Any])
+            let order = try #require((results["order"] as? [String: Any])?["result"] as? [String: Any])
+            let line = try #require((results["createLine1"] as? [String: Any])?["result"] as? [String: Any])
+            #expect(line["order"] as? String == order["objectId"] as? String)
+
+            let failing = #"{"operations": [{"operationType": "CREATE", "table": "Order", "payload": {"total": 1}}, {"operationType": "DELETE", "table": "Order", "payload": "missing"}]}"#
+            let failure = try await client.send(.POST, "/transaction/unit-of-work", failing)
+            #expect(failure.status == 200 && failure.json["success"] as? Bool == false)
+            #expect((failure.json["error"] as? [String: Any])?["code"] as? Int == 1000)
+            #expect(try await client.send(.GET, "/data/Order/count").text == "1")
+
+            let malformed = try await client.send(.POST, "/transaction/unit-of-work", #"{"operations": "all"}"#)
+            #expect(malformed.status == 400 && malformed.json["code"] as? Int == 1022)
+        }
+    }
 }

@@ -48,8 +48,21 @@ enum WriteStatements {
             for column in columns {
                 sql.append(", ")
                 sql.identifier(column.name)
-                sql.append(" = excluded.")
+                sql.append(" = ")
+                // Objects that leave a column out keep its stored value when they update.
+                let silent = objects.filter { !$0.object.assignments.contains { $0.column == column } }
+                if silent.isEmpty {
+                    sql.append("excluded.")
+                    sql.identifier(column.name)
+                    continue
+                }
+                sql.append("CASE WHEN excluded.\"objectId\" IN (")
+                sql.list(silent) { sql, entry in sql.bind(.text(entry.id)) }
+                sql.append(") THEN t.")
                 sql.identifier(column.name)
+                sql.append(" ELSE excluded.")
+                sql.identifier(column.name)
+                sql.append(" END")
             }
         }
         sql.append(" RETURNING t.*)")

@@ -15,6 +15,10 @@ struct DataRoutes {
         addSchema(to: &router)
         addQueries(to: &router)
         addObjects(to: &router)
+        router.add(.post, "transaction/unit-of-work") { call in
+            let work = try UnitOfWork(body: try call.json)
+            return .json(try await engine.execute(work, identity: try call.identity, logger: call.context.logger))
+        }
     }
 
     /// Parses a where clause from a request; an empty clause is nil.

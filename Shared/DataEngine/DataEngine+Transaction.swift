@@ -1,0 +1,170 @@
+import InternalProtocol
+import Logging
+import PostgresNIO
+import QueryLanguage
+
+extension DataEngine {
+    /// Runs a unit of work in one transaction and answers the contract's envelope:
+    /// `{"success": true, "error": null, "results": {…}}`, or, after rolling everything back,
+    /// `{"success": false, "results": null, "error": {"message", "code", "operation"}}`.
+    ///
+    /// Tables and columns the operations need are created first, outside the transaction
+    /// (dynamic schema as for single saves): DDL inside it would wait on the transaction's own
+    /// row locks. A schema refusal is reported when its operation's turn comes, so the
+    /// envelope always names the first operation that failed.
+    public func execute(_ work: UnitOfWork, identity: Identity, logger: Logger) async throws -> JSONValue {
+        let schemaFailure = await prepareSchema(work, identity: identity, logger: logger)
+        do {
+            let results = try await session(logger).transaction(isolation: work.isolation) { session in
+                let context = WriteContext(session: session, identity: identity, schemaChanges: false)
+                var results = OperationResults()
+                for (index, operation) in work.operations.enumerated() {
+                    do {
+                        if let schemaFailure, schemaFailure.index == index { throw schemaFailure.error }
+                        let payload = try results.resolving(operation.payload)
+                        results.record(operation, try await run(operation, payload: payload, context: context))
+                    } catch {
+                        throw OperationFailure(operation: operation, error: error)
+                    }
+                }
+                return results
+            }
+            return .object(JSONObject([("success", .bool(true)), ("error", .null), ("results", results.envelope)]))
+        } catch let failure as OperationFailure {
+            return try Self.failureEnvelope(failure.error, operation: failure.operation.echo)
+        } catch {
+            // The commit itself can fail (a serialization conflict); no operation is to blame.
+            return try Self.failureEnvelope(DatabaseErrors.map(error, table: ""), operation: .null)
+        }
+    }
+
+    private struct OperationFailure: Error {
+        let operation: UnitOfWork.Operation
+        let error: any Error
+    }
+
+    /// Client errors become the failure envelope; anything else stays an internal error.
+    private static func failureEnvelope(_ error: any Error, operation: JSONValue) throws -> JSONValue {
+        guard let envelope = error as? ErrorEnvelope else { throw error }
+        let details = JSONObject([
+            ("message", .string(envelope.message)), ("code", .integer(Int64(envelope.code))), ("operation", operation),
+        ])
+        return .object(JSONObject([("success", .bool(false)), ("results", .null), ("error", .object(details))]))
+    }
+
+    /// Adds the tables and columns the saves need; returns the first refusal and its operation.
+    private func prepareSchema(_ work: UnitOfWork, identity: Identity, logger: Logger) async
+        -> (index: Int, error: any Error)?
+    {
+        let context = context(identity, logger)
+        for (index, operation) in work.operations.enumerated() {
+            do {
+                guard let (objects, creates) = try Self.savedObjects(operation) else { continue }
+                _ = try access.authorize(identity, creates ? .create : .update, table: operation.table)
+                _ = try await schema(for: operation.table, objects: objects, createTable: creates, context: context)
+            } catch {
+                return (index, error)
+            }
+        }
+        return nil
+    }
+
+    /// The objects a save operation writes, and whether it may create its table; nil for other
+    /// operations. A reference's value is unknown until its turn: one to an `objectId` (or to a
+    /// whole object, which stands for its id) counts as a string, others are left out, so a new
+    /// column for them must exist beforehand.
+    private static func savedObjects(_ operation: UnitOfWork.Operation) throws -> ([JSONObject], Bool)? {
+        let payload = operation.payload
+        switch operation.type {
+        case .create, .upsert: return ([try schemaSample(payload)], true)
+        case .createBulk, .upsertBulk: return (try (payload.array ?? []).map(schemaSample), true)
+        case .update: return ([try schemaSample(payload)], false)
+        case .updateBulk: return ([try schemaSample(payload.object?["changes"] ?? .null)], false)
+        default: return nil
+        }
+    }
+
+    private static func schemaSample(_ payload: JSONValue) throws -> JSONObject {
+        let object = try payloadObject(payload)
+        return JSONObject(
+            object.members.compactMap { member in
+                guard let value = member.value.object, OperationResults.isReference(value) else { return member }
+                let property = value["propName"]?.string ?? "objectId"
+                return property == "objectId" ? (member.key, .string("")) : nil
+            })
+    }
+
+    /// Runs one operation with its references resolved; returns its result.
+    private func run(_ operation: UnitOfWork.Operation, payload: JSONValue, context: WriteContext) async throws
+        -> JSONValue
+    {
+        let table = operation.table
+        switch operation.type {
+        case .create:
+            return .raw(try await create(table, object: try Self.payloadObject(payload), context: context))
+        case .upsert:
+            return .raw(try await upsert(table, object: try Self.payloadObject(payload), context: context))
+        case .update:
+            let object = try Self.payloadObject(payload)
+            guard let id = object["objectId"]?.string else { throw DataError.invalidBody("UPDATE needs an objectId") }
+            return .raw(try await update(table, id: id, changes: object, context: context))
+        case .createBulk, .upsertBulk:
+            let objects = try (payload.array ?? []).map(Self.payloadObject)
+            guard payload.array != nil else { throw DataError.invalidBody("The payload must be an array of objects") }
+            let ids = try await insertBulk(table, objects: objects, upsert: operation.type == .upsertBulk, context: context)
+            return .array(ids.map(JSONValue.string))
+        case .delete:
+            return .integer(try await delete(table, id: try Self.objectId(payload), context: context))
+        case .updateBulk:
+            let changes = try Self.payloadObject(payload.object?["changes"] ?? .null)
+            let condition = try Self.selection(payload)
+            return .integer(Int64(try await updateBulk(table, condition: condition, changes: changes, context: context)))
+        case .deleteBulk:
+            return .integer(Int64(try await deleteBulk(table, condition: try Self.selection(payload), context: context)))
+        case .find:
+            let rows = try await find(table, query: try Self.findQuery(payload), identity: context.identity, session: context.session)
+            return .array(rows.map(JSONValue.raw))
+        case .addRelation, .setRelation, .deleteRelation:
+            throw DataError.notSupportedYet("\(operation.type.rawValue) in a unit of work")
+        }
+    }
+
+    private static func payloadObject(_ payload: JSONValue) throws -> JSONObject {
+        guard let object = payload.object else { throw DataError.invalidBody("The payload must be a JSON object") }
+        return object
+    }
+
+    /// An object id given as a string or as an object carrying `objectId`.
+    private static func objectId(_ value: JSONValue) throws -> String {
+        guard let id = value.string ?? value.object?["objectId"]?.string, !id.isEmpty else {
+            throw DataError.invalidBody("Expected an objectId or an object with one")
+        }
+        return id
+    }
+
+    /// The rows a bulk operation touches: `conditional` (a where clause) or `unconditional`
+    /// (object ids, or objects carrying them).
+    private static func selection(_ payload: JSONValue) throws -> Condition? {
+        let object = try payloadObject(payload)
+        if let text = object["conditional"]?.string {
+            guard !text.allSatisfy(\.isWhitespace) else { return nil }
+            return try DataError.parsing { () throws(QueryLanguageError) in try QueryParser.condition(text) }
+        }
+        guard let items = object["unconditional"]?.array else {
+            throw DataError.invalidBody("A bulk payload needs 'conditional' (a where clause) or 'unconditional' (ids)")
+        }
+        let ids = try items.map(objectId)
+        return .membership(.property(PropertyPath(["objectId"])), ids.map(ValueExpression.string), negated: false)
+    }
+
+    /// The FIND payload: `{pageSize, offset, properties, excludeProps, whereClause, havingClause, sortBy, groupBy}`.
+    private static func findQuery(_ payload: JSONValue) throws -> FindQuery {
+        guard case .object(var object) = payload else { return FindQuery() }
+        if let options = object["queryOptions"]?.object, !(options["related"]?.array ?? []).isEmpty {
+            throw DataError.notSupportedYet("Loading relations")
+        }
+        object["queryOptions"] = nil
+        let names = ["properties": "props", "whereClause": "where", "havingClause": "having"]
+        return try FindQuery(QueryParameters(body: object, renaming: names))
+    }
+}
