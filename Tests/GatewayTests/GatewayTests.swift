@@ -65,7 +65,7 @@ import TestSupport
             let expectations: [(String, String, String)] = [
                 ("POST", "users/login", "users-service"), ("PATCH", "data/Person", "data-service"),
                 ("DELETE", "data/Person/ID/friends", "relations-service"),
-                ("PATCH", "data/bulk/Person/delete", "data-service"), ("POST", "transaction/unit-of-work", "data-service"),
+                ("PATCH", "data/bulk/Person/delete", "data-service"), ("GET", "transaction/unit-of-work", "data-service"),
                 ("POST", "messaging/default", "messaging-service"), ("GET", "emailtemplate/x", "messaging-service"),
                 ("PUT", "files/a/b.txt", "files-service"), ("GET", "geo/points", "geo-service"),
             ]

@@ -41,8 +41,21 @@ public enum TestDatabase {
     }
 
     private static func admin(_ statement: String) async throws {
-        try await PostgresClient.with(server, logger: logger) { client in
-            _ = try await client.query(PostgresQuery(unsafeSQL: statement), logger: logger).collect()
+        do {
+            try await PostgresClient.with(server, logger: logger) { client in
+                _ = try await client.query(PostgresQuery(unsafeSQL: statement), logger: logger).collect()
+            }
+        } catch let error as PSQLError {
+            // PSQLError hides the server's message from its description; a failing test needs it.
+            throw AdminStatementFailed(statement: statement, detail: String(reflecting: error))
         }
     }
+}
+
+/// A set-up statement on the test cluster failed; the detail is PostgreSQL's own report.
+struct AdminStatementFailed: Error, CustomStringConvertible {
+    let statement: String
+    let detail: String
+
+    var description: String { "\(statement): \(detail)" }
 }

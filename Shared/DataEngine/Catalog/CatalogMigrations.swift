@@ -4,7 +4,7 @@ import PostgresSupport
 /// metadata. App rows themselves live in one schema per app (`app_<id>`), created on demand.
 public enum CatalogMigrations {
     /// All catalog migrations in order.
-    public static let all: [any DatabaseMigration] = [m0001CreateCatalog, m0002CatalogVersion]
+    public static let all: [any DatabaseMigration] = [m0001CreateCatalog, m0002CatalogVersion, m0003JSONOperations]
 
     static let m0001CreateCatalog = SQLMigration(
         version: 1, name: "create the data catalog",
@@ -45,4 +45,49 @@ public enum CatalogMigrations {
     static let m0002CatalogVersion = SQLMigration(
         version: 2, name: "version app catalogs",
         statements: ["ALTER TABLE data.settings ADD COLUMN catalog_version bigint NOT NULL DEFAULT 0"])
+
+    /// Helpers for the update operators (``FieldOperation``), with MySQL's JSON semantics.
+    static let m0003JSONOperations = SQLMigration(
+        version: 3, name: "JSON update operators",
+        statements: [
+            // JSON_SET / JSON_INSERT / JSON_REPLACE of one path: write always, only where
+            // nothing is, or only where something is. Missing parents are left alone.
+            """
+            CREATE FUNCTION data.json_write(doc jsonb, path text[], value jsonb, mode text) RETURNS jsonb
+            LANGUAGE sql IMMUTABLE AS $$
+              SELECT CASE
+                WHEN mode = 'insert' AND doc #> path IS NOT NULL THEN doc
+                WHEN mode = 'replace' AND doc #> path IS NULL THEN doc
+                WHEN cardinality(path) = 0 THEN value
+                ELSE jsonb_set(doc, path, value, mode <> 'replace')
+              END
+            $$
+            """,
+            // JSON_ARRAY_APPEND: appends to the array at path; a scalar there becomes an array.
+            """
+            CREATE FUNCTION data.json_array_append(doc jsonb, path text[], value jsonb) RETURNS jsonb
+            LANGUAGE sql IMMUTABLE AS $$
+              SELECT CASE
+                WHEN doc #> path IS NULL THEN doc
+                WHEN jsonb_typeof(doc #> path) = 'array' AND cardinality(path) = 0 THEN doc || jsonb_build_array(value)
+                WHEN cardinality(path) = 0 THEN jsonb_build_array(doc, value)
+                WHEN jsonb_typeof(doc #> path) = 'array' THEN jsonb_set(doc, path, (doc #> path) || jsonb_build_array(value))
+                ELSE jsonb_set(doc, path, jsonb_build_array(doc #> path, value))
+              END
+            $$
+            """,
+            // The array operators' input: an array, null as [], anything else refused.
+            """
+            CREATE FUNCTION data.json_array(doc jsonb) RETURNS jsonb
+            LANGUAGE plpgsql IMMUTABLE AS $$
+            BEGIN
+              IF doc IS NULL THEN RETURN '[]'::jsonb; END IF;
+              IF jsonb_typeof(doc) <> 'array' THEN
+                RAISE EXCEPTION 'the column does not hold a JSON array' USING ERRCODE = '22023';
+              END IF;
+              RETURN doc;
+            END
+            $$
+            """,
+        ])
 }

@@ -108,6 +108,8 @@ enum WriteStatements {
             sql.append("(")
             try compiler.value(expression, context: column.type, into: &sql)
             sql.append(")::" + ValueEncoding.sqlCast(column.type))
+        case .operation(let operation):
+            operation.write(column: column, into: &sql)
         }
     }
 

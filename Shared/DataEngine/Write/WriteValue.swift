@@ -6,6 +6,8 @@ enum WriteValue: Sendable {
     case bound(SQLValue)
     /// `{"___class":"BackendlessExpression","value":"age + 1"}`, evaluated atomically in SQL.
     case expression(ValueExpression)
+    /// `{"___operation": …, "args": …}`, applied to the column's current value in SQL.
+    case operation(FieldOperation)
 }
 
 /// One object of a save, checked against the table: its id and its column assignments.
@@ -28,9 +30,13 @@ enum ObjectReader {
     enum Intent {
         case value(JSONValue)
         case expression(ValueExpression)
+        case operation(FieldOperation)
     }
 
     static func intent(of value: JSONValue, property: String) throws -> Intent {
+        if let object = value.object, object["___operation"] != nil {
+            return .operation(try FieldOperation(object, property: property))
+        }
         guard let object = value.object, let className = object["___class"]?.string else { return .value(value) }
         guard className == "BackendlessExpression" else {
             throw DataError.notSupportedYet("Saving related objects inline (property '\(property)'); use the relations API")
@@ -50,10 +56,14 @@ enum ObjectReader {
             for (key, value) in object.members where !ignoredKeys.contains(key) {
                 guard Identifier.isValid(key) else { throw DataError.invalidName(key) }
                 guard table?.column(named: key) == nil, !seen.contains(key.lowercased()) else { continue }
-                if case .expression = try intent(of: value, property: key) {
-                    throw DataError.columnNotFound(key, table: table?.name ?? "")
+                let type: ColumnType
+                switch try intent(of: value, property: key) {
+                case .expression: throw DataError.columnNotFound(key, table: table?.name ?? "")
+                case .operation(let operation): type = operation.inferredColumnType
+                case .value(let raw):
+                    guard let inferred = ColumnType.inferred(from: raw) else { continue }
+                    type = inferred
                 }
-                guard let type = ColumnType.inferred(from: value) else { continue }
                 seen.insert(key.lowercased())
                 missing.append(ColumnSchema(name: key, type: type))
             }
@@ -85,6 +95,15 @@ enum ObjectReader {
                     throw DataError.invalidBody("BackendlessExpression is only allowed when updating ('\(key)')")
                 }
                 prepared.assignments.append((column, .expression(expression)))
+            case .operation(let operation):
+                guard allowExpressions else {
+                    throw DataError.invalidBody("Update operations are only allowed when updating ('\(key)')")
+                }
+                guard operation.fits(column.type) else {
+                    wrongType.append(key)
+                    continue
+                }
+                prepared.assignments.append((column, .operation(operation)))
             case .value(let raw):
                 guard let encoded = ValueEncoding.encode(raw, as: column.type) else {
                     wrongType.append(key)
