@@ -94,3 +94,39 @@ public enum RESTForward {
     /// The operation's path segment.
     public static let name = "rest"
 }
+
+/// `users.resolveToken` (users-service): turns a `user-token` into the user it belongs to and
+/// the user's custom roles, or fails with 3064 when no live session has it. Resolving a token
+/// counts as activity for the session's inactivity timeout.
+public enum ResolveUserToken: RPCOperation {
+    public static let name = "users.resolveToken"
+    public static let isIdempotent = true
+
+    /// The token to resolve.
+    public struct Request: Codable, Sendable, Equatable {
+        /// The app the request is for.
+        public var appId: String
+        /// The `user-token` header's value.
+        public var token: String
+
+        /// Creates a request.
+        public init(appId: String, token: String) {
+            self.appId = appId
+            self.token = token
+        }
+    }
+
+    /// The session's user.
+    public struct Response: Codable, Sendable, Equatable {
+        /// The user's objectId.
+        public var userId: String
+        /// The user's custom roles.
+        public var roles: [String]
+
+        /// Creates a response.
+        public init(userId: String, roles: [String]) {
+            self.userId = userId
+            self.roles = roles
+        }
+    }
+}

@@ -12,6 +12,9 @@ public protocol BackendService: SendableMetatype {
     static var name: ServiceName { get }
     /// The service's migrations, applied in version order before it serves.
     static var migrations: [any DatabaseMigration] { get }
+    /// Other owners' migrations the service's code relies on (a shared engine's tables),
+    /// applied first; runners of one owner never apply a version twice.
+    static var sharedMigrations: [(owner: ServiceName, migrations: [any DatabaseMigration])] { get }
     /// Adds the service's internal operations and public REST endpoints.
     static func register(
         operations: inout OperationRegistry, endpoints: inout RESTRouter, environment: ServiceEnvironment) throws
@@ -60,6 +63,15 @@ public struct ServiceParts: Sendable {
 }
 
 extension BackendService {
+    /// None by default.
+    public static var sharedMigrations: [(owner: ServiceName, migrations: [any DatabaseMigration])] { [] }
+
+    /// Every migration runner the service applies, shared ones first.
+    static var migrationRunners: [MigrationRunner] {
+        sharedMigrations.map { MigrationRunner(owner: $0.owner.rawValue, migrations: $0.migrations) }
+            + [MigrationRunner(owner: name.rawValue, migrations: migrations)]
+    }
+
     /// Assembles the service: database pool, internal client, internal server (migrating
     /// before it binds when configured) and operations server.
     public static func parts(configuration: RuntimeConfiguration, tls: TLSMaterial, logger: Logger) throws
@@ -83,10 +95,10 @@ extension BackendService {
             registry: operations, ports: ports,
             defaultTimeout: .milliseconds(Int64(configuration.internalTimeoutMilliseconds)), logger: logger)
         if configuration.migrateOnStart {
-            let runner = MigrationRunner(owner: name.rawValue, migrations: migrations)
+            let runners = migrationRunners
             rpc.beforeServerStarts {
                 await PostgresClient.settle()
-                try await runner.apply(on: database, logger: logger)
+                for runner in runners { _ = try await runner.apply(on: database, logger: logger) }
             }
         }
         let operationsServer = OperationsServer.make(

@@ -37,10 +37,14 @@ public struct RuntimeConfiguration: Sendable {
     public var database: DatabaseConfiguration
     /// Log level.
     public var logLevel: Logger.Level
+    /// The reader scoped to `baas`, for the keys of one service (`BAAS_USERS_…`), which the
+    /// service reads once while it registers.
+    public let reader: ConfigReader
 
     /// Reads the configuration of `service` from `reader`.
     public init(service: ServiceName, reader: ConfigReader) {
         let baas = reader.scoped(to: "baas")
+        self.reader = baas
         self.service = service
         bindHost = baas.string(forKey: "bindHost", default: "127.0.0.1")
         rpcPort = baas.int(forKey: "rpcPort", default: Self.defaultRPCPort(service))

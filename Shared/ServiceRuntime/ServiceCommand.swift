@@ -46,9 +46,10 @@ public enum ServiceCommand {
     public static func migrate<Backend: BackendService>(
         _ backend: Backend.Type, configuration: RuntimeConfiguration, logger: Logger
     ) async throws {
-        let runner = MigrationRunner(owner: Backend.name.rawValue, migrations: Backend.migrations)
         let applied = try await PostgresClient.with(configuration.database, logger: logger) { client in
-            try await runner.apply(on: client, logger: logger)
+            var applied: [Int] = []
+            for runner in Backend.migrationRunners { applied += try await runner.apply(on: client, logger: logger) }
+            return applied
         }
         print("\(Backend.name.executable): applied migrations \(applied)")
     }

@@ -122,7 +122,7 @@ public struct TestCluster: Sendable {
             "BAAS_OPS_PORT": "0", "BAAS_GATEWAY_PORT": "0", "BAAS_GATEWAY_HOST": "127.0.0.1",
             "BAAS_POSTGRES_HOST": database.host, "BAAS_POSTGRES_PORT": "\(database.port)",
             "BAAS_POSTGRES_USER": database.username, "BAAS_POSTGRES_DATABASE": database.database,
-            "BAAS_POSTGRES_MAX_CONNECTIONS": "4",
+            "BAAS_POSTGRES_MAX_CONNECTIONS": "4", "BAAS_USERS_BCRYPT_COST": "4",
         ]
         environment["BAAS_POSTGRES_PASSWORD"] = database.password
         for service in ServiceName.backends {

@@ -1,0 +1,59 @@
+import InternalProtocol
+import Logging
+
+/// Data writes inside a caller's transaction, for services that must change app rows and their
+/// own tables atomically (users-service registers a `Users` row and its credentials together).
+/// The same rules, typing and change events apply as for the public API; tables and columns must
+/// exist beforehand (``DataEngine/ensure(table:columns:appID:logger:)``).
+public struct DataTransaction: Sendable {
+    let engine: DataEngine
+    let context: WriteContext
+
+    /// The transaction's session, for the caller's own statements.
+    public var session: DatabaseSession { context.session }
+
+    /// Creates one object and returns it as JSON text.
+    public func create(_ table: String, object: JSONObject) async throws -> String {
+        try await engine.create(table, object: object, context: context)
+    }
+
+    /// Updates object `id` and returns it as JSON text.
+    public func update(_ table: String, id: String, changes: JSONObject) async throws -> String {
+        try await engine.update(table, id: id, changes: changes, context: context)
+    }
+
+    /// One page of objects matching `query`.
+    public func find(_ table: String, query: FindQuery) async throws -> [String] {
+        try await engine.find(table, query: query, identity: context.identity, session: context.session)
+    }
+}
+
+extension DataEngine {
+    /// Runs `body` in one transaction acting as `identity`; commits when it returns.
+    public func transaction<Result: Sendable>(
+        identity: Identity, logger: Logger, _ body: (DataTransaction) async throws -> Result
+    ) async throws -> Result {
+        try await session(logger).transaction { session in
+            try await body(
+                DataTransaction(
+                    engine: self, context: WriteContext(session: session, identity: identity, schemaChanges: false)))
+        }
+    }
+
+    /// Creates `table` and adds the `columns` it lacks, whatever the app's dynamic-schema switch
+    /// says (a service's own tables, such as `Users`). Columns that exist are left as they are.
+    public func ensure(table: String, columns: [ColumnSchema], appID: String, logger: Logger) async throws {
+        let existing = try await cache.catalog(for: appID).table(named: table)
+        if let existing, columns.allSatisfy({ existing.column(named: $0.name) != nil }) { return }
+        _ = try await mappingErrors(table: table) {
+            try await editor(logger).change(appID: appID) { session, fresh in
+                try await SchemaEditor.ensure(table: table, columns: columns, in: fresh, session: session)
+            }
+        }
+    }
+
+    /// The table's schema, or nil when the app has no such table.
+    public func tableSchema(_ table: String, appID: String) async throws -> TableSchema? {
+        try await cache.catalog(for: appID).table(named: table)
+    }
+}
