@@ -18,6 +18,10 @@ let services: [(name: String, executable: String)] = [
 /// Shared engines a service library uses beyond the runtime.
 let engines: [String: [Target.Dependency]] = [
     "Data": ["QueryLanguage", "DataEngine"],
+    // Profiles are rows of the app's Users table, written in the same transaction as credentials.
+    "Users": [
+        "QueryLanguage", "DataEngine", product("HummingbirdBcrypt", "hummingbird-auth"), product("NIOPosix", "swift-nio"),
+    ],
 ]
 
 func product(_ name: String, _ package: String) -> Target.Dependency {
@@ -126,6 +130,7 @@ let package = Package(
     products: services.map { .executable(name: $0.executable, targets: [$0.executable]) },
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", exact: "2.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", exact: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),

@@ -10,6 +10,9 @@ public struct Identity: Codable, Sendable, Equatable {
     public var userId: String?
     /// All roles of the request: the key's role, the authentication role and custom roles.
     public var roles: [String]
+    /// The stored id (token hash) of the user's session, so that users-service can end it
+    /// without the token itself travelling further than the gateway.
+    public var sessionId: String?
 
     /// Creates an identity.
     public init(appId: String, keyKind: APIKeyKind, userId: String? = nil, roles: [String]) {

@@ -122,11 +122,14 @@ public enum ResolveUserToken: RPCOperation {
         public var userId: String
         /// The user's custom roles.
         public var roles: [String]
+        /// The session's stored id (not usable as a token).
+        public var sessionId: String
 
         /// Creates a response.
-        public init(userId: String, roles: [String]) {
+        public init(userId: String, roles: [String], sessionId: String) {
             self.userId = userId
             self.roles = roles
+            self.sessionId = sessionId
         }
     }
 }

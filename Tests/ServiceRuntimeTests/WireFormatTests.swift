@@ -33,6 +33,13 @@ import Testing
         #expect(try json(SystemStatus.Response(service: .geo, ready: false, detail: "x")) == #"{"detail":"x","ready":false,"service":"geo"}"#)
         #expect(try json(GetApp.Response(appId: "A", name: "N")) == #"{"appId":"A","name":"N"}"#)
         #expect(try json(Empty()) == "{}")
+        #expect(try json(ResolveUserToken.Request(appId: "A", token: "T")) == #"{"appId":"A","token":"T"}"#)
+        #expect(
+            try json(ResolveUserToken.Response(userId: "U", roles: ["R"], sessionId: "S"))
+                == #"{"roles":["R"],"sessionId":"S","userId":"U"}"#)
+        var withSession = Identity(appId: "A", keyKind: .rest, userId: "U", roles: [])
+        withSession.sessionId = "S"
+        #expect(try json(withSession) == #"{"appId":"A","keyKind":"REST","roles":[],"sessionId":"S","userId":"U"}"#)
     }
 
     @Test(arguments: APIKeyKind.allCases) func everyKeyKindHasItsRole(kind: APIKeyKind) {

@@ -12,7 +12,22 @@ struct AppResolver: Sendable {
     /// The resolved app with the request's identity.
     struct Resolved: Sendable {
         let appName: String
-        let identity: Identity
+        var identity: Identity
+    }
+
+    /// `identity` as the user whose session `token` names: `AuthenticatedUser` instead of
+    /// `NotAuthenticatedUser`, plus the user's custom roles; 3064 for a token that names no
+    /// live session.
+    func authenticate(_ identity: Identity, token: String, context: CallContext) async throws -> Identity {
+        var call = context
+        call.identity = identity
+        let session = try await peers.call(
+            ResolveUserToken.self, .init(appId: identity.appId, token: token), on: .users, context: call)
+        var authenticated = Identity(
+            appId: identity.appId, keyKind: identity.keyKind, userId: session.userId,
+            roles: ["AuthenticatedUser", identity.keyKind.role] + session.roles)
+        authenticated.sessionId = session.sessionId
+        return authenticated
     }
 
     func resolve(_ credentials: PublicRoute.Credentials, headers: HTTPFields, context: CallContext) async throws

@@ -21,7 +21,10 @@ struct GatewayController: Sendable {
         var call = CallContext(
             requestID: context.requestID, traceparent: request.headers[.init(InternalHeader.traceparent)!],
             deadline: .now() + defaultTimeout, logger: context.logger)
-        let resolved = try await resolver.resolve(route.credentials, headers: request.headers, context: call)
+        var resolved = try await resolver.resolve(route.credentials, headers: request.headers, context: call)
+        if let token = request.headers[.init("user-token")!], !token.isEmpty {
+            resolved.identity = try await resolver.authenticate(resolved.identity, token: token, context: call)
+        }
         call.identity = resolved.identity
         switch route.target {
         case .gatewayInfo where request.method == .get:

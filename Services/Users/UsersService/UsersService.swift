@@ -1,12 +1,22 @@
+import Configuration
+import DataEngine
 import InternalProtocol
 import PostgresSupport
 import ServiceRuntime
 
-/// users-service: apps and API keys now; users' credentials, sessions and roles later.
+/// users-service: apps and API keys, and users' registration, login and sessions. Profiles are
+/// rows of each app's `Users` table, written through the shared data engine.
+///
+/// Configuration: `BAAS_USERS_BCRYPT_COST` (default 11; tests use 4).
 public enum UsersService: BackendService {
     public static let name = ServiceName.users
 
-    public static let migrations: [any DatabaseMigration] = [m0001CreateApps]
+    public static let migrations: [any DatabaseMigration] = [m0001CreateApps, m0002CreateAccounts]
+
+    /// The data catalog, which the embedded data engine reads and writes.
+    public static let sharedMigrations: [(owner: ServiceName, migrations: [any DatabaseMigration])] = [
+        (.data, CatalogMigrations.all)
+    ]
 
     public static func register(
         operations: inout OperationRegistry, endpoints: inout RESTRouter, environment: ServiceEnvironment
@@ -18,5 +28,14 @@ public enum UsersService: BackendService {
         operations.register(GetApp.self) { request, context in
             try await apps.app(id: request.appId, logger: context.logger)
         }
+        let engine = DataEngine(database: environment.database, logger: environment.logger)
+        environment.background.add(engine.listener)
+        let accounts = Accounts(
+            engine: engine, database: environment.database,
+            bcryptCost: environment.configuration.reader.int(forKey: ConfigKey(["users", "bcryptCost"]), default: 11))
+        operations.register(ResolveUserToken.self) { request, context in
+            try await accounts.resolve(appID: request.appId, token: request.token, logger: context.logger)
+        }
+        UserRoutes(accounts: accounts).add(to: &endpoints)
     }
 }

@@ -70,6 +70,11 @@ public struct SQL: Sendable {
         text += "$\(bindings.count)::\(value.castType)"
     }
 
+    /// Binds `values` as parameters separated by commas (a `VALUES` row, an `IN` list).
+    public mutating func bind(all values: [SQLValue]) {
+        list(values) { sql, value in sql.bind(value) }
+    }
+
     /// Appends `items` separated by `separator`, each written by `write`.
     public mutating func list<Item>(
         _ items: some Sequence<Item>, separator: String = ", ", _ write: (inout SQL, Item) throws -> Void

@@ -8,6 +8,15 @@ import NIOPosix
 struct PasswordHasher: Sendable {
     /// The bcrypt cost (work factor 2^cost); production default 11.
     let cost: UInt8
+    /// A hash at the same cost that no password matches, verified when a login names nobody so
+    /// that unknown and known identities take the same time.
+    let decoy: String
+
+    /// A hasher at `cost` (computes its decoy once, blocking).
+    init(cost: UInt8) {
+        self.cost = cost
+        decoy = Bcrypt.hash(SessionToken.generate(), cost: cost)
+    }
 
     /// A salted hash of `password`.
     func hash(_ password: String) async throws -> String {

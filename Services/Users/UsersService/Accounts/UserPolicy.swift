@@ -1,5 +1,6 @@
 import DataEngine
 import InternalProtocol
+import PostgresNIO
 
 /// An app's user policy: the identity property, whether registration is open, session
 /// inactivity timeout, lockout after failed logins and the multiple-login rule. Apps without a

@@ -1,0 +1,80 @@
+import DataEngine
+import Foundation
+import InternalProtocol
+import Logging
+import QueryLanguage
+
+extension Accounts {
+    /// What a login attempt decided; failures are committed before they are thrown, so a
+    /// failed attempt still counts towards lockout.
+    private enum Outcome: Sendable {
+        case loggedIn(String)
+        case refused(ErrorEnvelope)
+    }
+
+    /// `POST /users/login` `{login, password}`: the user with a new `user-token`.
+    public func login(appID: String, body: JSONObject, logger: Logger) async throws -> String {
+        let (login, password) = try Self.loginArguments(body)
+        let policy = try await policy(appID, logger: logger)
+        guard let user = try await findUser(appID: appID, identity: login, policy: policy, logger: logger) else {
+            _ = try await hasher.verify(password, hash: hasher.decoy)
+            throw UserError.invalidLogin
+        }
+        let userID = try Self.objectId(of: user)
+        let moment = now()
+        let outcome = try await engine.transaction(identity: Self.system(appID), logger: logger) { transaction in
+            let session = transaction.session
+            guard let credentials = try await Credentials.lock(appID: appID, userID: userID, session: session) else {
+                return Outcome.refused(UserError.invalidLogin)
+            }
+            if let lockedUntil = credentials.lockedUntil, lockedUntil > moment { return .refused(UserError.lockedOut) }
+            guard try await hasher.verify(password, hash: credentials.hash) else {
+                try await Credentials.recordFailure(appID: appID, userID: userID, policy: policy, now: moment, session: session)
+                return .refused(UserError.invalidLogin)
+            }
+            if try JSONParser.parse(user).object?["userStatus"]?.string == "DISABLED" {
+                return .refused(UserError.accountDisabled)
+            }
+            try await Credentials.recordSuccess(appID: appID, userID: userID, session: session)
+            if let refusal = try await Sessions.makeRoom(appID: appID, userID: userID, policy: policy, now: moment, session: session) {
+                return .refused(refusal)
+            }
+            let token = SessionToken.generate()
+            try await Sessions.insert(appID: appID, userID: userID, token: token, now: moment, session: session)
+            let stamped = try await transaction.update(
+                Self.usersTable, id: userID,
+                changes: JSONObject([("lastLogin", .integer(Int64((moment.timeIntervalSince1970 * 1000).rounded())))]))
+            return .loggedIn(try Self.adding(token: token, to: stamped))
+        }
+        switch outcome {
+        case .loggedIn(let user): return user
+        case .refused(let error): throw error
+        }
+    }
+
+    private static func loginArguments(_ body: JSONObject) throws -> (String, String) {
+        guard case .string(let login)? = body["login"], case .string(let password)? = body["password"] else {
+            throw UserError.missingLoginArguments
+        }
+        guard !login.isEmpty, !password.isEmpty else { throw UserError.emptyLogin }
+        guard login.count <= identityLimit else { throw UserError.tooLong("login", limit: identityLimit) }
+        guard password.utf8.count <= passwordByteLimit else { throw UserError.tooLong("password", limit: passwordByteLimit) }
+        return (login, password)
+    }
+
+    /// The profile whose identity property equals `identity`, or nil.
+    func findUser(appID: String, identity: String, policy: UserPolicy, logger: Logger) async throws -> String? {
+        guard try await engine.tableSchema(Self.usersTable, appID: appID) != nil else { return nil }
+        var query = FindQuery()
+        query.condition = .comparison(.property(PropertyPath([policy.identityProperty])), .equal, .string(identity))
+        query.pageSize = 1
+        return try await engine.find(Self.usersTable, query: query, identity: Self.system(appID), logger: logger).first
+    }
+
+    /// The user's JSON with `"user-token"` added.
+    private static func adding(token: String, to user: String) throws -> String {
+        guard case .object(var object) = try JSONParser.parse(user) else { throw ErrorEnvelope.internalError }
+        object["user-token"] = .string(token)
+        return JSONValue.object(object).jsonText
+    }
+}

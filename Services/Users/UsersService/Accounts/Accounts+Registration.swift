@@ -1,0 +1,79 @@
+import DataEngine
+import Foundation
+import InternalProtocol
+import Logging
+
+extension Accounts {
+    /// `POST /users/register`: validates the body against the app's policy and the `Users`
+    /// schema, then writes the profile and the password hash in one transaction. Returns the
+    /// saved user (never the password); registration does not log in.
+    public func register(appID: String, body: JSONObject, logger: Logger) async throws -> String {
+        let policy = try await policy(appID, logger: logger)
+        guard policy.registrationEnabled else { throw UserError.registrationDisabled }
+        let password = try Self.registrationPassword(body)
+        let profile = try Self.profile(body, policy: policy)
+        let system = Self.system(appID)
+        try await engine.ensure(table: Self.usersTable, columns: Self.profileColumns(policy), appID: appID, logger: logger)
+        do {
+            try await engine.prepareSchema(Self.usersTable, objects: [profile], identity: system, logger: logger)
+        } catch let error as ErrorEnvelope where error.code == 1013 {
+            throw UserError.unknownPropertyWhileStatic
+        }
+        let hash = try await hasher.hash(password)
+        do {
+            return try await engine.transaction(identity: system, logger: logger) { transaction in
+                let user = try await transaction.create(Self.usersTable, object: profile)
+                try await Credentials.insert(
+                    appID: appID, userID: try Self.objectId(of: user), hash: hash, session: transaction.session)
+                return user
+            }
+        } catch let error as ErrorEnvelope where error.code == 1015 || error.code == 1025 {
+            throw UserError.identityTaken
+        } catch let error as ErrorEnvelope where error.code == 1014 {
+            throw UserError.requiredPropertyMissing(error.message)
+        }
+    }
+
+    private static func registrationPassword(_ body: JSONObject) throws -> String {
+        guard body["id"] == nil else { throw UserError.idProperty }
+        guard case .string(let password)? = body["password"], !password.isEmpty else { throw UserError.missingPassword }
+        guard password.utf8.count <= passwordByteLimit else {
+            throw UserError.tooLong("password", limit: passwordByteLimit)
+        }
+        return password
+    }
+
+    /// The profile row: the body without the password, with status ENABLED.
+    private static func profile(_ body: JSONObject, policy: UserPolicy) throws -> JSONObject {
+        guard case .string(let identity)? = body[policy.identityProperty],
+            !identity.trimmingCharacters(in: .whitespaces).isEmpty
+        else { throw UserError.missingIdentity }
+        guard identity.count <= identityLimit else { throw UserError.tooLong(policy.identityProperty, limit: identityLimit) }
+        if let email = body["email"], email != .null {
+            guard let text = email.string, EmailAddress.isValid(text) else { throw UserError.badEmail }
+        }
+        var profile = body
+        profile["password"] = nil
+        profile["objectId"] = nil
+        profile["userStatus"] = .string("ENABLED")
+        return profile
+    }
+
+    /// The `objectId` of a row the engine returned.
+    static func objectId(of row: String) throws -> String {
+        guard let id = try JSONParser.parse(row).object?["objectId"]?.string else { throw ErrorEnvelope.internalError }
+        return id
+    }
+}
+
+/// A pragmatic email check: one `@`, a non-empty local part, a dotted domain, no spaces.
+enum EmailAddress {
+    static func isValid(_ text: String) -> Bool {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, text.count <= Accounts.identityLimit else { return false }
+        let domain = parts[1]
+        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+        return labels.count >= 2 && labels.allSatisfy { !$0.isEmpty }
+            && !text.contains(where: { $0.isWhitespace || $0 == "," || $0 == ";" })
+    }
+}

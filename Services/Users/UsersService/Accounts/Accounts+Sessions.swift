@@ -1,0 +1,27 @@
+import DataEngine
+import Foundation
+import InternalProtocol
+import Logging
+
+extension Accounts {
+    /// The user a token belongs to (counting as activity), or 3064.
+    public func resolve(appID: String, token: String, logger: Logger) async throws -> ResolveUserToken.Response {
+        guard let userID = try await Sessions.resolve(appID: appID, token: token, now: now(), session: pool(logger)) else {
+            throw ErrorEnvelope.invalidUserToken
+        }
+        return ResolveUserToken.Response(userId: userID, roles: [], sessionId: SessionToken.hash(token))
+    }
+
+    /// `GET /users/isvalidusertoken/{token}`: whether the token names a live session.
+    public func isValid(appID: String, token: String, logger: Logger) async throws -> Bool {
+        (try? await resolve(appID: appID, token: token, logger: logger)) != nil
+    }
+
+    /// `GET /users/logout`: ends the caller's session at once (3064 when it is not live).
+    public func logout(_ identity: Identity, logger: Logger) async throws {
+        guard let sessionID = identity.sessionId else { throw UserError.notLoggedIn }
+        guard try await Sessions.end(appID: identity.appId, sessionID: sessionID, session: pool(logger)) else {
+            throw ErrorEnvelope.invalidUserToken
+        }
+    }
+}

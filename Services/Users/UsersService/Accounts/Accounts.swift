@@ -1,0 +1,59 @@
+import DataEngine
+import Foundation
+import InternalProtocol
+import Logging
+import PostgresNIO
+import QueryLanguage
+
+/// Users' accounts: registration, login and sessions. A profile is a row of the app's `Users`
+/// table written through the shared data engine in the same transaction as its credentials,
+/// so no half-registered user is ever visible. Every time comparison uses ``now``, which
+/// tests replace.
+public struct Accounts: Sendable {
+    /// The profile table.
+    static let usersTable = "Users"
+    /// bcrypt reads at most 72 bytes; a longer password would be silently truncated.
+    static let passwordByteLimit = 72
+    /// The longest identity value (an email address's limit).
+    static let identityLimit = 254
+
+    let engine: DataEngine
+    let database: PostgresClient
+    let hasher: PasswordHasher
+    let now: @Sendable () -> Date
+
+    /// Creates the accounts over `engine` and `database` with bcrypt at `bcryptCost` and the clock `now`.
+    public init(
+        engine: DataEngine, database: PostgresClient, bcryptCost: Int, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.engine = engine
+        self.database = database
+        self.hasher = PasswordHasher(cost: UInt8(clamping: bcryptCost))
+        self.now = now
+    }
+
+    /// The identity the accounts act as towards the data engine.
+    static func system(_ appID: String) -> Identity {
+        Identity(appId: appID, keyKind: .serverCode, roles: [APIKeyKind.serverCode.role])
+    }
+
+    /// The columns every `Users` table has: the identity property (unique) and the profile's
+    /// status and login time.
+    static func profileColumns(_ policy: UserPolicy) -> [ColumnSchema] {
+        var columns = [
+            ColumnSchema(name: policy.identityProperty, type: .string, unique: true),
+            ColumnSchema(name: "userStatus", type: .string), ColumnSchema(name: "lastLogin", type: .datetime),
+        ]
+        if policy.identityProperty != "email" { columns.append(ColumnSchema(name: "email", type: .string)) }
+        if policy.identityProperty != "name" { columns.append(ColumnSchema(name: "name", type: .string)) }
+        return columns
+    }
+
+    func policy(_ appID: String, logger: Logger) async throws -> UserPolicy {
+        try await UserPolicy.load(appID: appID, session: pool(logger))
+    }
+
+    func pool(_ logger: Logger) -> DatabaseSession {
+        DatabaseSession(pool: database, logger: logger)
+    }
+}
