@@ -21,11 +21,6 @@ public struct DataTransaction: Sendable {
     public func update(_ table: String, id: String, changes: JSONObject) async throws -> String {
         try await engine.update(table, id: id, changes: changes, context: context)
     }
-
-    /// One page of objects matching `query`.
-    public func find(_ table: String, query: FindQuery) async throws -> [String] {
-        try await engine.find(table, query: query, identity: context.identity, session: context.session)
-    }
 }
 
 extension DataEngine {

@@ -22,11 +22,11 @@ extension ErrorEnvelope {
     public static let invalidApplicationInfo = ErrorEnvelope(
         code: 2002, message: "Invalid application info (application id or api key)", status: 401)
 
-    /// 404: no public endpoint matches the request's method and path.
     /// 3064, 401: a `user-token` that names no live session (unknown, logged out or expired).
     public static let invalidUserToken = ErrorEnvelope(
         code: 3064, message: "Not existing user token. Relogin user to update your user token", status: 401)
 
+    /// 404: no public endpoint matches the request's method and path.
     public static func endpointNotFound(method: String, path: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 404, message: "No endpoint for \(method) /\(path)", status: 404)
     }

@@ -13,7 +13,7 @@ import Synchronization
 public enum DateLiteral {
     /// The date a where-clause string names, or nil when no supported format matches.
     public static func parse(_ text: String) -> Date? {
-        match(text)?.date
+        readers.lazy.compactMap { $0.date(from: text) }.first
     }
 
     /// The supported patterns, in the order tried (documentation and tests use this).
@@ -56,14 +56,6 @@ public enum DateLiteral {
         "yyyyMMdd",
     ]
 
-    /// The date `text` names and the pattern that matched it first.
-    static func match(_ text: String) -> (date: Date, pattern: String)? {
-        for reader in readers {
-            if let date = reader.date(from: text) { return (date, reader.pattern) }
-        }
-        return nil
-    }
-
     private static let readers: [PatternReader] = patterns.map(PatternReader.init(javaPattern:))
 }
 
@@ -79,7 +71,6 @@ extension DateLiteral {
             case isoWeek
         }
 
-        let pattern: String
         private let outline: Outline
         private let reading: Reading
         // DateFormatter is neither Sendable nor safe to parse with from two threads at once, so
@@ -88,7 +79,6 @@ extension DateLiteral {
 
         init(javaPattern: String) {
             let tokens = PatternToken.tokens(of: javaPattern)
-            pattern = javaPattern
             outline = Outline(tokens)
             let namesAWeek = tokens.contains { $0.fieldLetter == "w" }
             reading = namesAWeek ? .isoWeek : .icu(pattern: PatternToken.icuPattern(of: tokens))

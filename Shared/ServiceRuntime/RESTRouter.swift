@@ -19,6 +19,14 @@ public struct RESTRouter: Sendable {
         public var body: ByteBuffer
         /// Request id, deadline and identity.
         public var context: CallContext
+
+        /// The identity the gateway resolved; every forwarded call has one (else 2002).
+        public var identity: Identity {
+            get throws {
+                guard let identity = context.identity else { throw ErrorEnvelope.invalidApplicationInfo }
+                return identity
+            }
+        }
     }
 
     /// A handler for a matched call.

@@ -13,6 +13,13 @@ extension Response {
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
+    /// A response whose body is JSON text that is already encoded.
+    public static func jsonText(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
     /// The response carrying an error envelope, with the envelope's status.
     public static func envelope(_ envelope: ErrorEnvelope) -> Response {
         // Encoding three plain fields cannot fail; fall back to an empty body all the same.

@@ -127,9 +127,10 @@ import TestSupport
                 let envelope = try await run(
                     fixture,
                     #"{"operations": [{"operationType": "FIND", "table": "Person", "opResultId": "seed", "payload": {}}, \#(operation)]}"#)
-                let error = envelope["error"] as? [String: Any]
-                #expect(envelope["success"] as? Bool == false && error?["code"] as? Int == code, "\(operation) → \(envelope)")
-                #expect((error?["operation"] as? [String: Any])?["opResultId"] as? String != "seed")
+                let error = try #require(envelope["error"] as? [String: Any], "\(operation) → \(envelope)")
+                #expect(envelope["success"] as? Bool == false && error["code"] as? Int == code, "\(operation) → \(envelope)")
+                let failed = try #require(error["operation"] as? [String: Any])
+                #expect(failed["opResultId"] as? String != "seed")
             }
             #expect(try await fixture.rowCount("Person") == 1)
         }
@@ -144,14 +145,8 @@ import TestSupport
             #"{"operations": [{"operationType": "CREATE", "table": "T", "opResultId": "a", "payload": {}}, {"operationType": "CREATE", "table": "T", "opResultId": "a", "payload": {}}]}"#,
         ]
         for body in bodies {
-            #expect(throws: ErrorEnvelope.self, "\(body)") { _ = try UnitOfWork(body: try JSONParser.parse(body)) }
-            do {
-                _ = try UnitOfWork(body: try JSONParser.parse(body))
-            } catch let error as ErrorEnvelope {
-                #expect(error.code == 1022 && error.status == 400)
-            } catch {
-                Issue.record("\(error)")
-            }
+            let error = #expect(throws: ErrorEnvelope.self, "\(body)") { _ = try UnitOfWork(body: try JSONParser.parse(body)) }
+            #expect(error?.code == 1022 && error?.status == 400)
         }
     }
 

@@ -54,7 +54,9 @@ public struct TableSchema: Sendable, Hashable {
     /// The column named `name`, matched exactly first and then ignoring case (Backendless
     /// names are case-insensitive; a client may write `Coordinates` for `coordinates`).
     public func column(named name: String) -> ColumnSchema? {
-        columns.first { $0.name == name } ?? columns.first { $0.name.lowercased() == name.lowercased() }
+        if let exact = columns.first(where: { $0.name == name }) { return exact }
+        let key = name.lowercased()
+        return columns.first { $0.name.lowercased() == key }
     }
 }
 

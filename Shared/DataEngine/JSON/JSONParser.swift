@@ -112,7 +112,6 @@ public struct JSONParser {
 
     private mutating func string() throws(JSONParseError) -> String {
         index += 1
-        var scalars = String.UnicodeScalarView()
         var run = index
         var decoded: [UInt8] = []
         while index < bytes.count {
@@ -121,8 +120,7 @@ public struct JSONParser {
                 decoded.append(contentsOf: bytes[run..<index])
                 index += 1
                 guard let text = String(validating: decoded, as: UTF8.self) else { throw failure("invalid UTF-8") }
-                scalars.append(contentsOf: text.unicodeScalars)
-                return String(scalars)
+                return text
             }
             if byte < 0x20 { throw failure("control character in string") }
             if byte == UInt8(ascii: "\\") {

@@ -93,7 +93,7 @@ struct SchemaEditor: Sendable {
             .boolean(column.required), .boolean(column.unique), .boolean(column.indexed),
             column.defaultValue.map { .text($0.jsonText) } ?? .null("text"),
         ]
-        record.list(values) { sql, value in sql.bind(value) }
+        record.bind(all: values)
         record.append(")")
         _ = try await session.rows(record)
     }

@@ -7,14 +7,6 @@ import ServiceRuntime
 
 /// Reading a forwarded data request: identity, path parameters, query string and JSON body.
 extension RESTRouter.Call {
-    /// The identity the gateway resolved; every data call has one.
-    var identity: Identity {
-        get throws {
-            guard let identity = context.identity else { throw ErrorEnvelope.invalidApplicationInfo }
-            return identity
-        }
-    }
-
     /// The `:table` path parameter.
     var table: String { parameters["table"] ?? "" }
 
@@ -87,13 +79,6 @@ extension RESTRouter.Call {
 }
 
 extension Response {
-    /// A response whose body is JSON text that is already encoded.
-    static func jsonText(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
-        Response(
-            status: status, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(string: text)))
-    }
-
     /// A JSON value response.
     static func json(_ value: JSONValue) -> Response {
         jsonText(value.jsonText)

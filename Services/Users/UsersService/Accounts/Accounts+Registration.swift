@@ -27,7 +27,7 @@ extension Accounts {
                     appID: appID, userID: try Self.objectId(of: user), hash: hash, session: transaction.session)
                 return user
             }
-        } catch let error as ErrorEnvelope where error.code == 1015 || error.code == 1025 {
+        } catch let error as ErrorEnvelope where error.code == 1015 {
             throw UserError.identityTaken
         } catch let error as ErrorEnvelope where error.code == 1014 {
             throw UserError.requiredPropertyMissing(error.message)

@@ -6,15 +6,16 @@ import Logging
 extension Accounts {
     /// The user a token belongs to (counting as activity), or 3064.
     public func resolve(appID: String, token: String, logger: Logger) async throws -> ResolveUserToken.Response {
-        guard let userID = try await Sessions.resolve(appID: appID, token: token, now: now(), session: pool(logger)) else {
+        guard let live = try await Sessions.resolve(appID: appID, token: token, now: now(), session: pool(logger)) else {
             throw ErrorEnvelope.invalidUserToken
         }
-        return ResolveUserToken.Response(userId: userID, roles: [], sessionId: SessionToken.hash(token))
+        return ResolveUserToken.Response(userId: live.userID, roles: [], sessionId: live.sessionID)
     }
 
-    /// `GET /users/isvalidusertoken/{token}`: whether the token names a live session.
+    /// `GET /users/isvalidusertoken/{token}`: whether the token names a live session (a
+    /// database failure stays an error, never a "false").
     public func isValid(appID: String, token: String, logger: Logger) async throws -> Bool {
-        (try? await resolve(appID: appID, token: token, logger: logger)) != nil
+        try await Sessions.resolve(appID: appID, token: token, now: now(), session: pool(logger)) != nil
     }
 
     /// `GET /users/logout`: ends the caller's session at once (3064 when it is not live).

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HummingbirdBcrypt
 import NIOPosix
@@ -44,8 +43,8 @@ enum SessionToken {
         return groups.joined(separator: "-")
     }
 
-    /// The stored form: hex SHA-256 of the upper-cased token.
+    /// The stored form, as for API keys: hex SHA-256 of the upper-cased token.
     static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.uppercased().utf8)).map { String(format: "%02x", $0) }.joined()
+        APIKey.hash(token)
     }
 }

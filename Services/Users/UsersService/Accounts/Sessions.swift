@@ -41,12 +41,16 @@ enum Sessions {
         return nil
     }
 
-    /// The live session's user, marking it used; nil when the token names no live session.
-    static func resolve(appID: String, token: String, now: Date, session: DatabaseSession) async throws -> String? {
+    /// The live session's user and stored id, marking it used; nil when the token names no
+    /// live session.
+    static func resolve(appID: String, token: String, now: Date, session: DatabaseSession) async throws
+        -> (userID: String, sessionID: String)?
+    {
+        let sessionID = SessionToken.hash(token)
         var sql = SQL("UPDATE users.sessions s SET last_seen = ")
         sql.bind(.timestamp(now))
         sql.append(" WHERE s.token_hash = ")
-        sql.bind(.text(SessionToken.hash(token)))
+        sql.bind(.text(sessionID))
         sql.append(" AND s.app_id = ")
         sql.bind(.text(appID))
         sql.append(" AND s.last_seen > ")
@@ -54,9 +58,12 @@ enum Sessions {
         sql.append(
             """
              - make_interval(secs => COALESCE((SELECT p.session_timeout_seconds FROM users.policies p
-             WHERE p.app_id = s.app_id), 1209600)) RETURNING s.user_id
+             WHERE p.app_id = s.app_id),
             """)
-        return try await session.column(sql, as: String.self).first
+        sql.bind(.integer(Int64(UserPolicy().sessionTimeoutSeconds)))
+        sql.append(")) RETURNING s.user_id")
+        guard let userID = try await session.column(sql, as: String.self).first else { return nil }
+        return (userID, sessionID)
     }
 
     /// Ends the session stored as `sessionID`; false when there was none.

@@ -10,27 +10,22 @@ struct UserRoutes {
 
     func add(to router: inout RESTRouter) {
         router.add(.post, "users/register") { call in
-            let identity = try Self.identity(call)
+            let identity = try call.identity
             return .jsonText(try await accounts.register(appID: identity.appId, body: try Self.body(call), logger: call.context.logger))
         }
         router.add(.post, "users/login") { call in
-            let identity = try Self.identity(call)
+            let identity = try call.identity
             return .jsonText(try await accounts.login(appID: identity.appId, body: try Self.body(call), logger: call.context.logger))
         }
         router.add(.get, "users/logout") { call in
-            try await accounts.logout(try Self.identity(call), logger: call.context.logger)
+            try await accounts.logout(try call.identity, logger: call.context.logger)
             return Response(status: .ok)
         }
         router.add(.get, "users/isvalidusertoken/:token") { call in
             let valid = try await accounts.isValid(
-                appID: try Self.identity(call).appId, token: call.parameters["token"] ?? "", logger: call.context.logger)
+                appID: try call.identity.appId, token: call.parameters["token"] ?? "", logger: call.context.logger)
             return .jsonText(valid ? "true" : "false")
         }
-    }
-
-    private static func identity(_ call: RESTRouter.Call) throws -> Identity {
-        guard let identity = call.context.identity else { throw ErrorEnvelope.invalidApplicationInfo }
-        return identity
     }
 
     /// The body as a JSON object; duplicate keys are the seed's 3043, anything else not an object 3038.
@@ -45,14 +40,5 @@ struct UserRoutes {
         } catch is JSONParseError {
             throw UserError.missingRegistrationData
         }
-    }
-}
-
-extension Response {
-    /// A JSON answer already rendered as text.
-    static func jsonText(_ text: String) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 }
