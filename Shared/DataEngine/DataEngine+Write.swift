@@ -199,9 +199,7 @@ extension DataEngine {
     func schema(for tableName: String, objects: [JSONObject], createTable: Bool, context: WriteContext)
         async throws -> (AppCatalog, TableSchema)
     {
-        if tableName.lowercased() == "users", objects.contains(where: { $0["password"] != nil }) {
-            throw DataError.invalidBody("Passwords are set through the users API, never stored as data")
-        }
+        try ObjectReader.refuseReserved(objects, table: tableName)
         let appID = context.identity.appId
         let catalog = try await cache.catalog(for: appID)
         let existing = catalog.table(named: tableName)

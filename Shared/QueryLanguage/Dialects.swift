@@ -7,10 +7,11 @@ public enum BQL {
         _ query: String, parameters: [ValueExpression] = [], limits: QueryLimits = .standard
     ) throws(QueryLanguageError) -> Condition {
         var text = Substring(query.drop { $0.isWhitespace })
-        if text.lowercased().hasPrefix("join") {
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("join"), text.dropFirst(4).first?.isWhitespace ?? true {
             throw QueryLanguageError(.syntax, "BQL 'join' is not supported; load related objects instead")
         }
-        if text.lowercased().hasPrefix("where"), text.dropFirst(5).first?.isWhitespace ?? true {
+        if lowered.hasPrefix("where"), text.dropFirst(5).first?.isWhitespace ?? true {
             text = text.dropFirst(5)
         }
         if text.allSatisfy(\.isWhitespace) { return .constant(true) }

@@ -99,6 +99,7 @@ import TestSupport
                 (.POST, "/data/Safe", "{not json", 1022),
                 (.POST, "/data/Safe", "[1, 2]", 1022),
                 (.POST, "/data/Safe", #"{"a": 1, "a": 2}"#, 1022),
+                (.POST, "/data/Safe", #"{"name": "x", "NAME": "y"}"#, 1022),
                 (.POST, "/data/Safe", String(repeating: "[", count: 200) + String(repeating: "]", count: 200), 1022),
                 (.GET, "/data/Safe?where=name%3D%27a%27%3B%20DROP%20TABLE%20%22Safe%22", nil, 1017),
                 (.GET, "/data/Safe?sortBy=name%3B%20DELETE%20FROM%20x", nil, 1017),

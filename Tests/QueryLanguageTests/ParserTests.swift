@@ -63,6 +63,8 @@ import Testing
         #expect(try BQL.condition("") == .constant(true))
         #expect(throws: QueryLanguageError.self) { try BQL.condition("join friends having age > ?", parameters: [.integer(1)]) }
         #expect(throws: QueryLanguageError.self) { try BQL.condition("where age > ?") }
+        // Only the word `join` is refused, not a property that starts with it.
+        #expect(try BQL.condition("joined = 1") == .comparison(.property(PropertyPath(["joined"])), .equal, .integer(1)))
     }
 
     @Test func quickBloxFiltersMapOntoTheTree() throws {

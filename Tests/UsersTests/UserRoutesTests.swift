@@ -36,6 +36,10 @@ import TestSupport
             #expect(users.text.contains(userID) && !users.text.contains("password") && !users.text.contains("pw\""))
             let smuggled = try await send(cluster, .PUT, "/data/Users/\(userID)", #"{"password": "plain"}"#, token: token)
             #expect(smuggled.status == 400 && smuggled.json["code"] as? Int == 1022)
+            let respelled = try await send(cluster, .PUT, "/data/Users/\(userID)", #"{"PassWord": "plain"}"#, token: token)
+            #expect(respelled.status == 400 && respelled.json["code"] as? Int == 1022)
+            let columns = try await send(cluster, .GET, "/data/Users/properties")
+            #expect(!columns.text.lowercased().contains("password"), "\(columns.text)")
 
             #expect(try await send(cluster, .GET, "/users/isvalidusertoken/\(token)").text == "true")
             let logout = try await send(cluster, .GET, "/users/logout", token: token)

@@ -1,3 +1,5 @@
+import Configuration
+import ServiceRuntime
 import UsersService
 import Testing
 import TestSupport
@@ -13,5 +15,17 @@ import TestSupport
 
     @Test func unknownEndpointsAnswerWithAnEnvelopeNamingTheService() async throws {
         try await BackendChecks.unknownEndpointNamesService(UsersService.self)
+    }
+
+    @Test func aBcryptCostOutsideItsRangeStopsStartUp() throws {
+        func cost(_ value: String?) throws -> Int {
+            let environment = value.map { ["BAAS_USERS_BCRYPT_COST": $0] } ?? [:]
+            return try UsersService.bcryptCost(
+                RuntimeConfiguration(service: .users, reader: .fromEnvironment(environment)))
+        }
+        #expect(try cost(nil) == 11)
+        #expect(try cost("4") == 4)
+        #expect(throws: UsageError.self) { try cost("3") }
+        #expect(throws: UsageError.self) { try cost("40") }
     }
 }

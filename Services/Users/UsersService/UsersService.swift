@@ -31,11 +31,18 @@ public enum UsersService: BackendService {
         let engine = DataEngine(database: environment.database, logger: environment.logger)
         environment.background.add(engine.listener)
         let accounts = Accounts(
-            engine: engine, database: environment.database,
-            bcryptCost: environment.configuration.reader.int(forKey: ConfigKey(["users", "bcryptCost"]), default: 11))
+            engine: engine, database: environment.database, bcryptCost: try bcryptCost(environment.configuration))
         operations.register(ResolveUserToken.self) { request, context in
             try await accounts.resolve(appID: request.appId, token: request.token, logger: context.logger)
         }
         UserRoutes(accounts: accounts).add(to: &endpoints)
+    }
+
+    /// `BAAS_USERS_BCRYPT_COST`, default 11. bcrypt itself traps outside 4...31, so a bad
+    /// setting stops start-up with a message instead.
+    public static func bcryptCost(_ configuration: RuntimeConfiguration) throws -> Int {
+        let cost = configuration.reader.int(forKey: ConfigKey(["users", "bcryptCost"]), default: 11)
+        guard (4...31).contains(cost) else { throw UsageError("BAAS_USERS_BCRYPT_COST must be 4...31, got \(cost)") }
+        return cost
     }
 }

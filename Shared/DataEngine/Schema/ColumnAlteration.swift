@@ -70,10 +70,16 @@ struct ColumnAlteration {
         sql.append(" TO ")
         sql.identifier(newName)
         _ = try await session.rows(sql)
-        for (kind, present) in [(SchemaEditor.IndexKind.unique, column.unique), (.plain, column.indexed)] where present {
-            // Index names derive from the column name; keep them findable after the rename.
+        // Index names derive from the column name; keep them findable after the rename. The
+        // indexes present now are the ones this alteration left (it renames last).
+        let unique = changes["unique"]?.boolValue ?? column.unique
+        let indexed = changes["indexed"]?.boolValue ?? column.indexed
+        for (kind, present) in [(SchemaEditor.IndexKind.unique, unique), (.plain, indexed)] where present {
+            let oldName = SchemaEditor.indexName(kind, table: table.name, column: column.name)
+            // Names hash the lower-cased column, so a change of case keeps the index's name.
+            guard oldName != SchemaEditor.indexName(kind, table: table.name, column: newName) else { continue }
             var index = SQL("ALTER INDEX ")
-            index.table(catalog.schemaName, SchemaEditor.indexName(kind, table: table.name, column: column.name))
+            index.table(catalog.schemaName, oldName)
             index.append(" RENAME TO ")
             index.identifier(SchemaEditor.indexName(kind, table: table.name, column: newName))
             _ = try await session.rows(index)

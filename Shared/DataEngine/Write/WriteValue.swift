@@ -26,6 +26,20 @@ enum ObjectReader {
         "___class", "__meta", "created", "updated", "ownerId", "__subID", "__originSubID", "objectId",
     ]
 
+    /// Properties of a table (lower-cased names) that saves may not carry: another service owns
+    /// them. `Users.password` lives only as a hash in users-service.
+    static let reservedProperties: [String: Set<String>] = ["users": ["password"]]
+
+    /// Refuses objects that carry a reserved property in any spelling (1022).
+    static func refuseReserved(_ objects: [JSONObject], table: String) throws {
+        guard let reserved = reservedProperties[table.lowercased()] else { return }
+        for object in objects {
+            if let key = object.members.first(where: { reserved.contains($0.key.lowercased()) })?.key {
+                throw DataError.invalidBody("'\(key)' is set through the users API, never stored as data")
+            }
+        }
+    }
+
     /// What a property's raw value asks for.
     enum Intent {
         case value(JSONValue)
@@ -84,10 +98,15 @@ enum ObjectReader {
             }
             prepared.objectId = text
         }
+        var named = Set<String>()
         for (key, value) in object.members where !ignoredKeys.contains(key) {
             guard let column = table.column(named: key) else {
                 if case .null = value { continue }
                 throw DataError.columnNotFound(key, table: table.name)
+            }
+            // Keys differing only in case name one column; writing it twice is ambiguous.
+            guard named.insert(column.name).inserted else {
+                throw DataError.invalidBody("Property '\(column.name)' is given more than once (as '\(key)')")
             }
             switch try intent(of: value, property: key) {
             case .expression(let expression):

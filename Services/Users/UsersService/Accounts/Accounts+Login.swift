@@ -20,21 +20,25 @@ extension Accounts {
             _ = try await hasher.verify(password, hash: hasher.decoy)
             throw UserError.invalidLogin
         }
-        let userID = try Self.objectId(of: user)
+        let profile = try JSONParser.parse(user).object
+        guard let userID = profile?["objectId"]?.string else { throw ErrorEnvelope.internalError }
         let moment = now()
+        // bcrypt runs before the transaction: a slow hash must never hold the row lock or a
+        // pooled connection, or hammering one account would stall every login and token check.
+        let stored = try await Credentials.read(appID: appID, userID: userID, lock: false, session: pool(logger))
+        if let lockedUntil = stored?.lockedUntil, lockedUntil > moment { throw UserError.lockedOut }
+        let matches = try await hasher.verify(password, hash: stored?.hash ?? hasher.decoy) && stored != nil
         let outcome = try await engine.transaction(identity: Self.system(appID), logger: logger) { transaction in
             let session = transaction.session
-            guard let credentials = try await Credentials.lock(appID: appID, userID: userID, session: session) else {
-                return Outcome.refused(UserError.invalidLogin)
-            }
+            guard let credentials = try await Credentials.read(appID: appID, userID: userID, lock: true, session: session)
+            else { return Outcome.refused(UserError.invalidLogin) }
+            // A concurrent attempt may have locked the account or changed the password meanwhile.
             if let lockedUntil = credentials.lockedUntil, lockedUntil > moment { return .refused(UserError.lockedOut) }
-            guard try await hasher.verify(password, hash: credentials.hash) else {
+            guard matches, credentials.hash == stored?.hash else {
                 try await Credentials.recordFailure(appID: appID, userID: userID, policy: policy, now: moment, session: session)
                 return .refused(UserError.invalidLogin)
             }
-            if try JSONParser.parse(user).object?["userStatus"]?.string == "DISABLED" {
-                return .refused(UserError.accountDisabled)
-            }
+            if profile?["userStatus"]?.string == "DISABLED" { return .refused(UserError.accountDisabled) }
             try await Credentials.recordSuccess(appID: appID, userID: userID, session: session)
             if let refusal = try await Sessions.makeRoom(appID: appID, userID: userID, policy: policy, now: moment, session: session) {
                 return .refused(refusal)

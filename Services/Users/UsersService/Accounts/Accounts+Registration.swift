@@ -30,7 +30,7 @@ extension Accounts {
         } catch let error as ErrorEnvelope where error.code == 1015 {
             throw UserError.identityTaken
         } catch let error as ErrorEnvelope where error.code == 1014 {
-            throw UserError.requiredPropertyMissing(error.message)
+            throw UserError.requiredPropertyMissing
         }
     }
 

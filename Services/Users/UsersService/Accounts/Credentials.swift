@@ -17,12 +17,12 @@ enum Credentials {
         _ = try await session.rows(sql)
     }
 
-    /// The user's credentials, locked for the rest of the transaction (logins of one user run
-    /// one at a time, so session limits and failure counts never race).
-    static func lock(appID: String, userID: String, session: DatabaseSession) async throws -> Row? {
+    /// The user's credentials; with `lock`, locked for the rest of the transaction (logins of
+    /// one user then commit one at a time, so session limits and failure counts never race).
+    static func read(appID: String, userID: String, lock: Bool, session: DatabaseSession) async throws -> Row? {
         var sql = SQL("SELECT password_hash, locked_until FROM users.credentials")
         whereUser(appID, userID, into: &sql)
-        sql.append(" FOR UPDATE")
+        if lock { sql.append(" FOR UPDATE") }
         guard let row = try await session.rows(sql).first else { return nil }
         let (hash, lockedUntil) = try row.decode((String, Date?).self)
         return Row(hash: hash, lockedUntil: lockedUntil)

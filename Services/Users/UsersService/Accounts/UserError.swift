@@ -9,9 +9,7 @@ enum UserError {
         message: "User registration has an unknown property and dynamic properties are disabled for this version of the application",
         status: 400)
     static let missingPassword = ErrorEnvelope(code: 3011, message: "Missing \"password\" property", status: 400)
-    static func requiredPropertyMissing(_ name: String) -> ErrorEnvelope {
-        ErrorEnvelope(code: 3012, message: "Required property is missing: \(name)", status: 400)
-    }
+    static let requiredPropertyMissing = ErrorEnvelope(code: 3012, message: "Required property is missing", status: 400)
     static let missingIdentity = ErrorEnvelope(code: 3013, message: "Missing value for the identity property", status: 400)
     static let identityTaken = ErrorEnvelope(code: 3033, message: "User with the same identity already exists", status: 409)
     static let missingRegistrationData = ErrorEnvelope(
