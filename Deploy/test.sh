@@ -13,7 +13,7 @@ ensure_system_packages
 python3 -c 'import yaml, jsonschema' 2>/dev/null || pip install -q pyyaml jsonschema
 PG_FSYNC=off pg_start "$state/pg" "$pg_port"
 trap 'pg_stop "$state/pg"' EXIT
-pg_bootstrap "$state/pg" "$pg_port" baas_template CREATEDB
+pg_bootstrap "$state/pg" "$pg_port" baas_template
 psql_super "$state/pg" "$pg_port" -d postgres -c "ALTER ROLE baas CREATEDB"
 # Tests drop their databases WITH (FORCE); an autovacuum worker in one is not the role's own
 # process, and without this membership PostgreSQL refuses to end it (a flaky 42501).

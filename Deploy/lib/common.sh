@@ -57,13 +57,13 @@ pg_stop() { as_pg_owner "$PG_BIN/pg_ctl" -D "$1/data" -m fast -w stop >/dev/null
 # psql_super DIR PORT ARGS…: psql as the cluster's superuser over the socket.
 psql_super() { local dir=$1 port=$2; shift 2; as_pg_owner psql -h "$dir" -p "$port" -U postgres -v ON_ERROR_STOP=1 -qAt "$@"; }
 
-# pg_bootstrap DIR PORT DB [CREATEDB]: the 'baas' role (password from DIR/password) and
+# pg_bootstrap DIR PORT DB: the 'baas' role (password from DIR/password) and
 # database DB with PostGIS, created by the superuser because the extension needs one.
 pg_bootstrap() {
-  local dir=$1 port=$2 db=$3 extra=${4:-}
+  local dir=$1 port=$2 db=$3
   local password; password=$(cat "$dir/password")
   psql_super "$dir" "$port" -d postgres <<SQL
-SELECT 'CREATE ROLE baas LOGIN $extra' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'baas') \gexec
+SELECT 'CREATE ROLE baas LOGIN' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'baas') \gexec
 ALTER ROLE baas PASSWORD '$password';
 SELECT 'CREATE DATABASE $db OWNER baas' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '$db') \gexec
 SQL

@@ -85,15 +85,15 @@ extension DataEngine {
 
     func create(_ tableName: String, object: JSONObject, context: WriteContext) async throws -> String {
         _ = try access.authorize(context.identity, .create, table: tableName)
-        let ids = try await insert(tableName, objects: [object], upsert: false, change: .create, context: context)
-        return ids[0].json
+        return try await insert(tableName, objects: [object], upsert: false, change: .create, context: context)
+            .rows[0]
     }
 
     func upsert(_ tableName: String, object: JSONObject, context: WriteContext) async throws -> String {
         _ = try access.authorize(context.identity, .create, table: tableName)
         _ = try access.authorize(context.identity, .update, table: tableName)
-        let ids = try await insert(tableName, objects: [object], upsert: true, change: .upsert, context: context)
-        return ids[0].json
+        return try await insert(tableName, objects: [object], upsert: true, change: .upsert, context: context)
+            .rows[0]
     }
 
     func insertBulk(_ tableName: String, objects: [JSONObject], upsert: Bool, context: WriteContext) async throws
@@ -104,14 +104,13 @@ extension DataEngine {
         _ = try access.authorize(context.identity, .create, table: tableName)
         if upsert { _ = try access.authorize(context.identity, .update, table: tableName) }
         let change: WriteStatements.Change = upsert ? .bulkUpsert : .bulkCreate
-        return try await insert(tableName, objects: objects, upsert: upsert, change: change, context: context)
-            .map(\.id)
+        return try await insert(tableName, objects: objects, upsert: upsert, change: change, context: context).ids
     }
 
     private func insert(
         _ tableName: String, objects: [JSONObject], upsert: Bool, change: WriteStatements.Change,
         context: WriteContext
-    ) async throws -> [(id: String, json: String)] {
+    ) async throws -> (ids: [String], rows: [String]) {
         let (catalog, table) = try await schema(for: tableName, objects: objects, createTable: true, context: context)
         var entries: [(id: String, object: PreparedObject)] = []
         for object in objects {
@@ -123,9 +122,17 @@ extension DataEngine {
         try WriteStatements.insert(
             entries, ownerId: context.identity.userId, table: table, schema: catalog.schemaName, upsert: upsert,
             into: &sql)
+        let ids = entries.map(\.id)
+        // Bulk writes answer ids only: one count and one change event instead of rendering
+        // and announcing every row.
+        guard change != .bulkCreate && change != .bulkUpsert else {
+            WriteStatements.selectCount(table: table, change: change, appID: catalog.appID, into: &sql)
+            _ = try await mappingErrors(table: table.name) { try await context.session.rows(sql) }
+            return (ids, [])
+        }
         WriteStatements.selectObjects(table: table, change: change, appID: catalog.appID, into: &sql)
         let rows = try await mappingErrors(table: table.name) { try await context.session.column(sql, as: String.self) }
-        return zip(entries.map(\.id), rows).map { ($0, $1) }
+        return (ids, rows)
     }
 
     func update(_ tableName: String, id: String, changes: JSONObject, context: WriteContext) async throws -> String {

@@ -216,15 +216,20 @@ import TestSupport
                     _ = try await fixture.engine.update("Evented", id: id, changes: try fixture.object(#"{"a": 3}"#), identity: fixture.rest, logger: fixture.logger)
                     _ = try await fixture.engine.delete("Evented", id: id, identity: fixture.rest, logger: fixture.logger)
                     _ = try await fixture.engine.deleteBulk("Evented", condition: nil, identity: fixture.rest, logger: fixture.logger)
+                    let bulk = try await fixture.engine.createBulk(
+                        "Evented", objects: [try fixture.object(#"{"a": 4}"#), try fixture.object(#"{"a": 5}"#)],
+                        identity: fixture.rest, logger: fixture.logger)
                     var payloads: [[String: Any]] = []
                     for try await notification in notifications {
                         payloads.append(try fixture.decode(notification.payload))
-                        if payloads.count == 4 { break }
+                        if payloads.count == 5 { break }
                     }
+                    #expect(payloads[4]["operation"] as? String == "bulkCreate" && payloads[4]["count"] as? Int == 2)
+                    #expect(Set(payloads[4]["ids"] as? [String] ?? []) == Set(bulk), "one event names every id of a bulk create")
                     return payloads.map { ($0["operation"] as? String ?? "", $0["ids"] as? [String] ?? [], $0["app"] as? String, $0["table"] as? String) }
                 }
             }
-            #expect(events.map(\.0) == ["create", "update", "delete", "bulkDelete"])
+            #expect(events.map(\.0).prefix(4) == ["create", "update", "delete", "bulkDelete"])
             #expect(events.allSatisfy { $0.2 == fixture.appID && $0.3 == "Evented" })
             #expect(events[0].1 == events[1].1 && events[1].1 == events[2].1 && events[0].1.count == 1)
             #expect(events[3].1.count == 1)

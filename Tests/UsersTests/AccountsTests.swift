@@ -79,8 +79,9 @@ import UsersService
         let logger = TestDatabase.logger
         try await TestDatabase.with { configuration in
             try await PostgresClient.with(configuration, logger: logger) { client in
-                try await MigrationRunner(owner: "data-service", migrations: CatalogMigrations.all).apply(on: client, logger: logger)
-                try await MigrationRunner(owner: "users-service", migrations: UsersService.migrations).apply(on: client, logger: logger)
+                for (owner, migrations) in UsersService.sharedMigrations + [(UsersService.name, UsersService.migrations)] {
+                    try await MigrationRunner(owner: owner.rawValue, migrations: migrations).apply(on: client, logger: logger)
+                }
                 let engine = DataEngine(database: client, logger: logger)
                 let clock = ManualClock()
                 let accounts = Accounts(engine: engine, database: client, bcryptCost: 4, now: { clock.now })
@@ -88,6 +89,7 @@ import UsersService
                     group.addTask { try await engine.listener.run() }
                     defer { group.cancelAll() }
                     for _ in 0..<200 where await !engine.cache.isListening { try await Task.sleep(for: .milliseconds(10)) }
+                    #expect(await engine.cache.isListening)
                     try await body(Fixture(accounts: accounts, engine: engine, database: client, clock: clock))
                 }
             }
