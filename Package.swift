@@ -52,7 +52,10 @@ var targets: [Target] = [
     .target(name: "InternalProtocol", path: "Shared/InternalProtocol", swiftSettings: strict),
     .target(
         name: "PostgresSupport",
-        dependencies: [product("PostgresNIO", "postgres-nio"), product("Logging", "swift-log")],
+        dependencies: [
+            product("PostgresNIO", "postgres-nio"), product("Logging", "swift-log"),
+            product("ServiceLifecycle", "swift-service-lifecycle"),
+        ],
         path: "Shared/PostgresSupport", swiftSettings: strict),
     .target(
         name: "ServiceRuntime",

@@ -75,7 +75,8 @@ extension DataEngine {
         return .array(table.columns.map(Self.describe))
     }
 
-    static func describe(_ column: ColumnSchema) -> JSONValue {
+    /// One column in the contract's `properties` shape.
+    public static func describe(_ column: ColumnSchema) -> JSONValue {
         .object(
             JSONObject([
                 ("name", .string(column.name)),

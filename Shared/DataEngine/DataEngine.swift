@@ -2,6 +2,7 @@ import Foundation
 import InternalProtocol
 import Logging
 import PostgresNIO
+import PostgresSupport
 
 /// The shared data engine: app tables with dynamic schema, the query language compiled to
 /// parameterised SQL, and single-statement writes that emit change events. Services hold one
@@ -27,8 +28,8 @@ public struct DataEngine: Sendable {
     }
 
     /// The service that keeps ``cache`` in step with schema changes made anywhere.
-    public var listener: CatalogListener {
-        CatalogListener(database: database, cache: cache, logger: logger)
+    public var listener: NotificationListener {
+        NotificationListener(database: database, channel: CatalogChannel.name, consumer: cache, logger: logger)
     }
 
     /// A session on the pool, logging to `logger`.

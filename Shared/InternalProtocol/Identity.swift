@@ -24,6 +24,6 @@ public struct Identity: Codable, Sendable, Equatable {
 
     /// An identity for a request without a user token: the key's role plus `NotAuthenticatedUser`.
     public static func anonymous(appId: String, keyKind: APIKeyKind) -> Identity {
-        Identity(appId: appId, keyKind: keyKind, roles: ["NotAuthenticatedUser", keyKind.role])
+        Identity(appId: appId, keyKind: keyKind, roles: [SystemRoles.notAuthenticated, keyKind.role])
     }
 }

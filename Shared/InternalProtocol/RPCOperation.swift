@@ -31,4 +31,10 @@ public enum InternalHeader {
     public static let publicMethod = "x-public-method"
     /// For ``RESTForward``: the public path after the app prefix, with its query string.
     public static let publicPath = "x-public-path"
+    /// The public client's IP address as the gateway saw it, for per-address limits.
+    public static let clientAddress = "x-client-address"
+    /// On a users-service answer: the id of a user whose sessions or roles just changed, so
+    /// the gateway that forwarded the request drops its cached identities at once (other
+    /// gateways hear of it through `LISTEN/NOTIFY`).
+    public static let sessionsChanged = "x-baas-sessions-changed"
 }

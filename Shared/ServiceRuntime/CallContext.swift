@@ -14,6 +14,8 @@ public struct CallContext: Sendable {
     public var deadline: NIODeadline
     /// Who the request acts for, if anyone.
     public var identity: Identity?
+    /// The public client's IP address, when the request came through the gateway.
+    public var clientAddress: String?
     /// A logger carrying the request id.
     public var logger: Logger
 

@@ -21,6 +21,8 @@ public final class InternalClient: Service, Sendable {
         public var contentType: String?
         /// The body.
         public var body: ByteBuffer
+        /// The ``InternalHeader/sessionsChanged`` header, if the peer set one.
+        public var sessionsChanged: String?
     }
 
     /// The underlying client, for tests that need raw HTTP.
@@ -110,7 +112,7 @@ public final class InternalClient: Service, Sendable {
             let body = try await response.body.collect(upTo: Self.maximumResponseBytes)
             return RawResponse(
                 status: Int(response.status.code), contentType: response.headers.first(name: "content-type"),
-                body: body)
+                body: body, sessionsChanged: response.headers.first(name: InternalHeader.sessionsChanged))
         } catch let error as HTTPClientError where error == .deadlineExceeded {
             throw ErrorEnvelope.deadlineExceeded(service)
         } catch let envelope as ErrorEnvelope {
@@ -130,6 +132,7 @@ public final class InternalClient: Service, Sendable {
         headers.add(name: InternalHeader.requestID, value: context.requestID)
         headers.add(name: InternalHeader.deadline, value: String(context.remainingMilliseconds))
         if let traceparent = context.traceparent { headers.add(name: InternalHeader.traceparent, value: traceparent) }
+        if let address = context.clientAddress { headers.add(name: InternalHeader.clientAddress, value: address) }
         if let identity = context.identity { headers.add(name: InternalHeader.identity, value: try identity.headerValue()) }
         for (name, value) in extra { headers.replaceOrAdd(name: name, value: value) }
         return headers

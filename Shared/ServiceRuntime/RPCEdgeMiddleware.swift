@@ -43,9 +43,11 @@ public struct RPCEdgeMiddleware: RouterMiddleware {
         let headers = request.headers
         let timeout = headers[.init(InternalHeader.deadline)!].flatMap(Int64.init).map(TimeAmount.milliseconds)
         let identity = try headers[.init(InternalHeader.identity)!].map(Identity.init(headerValue:))
-        return CallContext(
+        var context = CallContext(
             requestID: requestID, traceparent: headers[.init(InternalHeader.traceparent)!],
             deadline: .now() + (timeout ?? defaultTimeout), identity: identity, logger: logger)
+        context.clientAddress = headers[.init(InternalHeader.clientAddress)!]
+        return context
     }
 
     /// The service named by the client certificate's common name; the TLS layer has already

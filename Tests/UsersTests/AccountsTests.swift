@@ -75,7 +75,11 @@ import UsersService
         }
     }
 
-    static func with(_ body: @Sendable (Fixture) async throws -> Void) async throws {
+    /// Runs `body` over fresh accounts; login attempts are effectively unlimited unless a test
+    /// sets `attemptsPerMinute`.
+    static func with(
+        attemptsPerMinute: (identity: Int, address: Int) = (10_000, 10_000), _ body: @Sendable (Fixture) async throws -> Void
+    ) async throws {
         let logger = TestDatabase.logger
         try await TestDatabase.with { configuration in
             try await PostgresClient.with(configuration, logger: logger) { client in
@@ -84,7 +88,8 @@ import UsersService
                 }
                 let engine = DataEngine(database: client, logger: logger)
                 let clock = ManualClock()
-                let accounts = Accounts(engine: engine, database: client, bcryptCost: 4, now: { clock.now })
+                let accounts = Accounts(
+                    engine: engine, database: client, bcryptCost: 4, attemptsPerMinute: attemptsPerMinute, now: { clock.now })
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await engine.listener.run() }
                     defer { group.cancelAll() }

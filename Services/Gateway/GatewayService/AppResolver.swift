@@ -3,10 +3,11 @@ import InternalProtocol
 import ServiceRuntime
 
 /// Turns a request's credentials into an ``Identity``: the app, the key's kind and the roles
-/// that follow. Keys resolve through users-service and are cached briefly.
+/// that follow. Keys and session tokens resolve through users-service and are cached briefly.
 struct AppResolver: Sendable {
     let peers: InternalClient
     let cache: APIKeyCache
+    let sessions: SessionCache
     let configuration: GatewayConfiguration
 
     /// The resolved app with the request's identity.
@@ -19,13 +20,21 @@ struct AppResolver: Sendable {
     /// `NotAuthenticatedUser`, plus the user's custom roles; 3064 for a token that names no
     /// live session.
     func authenticate(_ identity: Identity, token: String, context: CallContext) async throws -> Identity {
-        var call = context
-        call.identity = identity
-        let session = try await peers.call(
-            ResolveUserToken.self, .init(appId: identity.appId, token: token), on: .users, context: call)
+        let key = SessionCache.Key(appID: identity.appId, token: token)
+        let session: ResolveUserToken.Response
+        if let cached = await sessions.lookup(key) {
+            session = cached
+        } else {
+            let generation = await sessions.generation
+            var call = context
+            call.identity = identity
+            session = try await peers.call(
+                ResolveUserToken.self, .init(appId: identity.appId, token: token), on: .users, context: call)
+            await sessions.store(session, for: key, startedIn: generation)
+        }
         var authenticated = Identity(
             appId: identity.appId, keyKind: identity.keyKind, userId: session.userId,
-            roles: ["AuthenticatedUser", identity.keyKind.role] + session.roles)
+            roles: [SystemRoles.authenticated, identity.keyKind.role] + session.roles)
         authenticated.sessionId = session.sessionId
         return authenticated
     }

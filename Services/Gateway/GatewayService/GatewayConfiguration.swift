@@ -11,6 +11,9 @@ import Configuration
 /// - `BAAS_GATEWAY_KEYLESS_API_PATH`: let `/api/…` requests without an `api-key` header act as the
 ///   app's REST client (as Backendless subdomains do; default false).
 /// - `BAAS_GATEWAY_KEY_CACHE_SECONDS`: how long a resolved (or rejected) key is cached (default 10).
+/// - `BAAS_GATEWAY_SESSION_CACHE_SECONDS`: how long a resolved `user-token` is cached (default 10;
+///   0 turns the cache off). Logouts and other session changes reach the cache at once through
+///   `LISTEN/NOTIFY`, so this bounds only how late an idle session's last activity is recorded.
 /// - `BAAS_GATEWAY_CORS_ORIGINS`: comma-separated allowed origins, or `*` for any (default `*`).
 /// - `BAAS_GATEWAY_INFO_DEADLINE_MS`: how long `/info` waits for each service (default 2000).
 public struct GatewayConfiguration: Sendable {
@@ -26,6 +29,8 @@ public struct GatewayConfiguration: Sendable {
     public var keylessAPIPath: Bool
     /// Key cache lifetime in seconds.
     public var keyCacheSeconds: Int
+    /// Session-token cache lifetime in seconds.
+    public var sessionCacheSeconds: Int
     /// Allowed CORS origins; empty means any.
     public var corsOrigins: [String]
     /// Deadline of each readiness call made by `/info`, in milliseconds.
@@ -40,6 +45,7 @@ public struct GatewayConfiguration: Sendable {
         defaultAppID = gateway.string(forKey: "defaultAppId")
         keylessAPIPath = gateway.bool(forKey: "keylessApiPath", default: false)
         keyCacheSeconds = gateway.int(forKey: "keyCacheSeconds", default: 10)
+        sessionCacheSeconds = gateway.int(forKey: "sessionCacheSeconds", default: 10)
         let origins = gateway.string(forKey: "corsOrigins", default: "*")
         corsOrigins = origins == "*" ? [] : origins.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         infoDeadlineMilliseconds = gateway.int(forKey: "infoDeadlineMs", default: 2_000)

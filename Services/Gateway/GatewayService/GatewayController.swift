@@ -21,6 +21,7 @@ struct GatewayController: Sendable {
         var call = CallContext(
             requestID: context.requestID, traceparent: request.headers[.init(InternalHeader.traceparent)!],
             deadline: .now() + defaultTimeout, logger: context.logger)
+        call.clientAddress = context.clientAddress
         var resolved = try await resolver.resolve(route.credentials, headers: request.headers, context: call)
         if let token = request.headers[.init("user-token")!], !token.isEmpty {
             resolved.identity = try await resolver.authenticate(resolved.identity, token: token, context: call)
@@ -49,6 +50,10 @@ struct GatewayController: Sendable {
         let answer = try await peers.forward(
             method: request.method.rawValue, path: path, contentType: request.headers[.contentType], body: body,
             to: service, context: context)
+        if let userID = answer.sessionsChanged, let appID = context.identity?.appId {
+            // The caller's next request may come before the announcement reaches this gateway.
+            await resolver.sessions.invalidate(appID: appID, userID: userID)
+        }
         var headers = HTTPFields()
         headers[.contentType] = answer.contentType
         return Response(status: .init(code: answer.status), headers: headers, body: .init(byteBuffer: answer.body))

@@ -7,9 +7,12 @@ public struct GatewayRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The request id echoed in `x-request-id` and passed to every service.
     public var requestID: String
+    /// The client's IP address (of the TCP peer; an HTTP/2 stream asks its connection).
+    public let clientAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         requestID = ""
+        clientAddress = (source.channel.remoteAddress ?? source.channel.parent?.remoteAddress)?.ipAddress
     }
 }

@@ -2,6 +2,8 @@ import Hummingbird
 import InternalProtocol
 import Logging
 import NIOCore
+import PostgresNIO
+import PostgresSupport
 import ServiceRuntime
 
 /// The public gateway: one HTTP port for every client, API-key check, identity, routing to
@@ -13,12 +15,19 @@ public enum GatewayService {
     ) throws -> ServiceParts {
         let ports = BoundPorts()
         let peers = try InternalClient(tls: tls, peers: runtime.peers)
+        // The gateway's only database use: one connection listening for session changes.
+        var listening = runtime.database
+        listening.maximumConnections = 1
+        let database = PostgresClient(listening, logger: logger)
+        let sessions = SessionCache(lifetime: .seconds(configuration.sessionCacheSeconds))
+        let listener = NotificationListener(
+            database: database, channel: SessionsChannel.name, consumer: sessions, logger: logger)
         let readiness = ServiceReadiness(
             peers: peers, deadline: .milliseconds(Int64(configuration.infoDeadlineMilliseconds)))
         let controller = GatewayController(
             resolver: AppResolver(
                 peers: peers, cache: APIKeyCache(lifetime: .seconds(configuration.keyCacheSeconds)),
-                configuration: configuration),
+                sessions: sessions, configuration: configuration),
             readiness: readiness, peers: peers, bodyLimit: configuration.bodyLimit,
             defaultTimeout: .milliseconds(Int64(runtime.internalTimeoutMilliseconds)))
         let publicServer = Application(
@@ -35,7 +44,7 @@ public enum GatewayService {
             let users = await readiness.status(of: .users, context: context)
             return .init(service: .gateway, ready: users.ready, detail: users.ready ? nil : "users-service not ready")
         }
-        return ServiceParts(services: [peers, publicServer, operations], ports: ports)
+        return ServiceParts(services: [peers, database, listener, publicServer, operations], ports: ports)
     }
 
     static func router(controller: GatewayController, configuration: GatewayConfiguration) -> Router<

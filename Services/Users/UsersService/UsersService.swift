@@ -7,11 +7,13 @@ import ServiceRuntime
 /// users-service: apps and API keys, and users' registration, login and sessions. Profiles are
 /// rows of each app's `Users` table, written through the shared data engine.
 ///
-/// Configuration: `BAAS_USERS_BCRYPT_COST` (default 11; tests use 4).
+/// Configuration: `BAAS_USERS_BCRYPT_COST` (default 11; tests use 4),
+/// `BAAS_USERS_LOGIN_ATTEMPTS_PER_MINUTE` (password checks per identity, default 10) and
+/// `BAAS_USERS_LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE` (per client address, default 60).
 public enum UsersService: BackendService {
     public static let name = ServiceName.users
 
-    public static let migrations: [any DatabaseMigration] = [m0001CreateApps, m0002CreateAccounts]
+    public static let migrations: [any DatabaseMigration] = [m0001CreateApps, m0002CreateAccounts, m0003CreateRoles]
 
     /// The data catalog, which the embedded data engine reads and writes.
     public static let sharedMigrations: [(owner: ServiceName, migrations: [any DatabaseMigration])] = [
@@ -31,11 +33,21 @@ public enum UsersService: BackendService {
         let engine = DataEngine(database: environment.database, logger: environment.logger)
         environment.background.add(engine.listener)
         let accounts = Accounts(
-            engine: engine, database: environment.database, bcryptCost: try bcryptCost(environment.configuration))
+            engine: engine, database: environment.database, bcryptCost: try bcryptCost(environment.configuration),
+            attemptsPerMinute: try loginRates(environment.configuration))
         operations.register(ResolveUserToken.self) { request, context in
             try await accounts.resolve(appID: request.appId, token: request.token, logger: context.logger)
         }
         UserRoutes(accounts: accounts).add(to: &endpoints)
+    }
+
+    /// The login rate limits per identity and per client address (each at least 1).
+    public static func loginRates(_ configuration: RuntimeConfiguration) throws -> (identity: Int, address: Int) {
+        let reader = configuration.reader.scoped(to: "users").scoped(to: "loginAttempts")
+        let identity = reader.int(forKey: "perMinute", default: 10)
+        let address = reader.int(forKey: "perAddressPerMinute", default: 60)
+        guard identity >= 1, address >= 1 else { throw UsageError("login attempt limits must be at least 1 per minute") }
+        return (identity, address)
     }
 
     /// `BAAS_USERS_BCRYPT_COST`, default 11. bcrypt itself traps outside 4...31, so a bad

@@ -1,6 +1,6 @@
 /// The in-memory catalog of every app this process has served. Reads never query the
 /// catalog tables: a miss loads an app once (concurrent misses share the load), and
-/// ``CatalogListener`` drops an app's entry when any instance announces a newer catalog
+/// the catalog listener drops an app's entry when any instance announces a newer catalog
 /// version than the entry holds.
 public actor CatalogCache {
     private var entries: [String: AppCatalog] = [:]

@@ -5,7 +5,7 @@ import PostgresNIO
 /// Changes app schemas. Every change for one app runs under an in-process lock and, inside
 /// its transaction, a PostgreSQL advisory lock for that app, so two requests or two instances
 /// never race; the change re-reads the catalog under the lock, applies only what is still
-/// missing, announces itself on ``CatalogListener/channel`` and refreshes the local cache.
+/// missing, announces itself on ``CatalogChannel`` and refreshes the local cache.
 struct SchemaEditor: Sendable {
     let session: DatabaseSession
     let cache: CatalogCache
@@ -24,8 +24,8 @@ struct SchemaEditor: Sendable {
                 _ = try await session.rows(lock)
                 try await change(session, try await CatalogStore.load(appID: appID, session: session))
                 let version = try await CatalogStore.bumpVersion(appID: appID, session: session)
-                var notify = SQL("SELECT pg_notify('\(CatalogListener.channel)', ")
-                notify.bind(.text(CatalogListener.payload(appID: appID, version: version)))
+                var notify = SQL("SELECT pg_notify('\(CatalogChannel.name)', ")
+                notify.bind(.text(CatalogChannel.payload(appID: appID, version: version)))
                 notify.append(")")
                 _ = try await session.rows(notify)
                 return try await CatalogStore.load(appID: appID, session: session)

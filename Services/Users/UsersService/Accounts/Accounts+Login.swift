@@ -12,9 +12,13 @@ extension Accounts {
         case refused(ErrorEnvelope)
     }
 
-    /// `POST /users/login` `{login, password}`: the user with a new `user-token`.
-    public func login(appID: String, body: JSONObject, logger: Logger) async throws -> String {
+    /// `POST /users/login` `{login, password}`: the user with a new `user-token`. Attempts are
+    /// rate limited per login and per `clientAddress` before any hashing.
+    public func login(appID: String, body: JSONObject, clientAddress: String? = nil, logger: Logger) async throws
+        -> String
+    {
         let (login, password) = try Self.loginArguments(body)
+        try await throttle.admit(identity: appID + " " + login.lowercased(), address: clientAddress)
         let policy = try await policy(appID, logger: logger)
         guard let user = try await findUser(appID: appID, identity: login, policy: policy, logger: logger) else {
             _ = try await hasher.verify(password, hash: hasher.decoy)
@@ -38,7 +42,11 @@ extension Accounts {
                 try await Credentials.recordFailure(appID: appID, userID: userID, policy: policy, now: moment, session: session)
                 return .refused(UserError.invalidLogin)
             }
-            if profile?["userStatus"]?.string == "DISABLED" { return .refused(UserError.accountDisabled) }
+            switch profile?["userStatus"]?.string {
+            case "DISABLED": return .refused(UserError.accountDisabled)
+            case "EMAIL_CONFIRMATION_PENDING": return .refused(UserError.loginDisabled)
+            default: break
+            }
             try await Credentials.recordSuccess(appID: appID, userID: userID, session: session)
             if let refusal = try await Sessions.makeRoom(appID: appID, userID: userID, policy: policy, now: moment, session: session) {
                 return .refused(refusal)
@@ -76,7 +84,7 @@ extension Accounts {
     }
 
     /// The user's JSON with `"user-token"` added.
-    private static func adding(token: String, to user: String) throws -> String {
+    static func adding(token: String, to user: String) throws -> String {
         guard case .object(var object) = try JSONParser.parse(user) else { throw ErrorEnvelope.internalError }
         object["user-token"] = .string(token)
         return JSONValue.object(object).jsonText

@@ -6,7 +6,8 @@ import Logging
 extension Accounts {
     /// `POST /users/register`: validates the body against the app's policy and the `Users`
     /// schema, then writes the profile and the password hash in one transaction. Returns the
-    /// saved user (never the password); registration does not log in.
+    /// saved user (never the password); registration does not log in. A body with the
+    /// `objectId` of a guest turns that guest into a registered user (3030 for any other id).
     public func register(appID: String, body: JSONObject, logger: Logger) async throws -> String {
         let policy = try await policy(appID, logger: logger)
         guard policy.registrationEnabled else { throw UserError.registrationDisabled }
@@ -19,18 +20,52 @@ extension Accounts {
         } catch let error as ErrorEnvelope where error.code == 1013 {
             throw UserError.unknownPropertyWhileStatic
         }
+        let guestID = body["objectId"]?.string
+        if let guestID { try await requireGuest(guestID, appID: appID, logger: logger) }
         let hash = try await hasher.hash(password)
         do {
             return try await engine.transaction(identity: system, logger: logger) { transaction in
-                let user = try await transaction.create(Self.usersTable, object: profile)
-                try await Credentials.insert(
-                    appID: appID, userID: try Self.objectId(of: user), hash: hash, session: transaction.session)
+                let user =
+                    if let guestID {
+                        try await transaction.update(Self.usersTable, id: guestID, changes: profile)
+                    } else {
+                        try await transaction.create(Self.usersTable, object: profile)
+                    }
+                guard
+                    try await Credentials.insert(
+                        appID: appID, userID: try Self.objectId(of: user), hash: hash, session: transaction.session)
+                else { throw UserError.unknownUser }  // a concurrent conversion of the same guest won
                 return user
             }
         } catch let error as ErrorEnvelope where error.code == 1015 {
             throw UserError.identityTaken
         } catch let error as ErrorEnvelope where error.code == 1014 {
             throw UserError.requiredPropertyMissing
+        }
+    }
+
+    /// `POST /users/register/guest`: a profile with status GUEST and no password, logged in at
+    /// once (the user with its `user-token`). Registering with its `objectId` converts it.
+    public func registerGuest(appID: String, logger: Logger) async throws -> String {
+        let policy = try await policy(appID, logger: logger)
+        guard policy.registrationEnabled else { throw UserError.registrationDisabled }
+        try await engine.ensure(table: Self.usersTable, columns: Self.profileColumns(policy), appID: appID, logger: logger)
+        let moment = now()
+        return try await engine.transaction(identity: Self.system(appID), logger: logger) { transaction in
+            let user = try await transaction.create(Self.usersTable, object: JSONObject([("userStatus", .string("GUEST"))]))
+            let token = SessionToken.generate()
+            try await Sessions.insert(
+                appID: appID, userID: try Self.objectId(of: user), token: token, now: moment, session: transaction.session)
+            return try Self.adding(token: token, to: user)
+        }
+    }
+
+    /// 3030 unless `id` names a guest.
+    private func requireGuest(_ id: String, appID: String, logger: Logger) async throws {
+        let row = try await engine.object(
+            Self.usersTable, matching: [("objectId", id)], query: FindQuery(), identity: Self.system(appID), logger: logger)
+        guard let row, try JSONParser.parse(row).object?["userStatus"]?.string == "GUEST" else {
+            throw UserError.unknownUser
         }
     }
 
@@ -55,6 +90,7 @@ extension Accounts {
         var profile = body
         profile["password"] = nil
         profile["objectId"] = nil
+        profile["user-token"] = nil
         profile["userStatus"] = .string("ENABLED")
         return profile
     }

@@ -6,10 +6,11 @@ import Logging
 extension Accounts {
     /// The user a token belongs to (counting as activity), or 3064.
     public func resolve(appID: String, token: String, logger: Logger) async throws -> ResolveUserToken.Response {
-        guard let live = try await Sessions.resolve(appID: appID, token: token, now: now(), session: pool(logger)) else {
+        guard let live = try await Sessions.resolve(appID: appID, token: token, now: now(), session: pool(logger))
+        else {
             throw ErrorEnvelope.invalidUserToken
         }
-        return ResolveUserToken.Response(userId: live.userID, roles: [], sessionId: live.sessionID)
+        return ResolveUserToken.Response(userId: live.userID, roles: live.roles, sessionId: live.sessionID)
     }
 
     /// `GET /users/isvalidusertoken/{token}`: whether the token names a live session (a

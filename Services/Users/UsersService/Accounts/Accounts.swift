@@ -20,15 +20,19 @@ public struct Accounts: Sendable {
     let engine: DataEngine
     let database: PostgresClient
     let hasher: PasswordHasher
+    let throttle: LoginThrottle
     let now: @Sendable () -> Date
 
-    /// Creates the accounts over `engine` and `database` with bcrypt at `bcryptCost` and the clock `now`.
+    /// Creates the accounts over `engine` and `database` with bcrypt at `bcryptCost`, password
+    /// checks limited to `attemptsPerMinute` per identity and per client address, and the clock `now`.
     public init(
-        engine: DataEngine, database: PostgresClient, bcryptCost: Int, now: @escaping @Sendable () -> Date = { Date() }
+        engine: DataEngine, database: PostgresClient, bcryptCost: Int,
+        attemptsPerMinute: (identity: Int, address: Int) = (10, 60), now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.engine = engine
         self.database = database
         self.hasher = PasswordHasher(cost: UInt8(clamping: bcryptCost))
+        self.throttle = LoginThrottle(limits: .init(perIdentity: attemptsPerMinute.identity, perAddress: attemptsPerMinute.address))
         self.now = now
     }
 

@@ -10,10 +10,23 @@ enum Credentials {
         let lockedUntil: Date?
     }
 
-    static func insert(appID: String, userID: String, hash: String, session: DatabaseSession) async throws {
+    /// Stores the first password of a user; false when the user already has one.
+    static func insert(appID: String, userID: String, hash: String, session: DatabaseSession) async throws -> Bool {
         var sql = SQL("INSERT INTO users.credentials (app_id, user_id, password_hash) VALUES (")
         sql.bind(all: [.text(appID), .text(userID), .text(hash)])
-        sql.append(")")
+        sql.append(") ON CONFLICT DO NOTHING RETURNING user_id")
+        return try await !session.column(sql, as: String.self).isEmpty
+    }
+
+    /// Sets the user's password hash (a guest has none yet) and clears the failure counters.
+    static func store(appID: String, userID: String, hash: String, session: DatabaseSession) async throws {
+        var sql = SQL("INSERT INTO users.credentials (app_id, user_id, password_hash) VALUES (")
+        sql.bind(all: [.text(appID), .text(userID), .text(hash)])
+        sql.append(
+            """
+            ) ON CONFLICT (app_id, user_id) DO UPDATE SET password_hash = excluded.password_hash,
+            failed_logins = 0, first_failure = NULL, locked_until = NULL
+            """)
         _ = try await session.rows(sql)
     }
 

@@ -1,14 +1,12 @@
 import DataEngine
 import Foundation
 import InternalProtocol
+import PostgresNIO
 
 /// SQL over `users.sessions`: sessions are keyed by the SHA-256 of their token and live while
 /// used within the app's inactivity timeout. Ending sessions announces the user on
-/// ``channel`` so that caches of resolved tokens drop them.
+/// ``SessionsChannel`` so that caches of resolved tokens drop them.
 enum Sessions {
-    /// The channel session ends are announced on; the payload is `<app id> <user id>`.
-    static let channel = "baas_sessions"
-
     static func insert(appID: String, userID: String, token: String, now: Date, session: DatabaseSession) async throws {
         var sql = SQL("INSERT INTO users.sessions (token_hash, app_id, user_id, created, last_seen) VALUES (")
         sql.bind(all: [.text(SessionToken.hash(token)), .text(appID), .text(userID), .timestamp(now), .timestamp(now)])
@@ -41,15 +39,22 @@ enum Sessions {
         return nil
     }
 
-    /// The live session's user and stored id, marking it used; nil when the token names no
-    /// live session.
-    static func resolve(appID: String, token: String, now: Date, session: DatabaseSession) async throws
-        -> (userID: String, sessionID: String)?
-    {
+    /// How stale a session's recorded activity may get before a resolution writes it again:
+    /// a busy token costs a write a minute, not one per request.
+    static let activitySlack: Double = 60
+
+    /// A live session: its user, the user's custom roles and the stored id.
+    struct Live: Sendable {
+        let userID: String
+        let roles: [String]
+        let sessionID: String
+    }
+
+    /// The live session `token` names, counting as activity; nil when there is none. One
+    /// statement reads the session and the user's roles and refreshes stale activity.
+    static func resolve(appID: String, token: String, now: Date, session: DatabaseSession) async throws -> Live? {
         let sessionID = SessionToken.hash(token)
-        var sql = SQL("UPDATE users.sessions s SET last_seen = ")
-        sql.bind(.timestamp(now))
-        sql.append(" WHERE s.token_hash = ")
+        var sql = SQL("WITH live AS (SELECT s.token_hash, s.user_id, s.last_seen FROM users.sessions s WHERE s.token_hash = ")
         sql.bind(.text(sessionID))
         sql.append(" AND s.app_id = ")
         sql.bind(.text(appID))
@@ -61,9 +66,28 @@ enum Sessions {
              WHERE p.app_id = s.app_id),
             """)
         sql.bind(.integer(Int64(UserPolicy().sessionTimeoutSeconds)))
-        sql.append(")) RETURNING s.user_id")
-        guard let userID = try await session.column(sql, as: String.self).first else { return nil }
-        return (userID, sessionID)
+        sql.append("))), touched AS (UPDATE users.sessions t SET last_seen = ")
+        sql.bind(.timestamp(now))
+        sql.append(" FROM live WHERE t.token_hash = live.token_hash AND live.last_seen < ")
+        sql.bind(.timestamp(now.addingTimeInterval(-activitySlack)))
+        sql.append(") SELECT live.user_id, ARRAY(SELECT r.role_name FROM users.user_roles r WHERE r.app_id = ")
+        sql.bind(.text(appID))
+        sql.append(" AND r.user_id = live.user_id ORDER BY r.role_name) FROM live")
+        guard let row = try await session.rows(sql).first else { return nil }
+        let (userID, roles) = try row.decode((String, [String]).self)
+        return Live(userID: userID, roles: roles, sessionID: sessionID)
+    }
+
+    /// Ends every session of the user but `keeping` (all of them when nil) and announces it.
+    static func endAll(appID: String, userID: String, keeping: String?, session: DatabaseSession) async throws {
+        var sql = SQL("DELETE FROM users.sessions")
+        Credentials.whereUser(appID, userID, into: &sql)
+        if let keeping {
+            sql.append(" AND token_hash <> ")
+            sql.bind(.text(keeping))
+        }
+        _ = try await session.rows(sql)
+        try await announce(appID: appID, userID: userID, session: session)
     }
 
     /// Ends the session stored as `sessionID`; false when there was none.
@@ -78,9 +102,10 @@ enum Sessions {
         return true
     }
 
-    private static func announce(appID: String, userID: String, session: DatabaseSession) async throws {
-        var notify = SQL("SELECT pg_notify('\(channel)', ")
-        notify.bind(.text(appID + " " + userID))
+    /// Tells every gateway that the user's sessions or roles changed.
+    static func announce(appID: String, userID: String, session: DatabaseSession) async throws {
+        var notify = SQL("SELECT pg_notify('\(SessionsChannel.name)', ")
+        notify.bind(.text(SessionsChannel.payload(appID: appID, userID: userID)))
         notify.append(")")
         _ = try await session.rows(notify)
     }

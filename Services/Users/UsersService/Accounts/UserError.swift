@@ -40,4 +40,43 @@ enum UserError {
     static let loginLimit = ErrorEnvelope(
         code: 3044, message: "Multiple login limit for the same user account has been reached.", status: 401)
     static let notLoggedIn = ErrorEnvelope(code: 3028, message: "User is not logged in.", status: 401)
+    static let anotherUser = ErrorEnvelope(
+        code: 3029,
+        message: "Cannot modify properties of another user. Returned when one user is logged and the call attempts to modify properties of another user.",
+        status: 403)
+    static let unknownUser = ErrorEnvelope(
+        code: 3030, message: "Unable to locate user account - invalid user id.", status: 404)
+    static let identityTakenOnUpdate = ErrorEnvelope(
+        code: 3018,
+        message: "The property marked as \"identity\" is being updated and another user already has the specified value which must be unique.",
+        status: 409)
+    static let unknownPropertyOnUpdate = ErrorEnvelope(
+        code: 3031, message: "A new \"dynamic\" property is being added, but dynamic property definition is disabled.",
+        status: 400)
+    static let requiredValuesMissing = ErrorEnvelope(
+        code: 3045, message: "Required properties in the provided object do not contain values.", status: 400)
+    static let missingStatus = ErrorEnvelope(
+        code: 3038, message: "Missing \"userStatus\": one of ENABLED, DISABLED, EMAIL_CONFIRMATION_PENDING", status: 400)
+    static func unknownStatus(_ status: String) -> ErrorEnvelope {
+        ErrorEnvelope(
+            code: 3038, message: "Unknown userStatus '\(status)': one of ENABLED, DISABLED, EMAIL_CONFIRMATION_PENDING",
+            status: 400)
+    }
+    static let loginDisabled = ErrorEnvelope(
+        code: 3000, message: "Login has been disabled for the user account.", status: 401)
+    /// Role management and other users' roles and statuses (the seed: "only with the CodeRunner
+    /// API key"); 4000 is the contract's "no permission" code.
+    static let serverCodeOnly = ErrorEnvelope(
+        code: 4000, message: "Permission denied: this operation requires the server-code (CodeRunner) API key",
+        status: 403)
+    static let unknownRole = ErrorEnvelope(code: 2005, message: "Could not find role.", status: 404)
+    static let missingRoleArguments = ErrorEnvelope(
+        code: 3038, message: "One of the required parameters (user or roleName) is null", status: 400)
+    static let userNotFound = ErrorEnvelope(code: 3057, message: "Could not find user by id or identity.", status: 404)
+    static let cannotAssign = ErrorEnvelope(code: 3058, message: "Could not assign role to user.", status: 400)
+    static let cannotUnassign = ErrorEnvelope(code: 3059, message: "Could not unassign role to user.", status: 400)
+    static func throttled(retryAfter seconds: Int) -> ErrorEnvelope {
+        ErrorEnvelope(
+            code: 429, message: "Too many login attempts; try again in \(seconds) seconds", status: 429)
+    }
 }

@@ -4,22 +4,36 @@ import InternalProtocol
 import NIOCore
 import ServiceRuntime
 
-/// The public `/users` endpoints served so far.
+/// The public `/users` endpoints: accounts and sessions here, profiles and roles in extensions.
 struct UserRoutes {
     let accounts: Accounts
 
     func add(to router: inout RESTRouter) {
+        addSessions(to: &router)
+        // Roles first: `PUT users/roles/status` is a role, not the status of a user "roles".
+        addRoles(to: &router)
+        addProfiles(to: &router)
+    }
+
+    private func addSessions(to router: inout RESTRouter) {
         router.add(.post, "users/register") { call in
             let identity = try call.identity
             return .jsonText(try await accounts.register(appID: identity.appId, body: try Self.body(call), logger: call.context.logger))
         }
+        router.add(.post, "users/register/guest") { call in
+            .jsonText(try await accounts.registerGuest(appID: try call.identity.appId, logger: call.context.logger))
+        }
         router.add(.post, "users/login") { call in
             let identity = try call.identity
-            return .jsonText(try await accounts.login(appID: identity.appId, body: try Self.body(call), logger: call.context.logger))
+            return .jsonText(
+                try await accounts.login(
+                    appID: identity.appId, body: try Self.body(call), clientAddress: call.context.clientAddress,
+                    logger: call.context.logger))
         }
         router.add(.get, "users/logout") { call in
-            try await accounts.logout(try call.identity, logger: call.context.logger)
-            return Response(status: .ok)
+            let identity = try call.identity
+            try await accounts.logout(identity, logger: call.context.logger)
+            return Response(status: .ok).endingSessions(of: identity.userId)
         }
         router.add(.get, "users/isvalidusertoken/:token") { call in
             let valid = try await accounts.isValid(
@@ -29,7 +43,7 @@ struct UserRoutes {
     }
 
     /// The body as a JSON object; duplicate keys are the seed's 3043, anything else not an object 3038.
-    private static func body(_ call: RESTRouter.Call) throws -> JSONObject {
+    static func body(_ call: RESTRouter.Call) throws -> JSONObject {
         do {
             guard let object = try JSONParser.parse(Array(call.body.readableBytesView)).object else {
                 throw UserError.missingRegistrationData
@@ -40,5 +54,15 @@ struct UserRoutes {
         } catch is JSONParseError {
             throw UserError.missingRegistrationData
         }
+    }
+}
+
+extension Response {
+    /// The response telling the gateway that `userID`'s sessions or roles changed.
+    func endingSessions(of userID: String?) -> Response {
+        guard let userID else { return self }
+        var response = self
+        response.headers[.init(InternalHeader.sessionsChanged)!] = userID
+        return response
     }
 }

@@ -1,0 +1,137 @@
+import DataEngine
+import Foundation
+import InternalProtocol
+import Logging
+
+extension Accounts {
+    /// Profile properties only users-service writes: a user update ignores them, as SDKs send
+    /// the whole user object back.
+    static let managedProperties: Set<String> = ["objectId", "userStatus", "lastLogin", "user-token"]
+    /// The statuses `PUT /users/{id}/status` may set.
+    static let settableStatuses: Set<String> = ["ENABLED", "DISABLED", "EMAIL_CONFIRMATION_PENDING"]
+
+    /// What changed when a user was updated.
+    public struct Update: Sendable {
+        /// The user as saved.
+        public let user: String
+        /// Whether sessions were ended (a new password).
+        public let endedSessions: Bool
+    }
+
+    /// `PUT /users/{id}`: a partial update of one's own profile (any profile with the
+    /// server-code key). A new password is re-hashed and ends the user's other sessions.
+    public func updateUser(id: String, body: JSONObject, identity: Identity, logger: Logger) async throws -> Update {
+        if identity.keyKind != .serverCode {
+            guard let caller = identity.userId else { throw UserError.notLoggedIn }
+            guard caller == id else { throw UserError.anotherUser }
+        }
+        let policy = try await policy(identity.appId, logger: logger)
+        let (changes, password) = try Self.profileChanges(body, policy: policy)
+        let hash: String? = if let password { try await hasher.hash(password) } else { nil }
+        let system = Self.system(identity.appId)
+        do {
+            if !changes.members.isEmpty {
+                try await engine.prepareSchema(Self.usersTable, objects: [changes], identity: system, logger: logger)
+            }
+            let user = try await engine.transaction(identity: system, logger: logger) { transaction in
+                let user = try await transaction.update(Self.usersTable, id: id, changes: changes)
+                if let hash {
+                    try await Credentials.store(appID: identity.appId, userID: id, hash: hash, session: transaction.session)
+                    let keeping = identity.userId == id ? identity.sessionId : nil
+                    try await Sessions.endAll(appID: identity.appId, userID: id, keeping: keeping, session: transaction.session)
+                }
+                return user
+            }
+            return Update(user: user, endedSessions: hash != nil)
+        } catch let error as ErrorEnvelope {
+            throw Self.updateError(error)
+        }
+    }
+
+    /// The seed's update codes for the data engine's: unknown user 3030, taken identity 3018,
+    /// new property with dynamic schema off 3031, required property without value 3045.
+    private static func updateError(_ error: ErrorEnvelope) -> ErrorEnvelope {
+        switch error.code {
+        case 1000, 1009: UserError.unknownUser
+        case 1015: UserError.identityTakenOnUpdate
+        case 1013: UserError.unknownPropertyOnUpdate
+        case 1014: UserError.requiredValuesMissing
+        default: error
+        }
+    }
+
+    /// The profile changes and the new password, if any, checked as registration checks them.
+    private static func profileChanges(_ body: JSONObject, policy: UserPolicy) throws -> (JSONObject, String?) {
+        var changes = body
+        for name in managedProperties { changes[name] = nil }
+        var password: String?
+        if let value = body["password"] {
+            guard case .string(let text) = value, !text.isEmpty else { throw UserError.requiredValuesMissing }
+            guard text.utf8.count <= passwordByteLimit else { throw UserError.tooLong("password", limit: passwordByteLimit) }
+            password = text
+            changes["password"] = nil
+        }
+        if let identity = body[policy.identityProperty] {
+            guard let text = identity.string, !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw UserError.requiredValuesMissing
+            }
+            guard text.count <= identityLimit else { throw UserError.tooLong(policy.identityProperty, limit: identityLimit) }
+        }
+        if let email = body["email"], email != .null {
+            guard let text = email.string, EmailAddress.isValid(text) else { throw UserError.badEmail }
+        }
+        return (changes, password)
+    }
+
+    /// `PUT /users/{id}/status` (server-code key): enables or disables an account, or marks it
+    /// awaiting email confirmation. Disabling ends every session of the user at once.
+    public func setStatus(id: String, body: JSONObject, identity: Identity, logger: Logger) async throws -> String {
+        try Self.requireServerCode(identity)
+        guard let status = body["userStatus"]?.string else { throw UserError.missingStatus }
+        guard Self.settableStatuses.contains(status) else { throw UserError.unknownStatus(status) }
+        do {
+            return try await engine.transaction(identity: Self.system(identity.appId), logger: logger) { transaction in
+                let user = try await transaction.update(
+                    Self.usersTable, id: id, changes: JSONObject([("userStatus", .string(status))]))
+                if status != "ENABLED" {
+                    try await Sessions.endAll(appID: identity.appId, userID: id, keeping: nil, session: transaction.session)
+                }
+                return user
+            }
+        } catch let error as ErrorEnvelope {
+            throw Self.updateError(error)
+        }
+    }
+
+    /// `POST /users/verifypassowrd` (sic): whether `password` is the logged-in user's.
+    public func verifyPassword(body: JSONObject, identity: Identity, logger: Logger) async throws -> Bool {
+        guard let userID = identity.userId else { throw UserError.notLoggedIn }
+        guard case .string(let password)? = body["password"], !password.isEmpty else { throw UserError.missingPassword }
+        guard password.utf8.count <= Self.passwordByteLimit else { return false }
+        try await throttle.admit(identity: identity.appId + " " + userID, address: nil)
+        let stored = try await Credentials.read(appID: identity.appId, userID: userID, lock: false, session: pool(logger))
+        return try await hasher.verify(password, hash: stored?.hash ?? hasher.decoy) && stored != nil
+    }
+
+    /// `GET /users/userclassprops`: the `Users` columns in the contract's shape with the
+    /// identity flag, plus the `password` property (required, never stored in the table).
+    public func userClassProperties(appID: String, logger: Logger) async throws -> String {
+        let policy = try await policy(appID, logger: logger)
+        try await engine.ensure(table: Self.usersTable, columns: Self.profileColumns(policy), appID: appID, logger: logger)
+        guard let table = try await engine.tableSchema(Self.usersTable, appID: appID) else {
+            throw ErrorEnvelope.internalError
+        }
+        let password = ColumnSchema(name: "password", type: .string, required: true)
+        let properties = (table.columns + [password]).map { column in
+            guard case .object(var description) = DataEngine.describe(column) else { return JSONValue.null }
+            description["identity"] = .bool(column.name == policy.identityProperty)
+            return .object(description)
+        }
+        return JSONValue.array(properties).jsonText
+    }
+
+    /// 4000 unless the request came with the server-code key.
+    static func requireServerCode(_ identity: Identity) throws {
+        guard identity.keyKind == .serverCode else { throw UserError.serverCodeOnly }
+    }
+}

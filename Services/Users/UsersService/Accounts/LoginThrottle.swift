@@ -1,0 +1,54 @@
+/// Rate limits for password checks, so that bcrypt's cost is no denial-of-service lever: each
+/// identity (app and login) and each client address has a token bucket that refills at a
+/// per-minute rate. Per process: with several users-service replicas the effective rate is
+/// their sum, while the lockout policy in the database stays exact.
+actor LoginThrottle {
+    /// Attempts per minute, which is also the burst a quiet key may spend at once.
+    struct Limits: Sendable {
+        var perIdentity: Int
+        var perAddress: Int
+    }
+
+    private struct Bucket {
+        var tokens: Double
+        var updated: ContinuousClock.Instant
+    }
+
+    private let limits: Limits
+    private var buckets: [String: Bucket] = [:]
+    /// Buckets kept before full ones are forgotten.
+    private let capacity = 100_000
+
+    init(limits: Limits) {
+        self.limits = limits
+    }
+
+    /// Spends one attempt of the identity and of the address, or throws 429 without spending
+    /// either when one of them is exhausted.
+    func admit(identity: String, address: String?) throws {
+        let now = ContinuousClock.now
+        var keys = [("i " + identity, limits.perIdentity)]
+        if let address { keys.append(("a " + address, limits.perAddress)) }
+        let refilled = keys.map { key, rate in (key, rate, refill(key, rate: rate, now: now)) }
+        if let empty = refilled.first(where: { $0.2.tokens < 1 }) {
+            let seconds = (1 - empty.2.tokens) * 60 / Double(empty.1)
+            throw UserError.throttled(retryAfter: max(1, Int(seconds.rounded(.up))))
+        }
+        if buckets.count >= capacity { forgetFull(now: now) }
+        for (key, _, bucket) in refilled {
+            buckets[key] = Bucket(tokens: bucket.tokens - 1, updated: now)
+        }
+    }
+
+    private func refill(_ key: String, rate: Int, now: ContinuousClock.Instant) -> Bucket {
+        guard let bucket = buckets[key] else { return Bucket(tokens: Double(rate), updated: now) }
+        let elapsed = now - bucket.updated
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return Bucket(tokens: min(Double(rate), bucket.tokens + seconds * Double(rate) / 60), updated: now)
+    }
+
+    /// Drops buckets that have refilled completely (they hold nothing a fresh one would not).
+    private func forgetFull(now: ContinuousClock.Instant) {
+        buckets = buckets.filter { now - $0.value.updated < .seconds(60) }
+    }
+}
