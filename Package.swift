@@ -22,6 +22,8 @@ let engines: [String: [Target.Dependency]] = [
     "Users": [
         "QueryLanguage", "DataEngine", product("HummingbirdBcrypt", "hummingbird-auth"), product("NIOPosix", "swift-nio"),
     ],
+    // SMTP delivery over NIO with STARTTLS.
+    "Messaging": [product("NIOPosix", "swift-nio"), product("NIOSSL", "swift-nio-ssl")],
 ]
 
 func product(_ name: String, _ package: String) -> Target.Dependency {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the full test suite: installs what is missing (as root), starts a private PostgreSQL
 # cluster under .local/test with a PostGIS template database, checks docker-compose.yml
-# against the Compose specification, then `swift test` (extra arguments go to swift test).
+# against the Compose specification, then `swift test` (mail tests start Deploy/smtp-sink.py,
+# a real SMTP server from PyPI's aiosmtpd) (extra arguments go to swift test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Deploy/lib/common.sh
@@ -10,7 +11,7 @@ state=$PWD/.local/test
 pg_port=${BAAS_TEST_POSTGRES_PORT:-55433}
 
 ensure_system_packages
-python3 -c 'import yaml, jsonschema' 2>/dev/null || pip install -q pyyaml jsonschema
+python3 -c 'import yaml, jsonschema, aiosmtpd' 2>/dev/null || pip install -q pyyaml jsonschema aiosmtpd
 PG_FSYNC=off pg_start "$state/pg" "$pg_port"
 trap 'pg_stop "$state/pg"' EXIT
 pg_bootstrap "$state/pg" "$pg_port" baas_template

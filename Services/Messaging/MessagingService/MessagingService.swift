@@ -2,8 +2,8 @@ import InternalProtocol
 import PostgresSupport
 import ServiceRuntime
 
-/// messaging-service: answers readiness and forwarded public requests; its endpoints arrive
-/// with the issue that builds them.
+/// messaging-service: email delivery through an SMTP relay (``MailRelay`` lists its settings);
+/// channels, push and device registrations arrive with the issues that build them.
 public enum MessagingService: BackendService {
     public static let name = ServiceName.messaging
 
@@ -11,5 +11,11 @@ public enum MessagingService: BackendService {
 
     public static func register(
         operations: inout OperationRegistry, endpoints: inout RESTRouter, environment: ServiceEnvironment
-    ) throws {}
+    ) throws {
+        let mailer = Mailer(relay: try MailRelay.read(environment.configuration.reader))
+        operations.register(SendEmail.self) { request, _ in
+            try await mailer.send(request)
+        }
+        EmailRoutes(mailer: mailer).add(to: &endpoints)
+    }
 }

@@ -1,0 +1,92 @@
+import Foundation
+
+/// An email ready for SMTP: sender, recipients, subject and a plain-text and/or HTML body,
+/// rendered as RFC 5322 + MIME with UTF-8 base64 parts.
+struct MailMessage: Sendable {
+    var from: String
+    var to: [String]
+    var cc: [String] = []
+    var bcc: [String] = []
+    var subject: String
+    var text: String?
+    var html: String?
+
+    /// Every envelope recipient (Bcc included, never in the headers).
+    var recipients: [String] { to + cc + bcc }
+
+    /// The longest subject accepted.
+    static let subjectLimit = 998
+    /// Most recipients of one message.
+    static let recipientLimit = 100
+
+    /// Checks addresses, subject and body; throws 5101 with the reason.
+    func validate() throws {
+        guard !recipients.isEmpty else { throw MailError.invalid("An email needs at least one recipient") }
+        guard recipients.count <= Self.recipientLimit else {
+            throw MailError.invalid("An email may have at most \(Self.recipientLimit) recipients")
+        }
+        for address in recipients + [from] where !Self.isValidAddress(address) {
+            throw MailError.invalid("'\(address)' is not a valid email address")
+        }
+        guard !subject.contains(where: \.isNewline), subject.count <= Self.subjectLimit else {
+            throw MailError.invalid("The subject must be one line of at most \(Self.subjectLimit) characters")
+        }
+        guard text != nil || html != nil else { throw MailError.invalid("An email needs a text or an HTML body") }
+    }
+
+    /// A bare `local@domain` address without spaces, angle brackets or line breaks (no header
+    /// or command can be smuggled through it).
+    static func isValidAddress(_ address: String) -> Bool {
+        let parts = address.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, address.utf8.count <= 254 else { return false }
+        return !address.contains { $0.isWhitespace || $0.isNewline || "<>()[],;:\"\\".contains($0) }
+    }
+
+    /// The message as sent after DATA, CRLF line ends, without the final dot.
+    func rendered(messageID: String, date: Date) -> String {
+        var headers = [
+            "From: \(from)", "To: \(to.joined(separator: ", "))",
+        ]
+        if !cc.isEmpty { headers.append("Cc: \(cc.joined(separator: ", "))") }
+        headers += [
+            "Subject: \(Self.encodedWord(subject))", "Date: \(Self.rfc5322(date))", "Message-ID: <\(messageID)>",
+            "MIME-Version: 1.0",
+        ]
+        let parts = [("text/plain", text), ("text/html", html)].compactMap { type, body in body.map { (type, $0) } }
+        var lines: [String]
+        if parts.count == 1 {
+            lines = headers + Self.part(type: parts[0].0, body: parts[0].1)
+        } else {
+            let boundary = "=_" + UUID().uuidString
+            lines = headers + ["Content-Type: multipart/alternative; boundary=\"\(boundary)\"", ""]
+            for (type, body) in parts {
+                lines.append("--" + boundary)
+                lines += Self.part(type: type, body: body)
+            }
+            lines.append("--" + boundary + "--")
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// A part's headers, a blank line and its base64 body in 76-character lines.
+    private static func part(type: String, body: String) -> [String] {
+        let encoded = Data(body.utf8).base64EncodedString(options: [.lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed])
+        return [
+            "Content-Type: \(type); charset=UTF-8", "Content-Transfer-Encoding: base64", "",
+        ] + encoded.components(separatedBy: "\r\n")
+    }
+
+    /// The subject as is when it is plain ASCII, else an RFC 2047 encoded word.
+    static func encodedWord(_ text: String) -> String {
+        if text.unicodeScalars.allSatisfy({ $0.isASCII && $0.value >= 0x20 }) { return text }
+        return "=?UTF-8?B?" + Data(text.utf8).base64EncodedString() + "?="
+    }
+
+    static func rfc5322(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss '+0000'"
+        return formatter.string(from: date)
+    }
+}

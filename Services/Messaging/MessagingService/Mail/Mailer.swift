@@ -1,0 +1,24 @@
+import Foundation
+import InternalProtocol
+
+/// Sends apps' email through the relay, or refuses with 5100 when none is configured.
+public struct Mailer: Sendable {
+    let relay: MailRelay?
+
+    /// A mailer over `relay` (nil: email is not configured).
+    public init(relay: MailRelay?) {
+        self.relay = relay
+    }
+
+    /// Validates and delivers `request`; the contract's MessageStatus.
+    public func send(_ request: SendEmail.Request) async throws -> SendEmail.Response {
+        guard let relay else { throw MailError.notConfigured }
+        let message = MailMessage(
+            from: relay.from, to: request.to, cc: request.cc, bcc: request.bcc, subject: request.subject,
+            text: request.text, html: request.html)
+        try message.validate()
+        let messageID = UUID().uuidString.lowercased() + "@" + (relay.from.split(separator: "@").last.map(String.init) ?? "localhost")
+        try await SMTPClient(relay: relay).send(message, messageID: messageID)
+        return SendEmail.Response(messageId: messageID, status: "PUBLISHED")
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import InternalProtocol
+import MessagingService
+import Testing
+import TestSupport
+
+/// Email through a real SMTP server (aiosmtpd), plain, with STARTTLS and AUTH, and refused.
+@Suite(.timeLimit(.minutes(2))) struct MailTests {
+    static let message = SendEmail.Request(
+        to: ["ann@example.com"], cc: ["cy@example.com"], bcc: ["hidden@example.com"], subject: "Grüße from the app",
+        text: "Hello Ann,\n.a line starting with a dot\nBye", html: "<p>Hello <b>Ann</b></p>")
+
+    func expectError(_ code: Int, containing text: String = "", _ body: () async throws -> Void) async {
+        do {
+            try await body()
+            Issue.record("expected error \(code)")
+        } catch let error as ErrorEnvelope {
+            #expect(error.code == code && (text.isEmpty || error.message.contains(text)), "\(error)")
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func deliversTextAndHTMLPartsToEveryRecipient() async throws {
+        try await SMTPSink.with { sink async throws in
+            let relay = MailRelay(host: "127.0.0.1", port: sink.port, startTLS: .off, from: "app@example.com")
+            let status = try await Mailer(relay: relay).send(Self.message)
+            #expect(status.status == "PUBLISHED" && status.messageId.hasSuffix("@example.com"))
+            let received = try #require(try sink.messages().first)
+            #expect(received["mailFrom"] as? String == "app@example.com")
+            #expect(received["recipients"] as? [String] == ["ann@example.com", "cy@example.com", "hidden@example.com"])
+            let headers = try #require(received["headers"] as? [String: String])
+            #expect(headers["subject"] == "Grüße from the app" && headers["to"] == "ann@example.com")
+            #expect(headers["cc"] == "cy@example.com" && headers["bcc"] == nil)
+            #expect(headers["message-id"] == "<\(status.messageId)>")
+            #expect((received["text"] as? String)?.replacingOccurrences(of: "\r\n", with: "\n") == Self.message.text! + "\n"
+                || (received["text"] as? String)?.replacingOccurrences(of: "\r\n", with: "\n") == Self.message.text!)
+            #expect((received["html"] as? String)?.contains("<b>Ann</b>") == true)
+            #expect(received["tls"] as? Bool == false)
+        }
+    }
+
+    @Test func upgradesWithStartTLSAndAuthenticates() async throws {
+        try await SMTPSink.with(tls: true, credentials: ("mailer", "s3cret")) { sink async throws in
+            var relay = MailRelay(
+                host: "127.0.0.1", port: sink.port, startTLS: .required, trustRoots: sink.caFile, username: "mailer",
+                password: "s3cret", from: "app@example.com")
+            _ = try await Mailer(relay: relay).send(Self.message)
+            let received = try #require(try sink.messages().first)
+            #expect(received["tls"] as? Bool == true && received["authenticated"] as? Bool == true)
+
+            relay.password = "wrong"
+            await expectError(5102, containing: "535") { _ = try await Mailer(relay: relay).send(Self.message) }
+            relay.trustRoots = nil  // the test CA is not among the system's roots
+            relay.password = "s3cret"
+            await expectError(5102) { _ = try await Mailer(relay: relay).send(Self.message) }
+            #expect(try sink.messages().count == 1)
+        }
+    }
+
+    @Test func neverSendsCredentialsOrMailInTheClearWhenTLSIsRequired() async throws {
+        try await SMTPSink.with { sink async throws in
+            let required = MailRelay(host: "127.0.0.1", port: sink.port, startTLS: .required)
+            await expectError(5102, containing: "STARTTLS") { _ = try await Mailer(relay: required).send(Self.message) }
+            let plainAuth = MailRelay(host: "127.0.0.1", port: sink.port, startTLS: .opportunistic, username: "u", password: "p")
+            await expectError(5102, containing: "without TLS") { _ = try await Mailer(relay: plainAuth).send(Self.message) }
+            #expect(try sink.messages().isEmpty)
+        }
+    }
+
+    @Test func refusesMalformedMessagesBeforeConnecting() async throws {
+        let relay = MailRelay(host: "127.0.0.1", port: 9, startTLS: .off)
+        var message = Self.message
+        let mailer = Mailer(relay: relay)
+        message.subject = "Hi\r\nBcc: victim@example.com"
+        await expectError(5101, containing: "subject") { _ = try await mailer.send(message) }
+        message = Self.message
+        message.to = ["ann@example.com>\r\nRCPT TO:<x@example.com"]
+        await expectError(5101, containing: "valid email") { _ = try await mailer.send(message) }
+        message = Self.message
+        (message.to, message.cc, message.bcc) = ([], [], [])
+        await expectError(5101, containing: "recipient") { _ = try await mailer.send(message) }
+        message = Self.message
+        (message.text, message.html) = (nil, nil)
+        await expectError(5101, containing: "body") { _ = try await mailer.send(message) }
+        await expectError(5102, containing: "cannot reach") { _ = try await mailer.send(Self.message) }
+        await expectError(5100) { _ = try await Mailer(relay: nil).send(Self.message) }
+    }
+
+    @Test func thePublicEndpointNeedsAUserOrTheServerKey() async throws {
+        try await SMTPSink.with { sink async throws in
+            let environment = ["BAAS_SMTP_HOST": "127.0.0.1", "BAAS_SMTP_PORT": "\(sink.port)", "BAAS_SMTP_STARTTLS": "off"]
+            try await TestCluster.with(environment: environment) { cluster async throws in
+                let body = #"{"subject": "Hi", "bodyparts": {"textmessage": "plain", "htmlmessage": "<i>rich</i>"}, "to": ["ann@example.com"]}"#
+                func send(_ key: APIKeyKind, _ json: String = body) async throws -> HTTPResult {
+                    try await HTTPTestClient.send(
+                        .POST, cluster.gatewayURL + cluster.prefix(key) + "/messaging/email",
+                        headers: [("Content-Type", "application/json")], body: Data(json.utf8))
+                }
+                let anonymous = try await send(.rest)
+                #expect(anonymous.status == 403 && anonymous.json["code"] as? Int == 4000)
+                let sent = try await send(.serverCode)
+                #expect(sent.status == 200 && sent.json["status"] as? String == "PUBLISHED", "\(sent.text)")
+                let received = try #require(try sink.messages().first)
+                #expect(received["text"] as? String == "plain" && (received["html"] as? String)?.contains("<i>rich</i>") == true)
+                let attachment = try await send(.serverCode, #"{"subject": "x", "bodyparts": {"textmessage": "y"}, "to": ["a@b.co"], "attachment": ["f.txt"]}"#)
+                #expect(attachment.status == 400 && attachment.json["code"] as? Int == 5101)
+                let malformed = try await send(.serverCode, #"{"to": "a@b.co"}"#)
+                #expect(malformed.status == 400 && malformed.json["code"] as? Int == 5101)
+            }
+        }
+    }
+}
