@@ -1,5 +1,6 @@
 import InternalProtocol
 import Logging
+import QueryLanguage
 
 /// Data writes inside a caller's transaction, for services that must change app rows and their
 /// own tables atomically (users-service registers a `Users` row and its credentials together).
@@ -20,6 +21,11 @@ public struct DataTransaction: Sendable {
     /// Updates object `id` and returns it as JSON text.
     public func update(_ table: String, id: String, changes: JSONObject) async throws -> String {
         try await engine.update(table, id: id, changes: changes, context: context)
+    }
+
+    /// Updates every object matching `condition`; how many changed.
+    public func updateAll(_ table: String, matching condition: Condition?, changes: JSONObject) async throws -> Int {
+        try await engine.updateBulk(table, condition: condition, changes: changes, context: context)
     }
 }
 

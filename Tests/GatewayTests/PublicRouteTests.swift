@@ -13,6 +13,7 @@ import Testing
     static let cases: [Case] = [
         .init(path: "/A/K/info", target: .gatewayInfo, resource: "info"),
         .init(path: "/A/K/users/login", target: .backend(.users), resource: "users/login"),
+        .init(path: "/A/account/reset-password/T", target: .backend(.users), resource: "account/reset-password/T"),
         .init(path: "/A/K/data/Person", target: .backend(.data), resource: "data/Person"),
         .init(path: "/A/K/data/Person/ID", target: .backend(.data), resource: "data/Person/ID"),
         .init(path: "/A/K/data/Person/ID/friends", target: .backend(.relations), resource: "data/Person/ID/friends"),
@@ -45,6 +46,9 @@ import Testing
         #expect(try #require(PublicRoute(path: "/A")).credentials == .path(appID: "A", apiKey: nil))
         #expect(try #require(PublicRoute(path: "/A//info")).credentials == .path(appID: "A", apiKey: nil))
         #expect(try #require(PublicRoute(path: "/api/info")).credentials == .headers)
+        // Emailed links carry no key; only the account pages are reachable that way.
+        #expect(try #require(PublicRoute(path: "/A/account/confirm-email/T")).credentials == .appOnly(appID: "A"))
+        #expect(PublicRoute(path: "/A/account")?.target == nil)
     }
 
     @Test func rootAndBareApiAreTheBanner() {

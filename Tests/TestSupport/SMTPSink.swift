@@ -30,7 +30,7 @@ public struct SMTPSink: Sendable {
         let input = Pipe()
         process.standardInput = input
         let log = folder.appendingPathComponent("sink.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
         defer {

@@ -18,11 +18,18 @@ import UsersService
         func advance(_ seconds: Double) { current.withLock { $0 += seconds } }
     }
 
+    /// The emails the accounts asked to send (delivery itself is tested through SMTP elsewhere).
+    actor Outbox {
+        private(set) var sent: [SendEmail.Request] = []
+        func add(_ request: SendEmail.Request) { sent.append(request) }
+    }
+
     struct Fixture: Sendable {
         let accounts: Accounts
         let engine: DataEngine
         let database: PostgresClient
         let clock: ManualClock
+        let outbox: Outbox
         let appID = UUID().uuidString
         let logger = TestDatabase.logger
 
@@ -88,14 +95,17 @@ import UsersService
                 }
                 let engine = DataEngine(database: client, logger: logger)
                 let clock = ManualClock()
+                let outbox = Outbox()
+                let mail = AccountMail(publicURL: "http://public.example/") { request, _ in await outbox.add(request) }
                 let accounts = Accounts(
-                    engine: engine, database: client, bcryptCost: 4, attemptsPerMinute: attemptsPerMinute, now: { clock.now })
+                    engine: engine, database: client, bcryptCost: 4, attemptsPerMinute: attemptsPerMinute, mail: mail,
+                    now: { clock.now })
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await engine.listener.run() }
                     defer { group.cancelAll() }
                     for _ in 0..<200 where await !engine.cache.isListening { try await Task.sleep(for: .milliseconds(10)) }
                     #expect(await engine.cache.isListening)
-                    try await body(Fixture(accounts: accounts, engine: engine, database: client, clock: clock))
+                    try await body(Fixture(accounts: accounts, engine: engine, database: client, clock: clock, outbox: outbox))
                 }
             }
         }

@@ -54,9 +54,16 @@ struct AppResolver: Sendable {
                 return try await resolve(appID: appID, apiKey: apiKey, context: context)
             }
             guard configuration.keylessAPIPath else { throw ErrorEnvelope.invalidApplicationInfo }
-            let app = try await peers.call(GetApp.self, .init(appId: appID), on: .users, context: context)
-            return Resolved(appName: app.name, identity: .anonymous(appId: app.appId, keyKind: .rest))
+            return try await anonymous(appID: appID, context: context)
+        case .appOnly(let appID):
+            return try await anonymous(appID: appID, context: context)
         }
+    }
+
+    /// The app acting as an anonymous REST client.
+    private func anonymous(appID: String, context: CallContext) async throws -> Resolved {
+        let app = try await peers.call(GetApp.self, .init(appId: appID), on: .users, context: context)
+        return Resolved(appName: app.name, identity: .anonymous(appId: app.appId, keyKind: .rest))
     }
 
     private func resolve(appID: String, apiKey: String, context: CallContext) async throws -> Resolved {

@@ -8,6 +8,9 @@ public struct PublicRoute: Equatable, Sendable {
         case path(appID: String, apiKey: String?)
         /// `/api/…`: app and key come from headers or configuration.
         case headers
+        /// `/{appId}/account/…`: the pages emailed links open, which carry no key and act as an
+        /// anonymous REST client.
+        case appOnly(appID: String)
     }
 
     /// The request's credentials.
@@ -21,6 +24,9 @@ public struct PublicRoute: Equatable, Sendable {
         guard let first = segments.first, !first.isEmpty else { return nil }
         if first == "api" {
             credentials = .headers
+            resource = Array(segments.dropFirst())
+        } else if segments.dropFirst().first == "account" {
+            credentials = .appOnly(appID: String(first))
             resource = Array(segments.dropFirst())
         } else {
             let key = segments.dropFirst().first.flatMap { $0.isEmpty ? nil : String($0) }
@@ -41,6 +47,7 @@ public struct PublicRoute: Equatable, Sendable {
         switch head {
         case "info" where resource.count == 1: return .gatewayInfo
         case "users": return .backend(.users)
+        case "account" where resource.count >= 2: return .backend(.users)
         case "data": return .backend(isRelationPath ? .relations : .data)
         case "transaction": return .backend(.data)
         case "messaging", "emailtemplate": return .backend(.messaging)

@@ -1,4 +1,5 @@
 import Configuration
+import NIOCore
 import DataEngine
 import InternalProtocol
 import PostgresSupport
@@ -9,11 +10,15 @@ import ServiceRuntime
 ///
 /// Configuration: `BAAS_USERS_BCRYPT_COST` (default 11; tests use 4),
 /// `BAAS_USERS_LOGIN_ATTEMPTS_PER_MINUTE` (password checks per identity, default 10) and
-/// `BAAS_USERS_LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE` (per client address, default 60).
+/// `BAAS_USERS_LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE` (per client address, default 60) and
+/// `BAAS_USERS_PUBLIC_URL`, the gateway's public base URL that emailed links point to (default
+/// `http://localhost:8080`); the emails themselves go out through messaging-service.
 public enum UsersService: BackendService {
     public static let name = ServiceName.users
 
-    public static let migrations: [any DatabaseMigration] = [m0001CreateApps, m0002CreateAccounts, m0003CreateRoles]
+    public static let migrations: [any DatabaseMigration] = [
+        m0001CreateApps, m0002CreateAccounts, m0003CreateRoles, m0004CreateEmailActions,
+    ]
 
     /// The data catalog, which the embedded data engine reads and writes.
     public static let sharedMigrations: [(owner: ServiceName, migrations: [any DatabaseMigration])] = [
@@ -34,11 +39,22 @@ public enum UsersService: BackendService {
         environment.background.add(engine.listener)
         let accounts = Accounts(
             engine: engine, database: environment.database, bcryptCost: try bcryptCost(environment.configuration),
-            attemptsPerMinute: try loginRates(environment.configuration))
+            attemptsPerMinute: try loginRates(environment.configuration), mail: mail(environment))
         operations.register(ResolveUserToken.self) { request, context in
             try await accounts.resolve(appID: request.appId, token: request.token, logger: context.logger)
         }
         UserRoutes(accounts: accounts).add(to: &endpoints)
+    }
+
+    /// Confirmation and reset emails, sent through messaging-service's `email.send`.
+    static func mail(_ environment: ServiceEnvironment) -> AccountMail {
+        let publicURL = environment.configuration.reader.string(
+            forKey: ConfigKey(["users", "publicUrl"]), default: "http://localhost:8080")
+        let peers = environment.peers
+        return AccountMail(publicURL: publicURL) { request, logger in
+            let context = CallContext(deadline: .now() + .seconds(40), logger: logger)
+            _ = try await peers.call(SendEmail.self, request, on: .messaging, context: context)
+        }
     }
 
     /// The login rate limits per identity and per client address (each at least 1).

@@ -13,6 +13,7 @@ extension Accounts {
         guard policy.registrationEnabled else { throw UserError.registrationDisabled }
         let password = try Self.registrationPassword(body)
         let profile = try Self.profile(body, policy: policy)
+        if policy.emailConfirmation { _ = try requireMail() }
         let system = Self.system(appID)
         try await engine.ensure(table: Self.usersTable, columns: Self.profileColumns(policy), appID: appID, logger: logger)
         do {
@@ -23,9 +24,10 @@ extension Accounts {
         let guestID = body["objectId"]?.string
         if let guestID { try await requireGuest(guestID, appID: appID, logger: logger) }
         let hash = try await hasher.hash(password)
+        let user: String
         do {
-            return try await engine.transaction(identity: system, logger: logger) { transaction in
-                let user =
+            user = try await engine.transaction(identity: system, logger: logger) { transaction in
+                let saved =
                     if let guestID {
                         try await transaction.update(Self.usersTable, id: guestID, changes: profile)
                     } else {
@@ -33,14 +35,27 @@ extension Accounts {
                     }
                 guard
                     try await Credentials.insert(
-                        appID: appID, userID: try Self.objectId(of: user), hash: hash, session: transaction.session)
+                        appID: appID, userID: try Self.objectId(of: saved), hash: hash, session: transaction.session)
                 else { throw UserError.unknownUser }  // a concurrent conversion of the same guest won
-                return user
+                return saved
             }
         } catch let error as ErrorEnvelope where error.code == 1015 {
             throw UserError.identityTaken
         } catch let error as ErrorEnvelope where error.code == 1014 {
             throw UserError.requiredPropertyMissing
+        }
+        if policy.emailConfirmation { await confirm(appID: appID, user: user, policy: policy, logger: logger) }
+        return user
+    }
+
+    /// Mails a new user the confirmation link. The registration stands if that fails: the
+    /// user can ask for the link again.
+    private func confirm(appID: String, user: String, policy: UserPolicy, logger: Logger) async {
+        do {
+            guard let profile = try JSONParser.parse(user).object else { return }
+            try await sendConfirmation(appID: appID, profile: profile, policy: policy, logger: logger)
+        } catch {
+            logger.warning("confirmation email not sent", metadata: ["error": "\(error)"])
         }
     }
 
@@ -78,7 +93,8 @@ extension Accounts {
         return password
     }
 
-    /// The profile row: the body without the password, with status ENABLED.
+    /// The profile row: the body without the password, with status ENABLED, or awaiting
+    /// confirmation (which needs an email address) when the app confirms addresses.
     private static func profile(_ body: JSONObject, policy: UserPolicy) throws -> JSONObject {
         guard case .string(let identity)? = body[policy.identityProperty],
             !identity.trimmingCharacters(in: .whitespaces).isEmpty
@@ -86,12 +102,14 @@ extension Accounts {
         guard identity.count <= identityLimit else { throw UserError.tooLong(policy.identityProperty, limit: identityLimit) }
         if let email = body["email"], email != .null {
             guard let text = email.string, EmailAddress.isValid(text) else { throw UserError.badEmail }
+        } else if policy.emailConfirmation {
+            throw UserError.emailRequired
         }
         var profile = body
         profile["password"] = nil
         profile["objectId"] = nil
         profile["user-token"] = nil
-        profile["userStatus"] = .string("ENABLED")
+        profile["userStatus"] = .string(policy.emailConfirmation ? "EMAIL_CONFIRMATION_PENDING" : "ENABLED")
         return profile
     }
 

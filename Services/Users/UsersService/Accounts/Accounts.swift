@@ -21,14 +21,19 @@ public struct Accounts: Sendable {
     let database: PostgresClient
     let hasher: PasswordHasher
     let throttle: LoginThrottle
+    /// How confirmation and reset emails go out; nil when email is not configured.
+    let mail: AccountMail?
     let now: @Sendable () -> Date
 
     /// Creates the accounts over `engine` and `database` with bcrypt at `bcryptCost`, password
-    /// checks limited to `attemptsPerMinute` per identity and per client address, and the clock `now`.
+    /// checks limited to `attemptsPerMinute` per identity and per client address, emails sent
+    /// through `mail`, and the clock `now`.
     public init(
         engine: DataEngine, database: PostgresClient, bcryptCost: Int,
-        attemptsPerMinute: (identity: Int, address: Int) = (10, 60), now: @escaping @Sendable () -> Date = { Date() }
+        attemptsPerMinute: (identity: Int, address: Int) = (10, 60), mail: AccountMail? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.mail = mail
         self.engine = engine
         self.database = database
         self.hasher = PasswordHasher(cost: UInt8(clamping: bcryptCost))

@@ -79,4 +79,19 @@ enum UserError {
         ErrorEnvelope(
             code: 429, message: "Too many login attempts; try again in \(seconds) seconds", status: 429)
     }
+    static let unknownIdentity = ErrorEnvelope(
+        code: 3020, message: "Unable to find user with the specified login (invalid user identity).", status: 404)
+    static let noEmailAddress = ErrorEnvelope(
+        code: 3025, message: "The user has no valid email address to send the message to", status: 400)
+    static let recoveryDisabled = ErrorEnvelope(
+        code: 3025, message: "Password recovery email is disabled for this application", status: 400)
+    static let invalidLink = ErrorEnvelope(
+        code: 3025, message: "The link is invalid, already used or expired", status: 400)
+    static let alreadyConfirmed = ErrorEnvelope(
+        code: 3025, message: "The user's email address does not await confirmation", status: 400)
+    static let mailNotConfigured = ErrorEnvelope(
+        code: 5100, message: "Email is not configured: set BAAS_USERS_PUBLIC_URL and an SMTP relay", status: 503)
+    static let emailRequired = ErrorEnvelope(
+        code: 3041, message: "A value for a required property is missing: email (the app confirms email addresses)",
+        status: 400)
 }

@@ -12,6 +12,8 @@ struct UserRoutes {
         addSessions(to: &router)
         // Roles first: `PUT users/roles/status` is a role, not the status of a user "roles".
         addRoles(to: &router)
+        addEmail(to: &router)
+        addSettings(to: &router)
         addProfiles(to: &router)
     }
 

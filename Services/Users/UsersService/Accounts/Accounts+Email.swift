@@ -1,0 +1,126 @@
+import DataEngine
+import Foundation
+import InternalProtocol
+import Logging
+import QueryLanguage
+
+/// How users-service sends its emails (through messaging-service) and where the links in
+/// them point: the gateway's public URL.
+public struct AccountMail: Sendable {
+    /// The gateway's public base URL, e.g. `https://api.example.com`.
+    public let publicURL: String
+    /// Delivers one email.
+    public let send: @Sendable (SendEmail.Request, Logger) async throws -> Void
+
+    /// Creates the mail settings.
+    public init(publicURL: String, send: @escaping @Sendable (SendEmail.Request, Logger) async throws -> Void) {
+        self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        self.send = send
+    }
+}
+
+extension Accounts {
+    /// `GET /users/restorepassword/{identity}`: mails the user a single-use link to a page that
+    /// sets a new password (3020 for an unknown identity). Rate limited like logins.
+    public func restorePassword(appID: String, identity value: String, clientAddress: String?, logger: Logger)
+        async throws
+    {
+        try await throttle.admit(identity: appID + " " + value.lowercased(), address: clientAddress)
+        let policy = try await policy(appID, logger: logger)
+        guard let user = try await findUser(appID: appID, identity: value, policy: policy, logger: logger),
+            let profile = try JSONParser.parse(user).object, let userID = profile["objectId"]?.string
+        else { throw UserError.unknownIdentity }
+        guard let email = profile["email"]?.string, EmailAddress.isValid(email) else { throw UserError.noEmailAddress }
+        let mail = try requireMail()
+        let template = try await EmailTemplate.load(appID: appID, event: .passwordReset, session: pool(logger))
+        guard template.enabled else { throw UserError.recoveryDisabled }
+        let token = try await ActionTokens.issue(
+            appID: appID, userID: userID, purpose: .reset,
+            expires: now().addingTimeInterval(Double(policy.resetTokenSeconds)), session: pool(logger))
+        let values = [
+            "link": "\(mail.publicURL)/\(appID)/account/reset-password/\(token)", "email": email, "identity": value,
+            "name": profile["name"]?.string ?? email, "minutes": "\(policy.resetTokenSeconds / 60)",
+        ]
+        try await send(template, values: values, to: email, mail: mail, logger: logger)
+    }
+
+    /// The reset page's form: sets the password the link's token allows (once, before it
+    /// expires), and ends every session of the user. Returns the user's id.
+    public func resetPassword(appID: String, token: String, password: String, logger: Logger) async throws -> String {
+        guard !password.isEmpty else { throw UserError.missingPassword }
+        guard password.utf8.count <= Self.passwordByteLimit else {
+            throw UserError.tooLong("password", limit: Self.passwordByteLimit)
+        }
+        let hash = try await hasher.hash(password)
+        let moment = now()
+        return try await pool(logger).transaction { session in
+            guard let userID = try await ActionTokens.consume(appID: appID, token: token, purpose: .reset, now: moment, session: session)
+            else { throw UserError.invalidLink }
+            try await Credentials.store(appID: appID, userID: userID, hash: hash, session: session)
+            try await Sessions.endAll(appID: appID, userID: userID, keeping: nil, session: session)
+            return userID
+        }
+    }
+
+    /// The confirmation link: an EMAIL_CONFIRMATION_PENDING user becomes ENABLED (a user
+    /// disabled meanwhile stays disabled). The link works once, before it expires.
+    public func confirmEmail(appID: String, token: String, logger: Logger) async throws {
+        let moment = now()
+        try await engine.transaction(identity: Self.system(appID), logger: logger) { transaction in
+            guard
+                let userID = try await ActionTokens.consume(
+                    appID: appID, token: token, purpose: .confirm, now: moment, session: transaction.session)
+            else { throw UserError.invalidLink }
+            let pending = Condition.and([
+                .comparison(.property(PropertyPath(["objectId"])), .equal, .string(userID)),
+                .comparison(.property(PropertyPath(["userStatus"])), .equal, .string("EMAIL_CONFIRMATION_PENDING")),
+            ])
+            _ = try await transaction.updateAll(
+                Self.usersTable, matching: pending, changes: JSONObject([("userStatus", .string("ENABLED"))]))
+        }
+    }
+
+    /// `POST /users/resendconfirmation/{identity}`: a new confirmation link for a user whose
+    /// address is not confirmed yet (the earlier link stops working).
+    public func resendConfirmation(appID: String, identity value: String, clientAddress: String?, logger: Logger)
+        async throws
+    {
+        try await throttle.admit(identity: appID + " " + value.lowercased(), address: clientAddress)
+        let policy = try await policy(appID, logger: logger)
+        guard let user = try await findUser(appID: appID, identity: value, policy: policy, logger: logger),
+            let profile = try JSONParser.parse(user).object
+        else { throw UserError.unknownIdentity }
+        guard profile["userStatus"]?.string == "EMAIL_CONFIRMATION_PENDING" else { throw UserError.alreadyConfirmed }
+        try await sendConfirmation(appID: appID, profile: profile, policy: policy, logger: logger)
+    }
+
+    /// Mails `profile` its confirmation link, unless the app disabled the template.
+    func sendConfirmation(appID: String, profile: JSONObject, policy: UserPolicy, logger: Logger) async throws {
+        guard let userID = profile["objectId"]?.string, let email = profile["email"]?.string else {
+            throw UserError.noEmailAddress
+        }
+        let mail = try requireMail()
+        let template = try await EmailTemplate.load(appID: appID, event: .confirmation, session: pool(logger))
+        guard template.enabled else { return }
+        let token = try await ActionTokens.issue(
+            appID: appID, userID: userID, purpose: .confirm,
+            expires: now().addingTimeInterval(Double(policy.confirmationTokenSeconds)), session: pool(logger))
+        let values = [
+            "link": "\(mail.publicURL)/\(appID)/account/confirm-email/\(token)", "email": email,
+            "name": profile["name"]?.string ?? email,
+        ]
+        try await send(template, values: values, to: email, mail: mail, logger: logger)
+    }
+
+    private func send(
+        _ template: EmailTemplate, values: [String: String], to address: String, mail: AccountMail, logger: Logger
+    ) async throws {
+        let (subject, text, html) = template.rendered(values)
+        try await mail.send(SendEmail.Request(to: [address], subject: subject, text: text, html: html), logger)
+    }
+
+    func requireMail() throws -> AccountMail {
+        guard let mail else { throw UserError.mailNotConfigured }
+        return mail
+    }
+}
