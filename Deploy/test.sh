@@ -12,7 +12,8 @@ pg_port=${BAAS_TEST_POSTGRES_PORT:-55433}
 
 ensure_system_packages
 python3 -c 'import yaml, jsonschema, aiosmtpd' 2>/dev/null || pip install -q pyyaml jsonschema aiosmtpd
-PG_FSYNC=off pg_start "$state/pg" "$pg_port"
+# Every cluster test runs seven services with their own pools, all suites at once.
+PG_FSYNC=off PG_MAX_CONNECTIONS=1000 pg_start "$state/pg" "$pg_port"
 trap 'pg_stop "$state/pg"' EXIT
 pg_bootstrap "$state/pg" "$pg_port" baas_template
 psql_super "$state/pg" "$pg_port" -d postgres -c "ALTER ROLE baas CREATEDB"

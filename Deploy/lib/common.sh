@@ -47,7 +47,7 @@ pg_start() {
   if ! as_pg_owner "$PG_BIN/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
     log "starting PostgreSQL on 127.0.0.1:$port"
     as_pg_owner "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=${PG_FSYNC:-on}" \
+      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=${PG_MAX_CONNECTIONS:-300} -c fsync=${PG_FSYNC:-on}" \
       start >/dev/null || { tail -20 "$dir/server.log" >&2; die "PostgreSQL did not start"; }
   fi
 }

@@ -1,3 +1,4 @@
+import Configuration
 import Foundation
 import InternalProtocol
 import MessagingService
@@ -85,6 +86,17 @@ import TestSupport
         await expectError(5101, containing: "body") { _ = try await mailer.send(message) }
         await expectError(5102, containing: "cannot reach") { _ = try await mailer.send(Self.message) }
         await expectError(5100) { _ = try await Mailer(relay: nil).send(Self.message) }
+    }
+
+    @Test func theRelayIsReadFromTheEnvironment() throws {
+        func read(_ environment: [String: String]) throws -> MailRelay? {
+            try MailRelay.read(ConfigReader.fromEnvironment(environment).scoped(to: "baas"))
+        }
+        #expect(try read([:]) == nil)
+        #expect(try read(["BAAS_SMTP_HOST": ""]) == nil)
+        let relay = try #require(try read(["BAAS_SMTP_HOST": "mail.example", "BAAS_SMTP_USER": "", "BAAS_SMTP_PASSWORD": ""]))
+        #expect(relay.port == 587 && relay.startTLS == .required && relay.username == nil && relay.password == nil)
+        #expect(throws: (any Error).self) { _ = try read(["BAAS_SMTP_HOST": "mail.example", "BAAS_SMTP_STARTTLS": "maybe"]) }
     }
 
     @Test func thePublicEndpointNeedsAUserOrTheServerKey() async throws {

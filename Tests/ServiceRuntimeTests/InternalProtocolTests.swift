@@ -121,7 +121,7 @@ import TestSupport
     @Test func negotiatesHTTP2AndNamesTheCaller() async throws {
         try await withServer { client, baseURL, _ async throws in
             let response = try await client.http.execute(
-                Self.post(baseURL, EchoOperation.self, body: "{}"), timeout: .seconds(5))
+                Self.post(baseURL, EchoOperation.self, body: "{}"), timeout: .seconds(30))
             #expect(response.version == .http2)
             #expect(response.status == .ok)
             let echo = try await client.call(EchoOperation.self, Empty(), on: .data, context: context())
@@ -193,7 +193,7 @@ import TestSupport
             let anonymous = HTTPClient(
                 eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
             await #expect(throws: (any Error).self) {
-                _ = try await anonymous.execute(Self.post(baseURL, EchoOperation.self, body: "{}"), timeout: .seconds(5))
+                _ = try await anonymous.execute(Self.post(baseURL, EchoOperation.self, body: "{}"), timeout: .seconds(30))
             }
             try await anonymous.shutdown()
             #expect(counter.count == 0)
@@ -226,7 +226,7 @@ import TestSupport
     @Test func aMalformedBodyIsA400() async throws {
         try await withServer { client, baseURL, _ async throws in
             let response = try await client.http.execute(
-                Self.post(baseURL, FailOperation.self, body: "not json"), timeout: .seconds(5))
+                Self.post(baseURL, FailOperation.self, body: "not json"), timeout: .seconds(30))
             #expect(response.status == .badRequest)
             let body = try await response.body.collect(upTo: 1 << 16)
             #expect(try JSONDecoder().decode(ErrorEnvelope.self, from: body).code == 400)

@@ -60,10 +60,12 @@ public struct MailRelay: Sendable {
         guard let startTLS = StartTLS(rawValue: mode) else {
             throw UsageError("BAAS_SMTP_STARTTLS must be required, opportunistic or off, got \(mode)")
         }
+        // Compose passes unset variables as empty strings.
+        func optional(_ value: String?) -> String? { value?.isEmpty == false ? value : nil }
         return MailRelay(
             host: host, port: smtp.int(forKey: "port", default: 587), startTLS: startTLS,
-            trustRoots: smtp.string(forKey: "caFile"), username: smtp.string(forKey: "user"),
-            password: smtp.string(forKey: "password", isSecret: true),
+            trustRoots: optional(smtp.string(forKey: "caFile")), username: optional(smtp.string(forKey: "user")),
+            password: optional(smtp.string(forKey: "password", isSecret: true)),
             from: smtp.string(forKey: "from", default: "no-reply@localhost"),
             heloName: smtp.string(forKey: "helo", default: "localhost"))
     }
