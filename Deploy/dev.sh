@@ -2,7 +2,9 @@
 # Starts the whole system locally: a private PostgreSQL cluster under .local/dev, all seven
 # executables, a default app (created on the first run, reused after), and prints the gateway
 # URL, app id and keys. The same lines, as `export BAAS_…` shell lines, go to
-# .local/state/dev.env for scripts and benchmarks. Ctrl-C stops everything.
+# .local/state/dev.env for scripts and benchmarks. Unless BAAS_SMTP_HOST names a relay, a local
+# mail catcher (Deploy/smtp-sink.py) receives the system's email as JSON files under
+# .local/dev/mail. Ctrl-C stops everything.
 #   Deploy/dev.sh [debug|release]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,12 +47,23 @@ stop_all() {
 trap stop_all INT TERM EXIT
 
 mkdir -p "$state/logs"
+url=http://127.0.0.1:$gateway_port
+export BAAS_USERS_PUBLIC_URL=${BAAS_USERS_PUBLIC_URL:-$url}
+mail="a relay at ${BAAS_SMTP_HOST:-}"
+if [ -z "${BAAS_SMTP_HOST:-}" ]; then
+  python3 -c 'import aiosmtpd' 2>/dev/null || pip install -q aiosmtpd
+  mkdir -p "$state/mail"
+  export BAAS_SMTP_HOST=127.0.0.1 BAAS_SMTP_PORT=${BAAS_DEV_SMTP_PORT:-2525} BAAS_SMTP_STARTTLS=off
+  python3 Deploy/smtp-sink.py --port "$BAAS_SMTP_PORT" --out "$state/mail" --until-signal \
+    >"$state/logs/smtp-sink.log" 2>&1 &
+  pids+=($!)
+  mail="$state/mail/ (one JSON file per message)"
+fi
 for service in "${backends[@]}" gateway; do
   "$bin/$service" serve >"$state/logs/$service.log" 2>&1 &
   pids+=($!)
 done
 
-url=http://127.0.0.1:$gateway_port
 for _ in $(seq 1 120); do
   curl -fs "$url/$BAAS_APP_ID/$BAAS_REST_KEY/info" | grep -q '"ready":true' && break
   sleep 0.5
@@ -73,6 +86,7 @@ cat <<BANNER
   Server-code key $BAAS_SERVER_KEY
   Try:            curl $url/$BAAS_APP_ID/$BAAS_REST_KEY/info
   Shell lines:    source .local/state/dev.env
+  Email:          $mail
   Logs:           $state/logs/   Ctrl-C stops everything.
 
 BANNER

@@ -5,13 +5,15 @@ Every accepted message is parsed with Python's standard email parser and written
 output folder as NNNN.json: envelope, headers, the decoded text and HTML parts, and whether
 the session used TLS and AUTH. With --cert/--key it offers STARTTLS and requires it; with
 --user/--password it requires AUTH (only over TLS). Writes `ready` into the folder once it
-listens and stops when its standard input closes or on SIGTERM.
+listens and stops when its standard input closes, or with --until-signal on SIGTERM or SIGINT
+(Deploy/dev.sh runs it that way as the local mail catcher).
 """
 import argparse
 import email
 import itertools
 import json
 import os
+import signal
 import ssl
 import sys
 from email import policy
@@ -56,6 +58,7 @@ def main():
     arguments.add_argument("--key")
     arguments.add_argument("--user")
     arguments.add_argument("--password")
+    arguments.add_argument("--until-signal", action="store_true")
     options = arguments.parse_args()
 
     settings = {}
@@ -75,7 +78,13 @@ def main():
     controller.start()
     open(os.path.join(options.out, "ready"), "w").close()
     try:
-        sys.stdin.read()
+        if options.until_signal:
+            for stop in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(stop, lambda *_: sys.exit(0))
+            while True:
+                signal.pause()
+        else:
+            sys.stdin.read()
     finally:
         controller.stop()
 
