@@ -71,7 +71,7 @@ enum UserError {
         status: 403)
     static let unknownRole = ErrorEnvelope(code: 2005, message: "Could not find role.", status: 404)
     static let missingRoleArguments = ErrorEnvelope(
-        code: 3038, message: "One of the required parameters (user or roleName) is null", status: 400)
+        code: 3038, message: "One of the required parameters (user identity or roleName) is null.", status: 400)
     static let userNotFound = ErrorEnvelope(code: 3057, message: "Could not find user by id or identity.", status: 404)
     static let cannotAssign = ErrorEnvelope(code: 3058, message: "Could not assign role to user.", status: 400)
     static let cannotUnassign = ErrorEnvelope(code: 3059, message: "Could not unassign role to user.", status: 400)
