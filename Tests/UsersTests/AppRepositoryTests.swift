@@ -124,4 +124,20 @@ import UsersService
             }
         }
     }
+
+    @Test func adminCommandManagesCustomRoles() async throws {
+        try await TestDatabase.with { database async throws in
+            _ = try await AppsCommand.run(["create", "shop"], database: database, logger: logger)
+            #expect(try await RolesCommand.run(["create", "shop", "Editors"], database: database, logger: logger) == "created Editors")
+            #expect(try await RolesCommand.run(["create", "shop", "Editors"], database: database, logger: logger) == "Editors exists")
+            _ = try await RolesCommand.run(["create", "shop", "Admins"], database: database, logger: logger)
+            #expect(try await RolesCommand.run(["list", "shop"], database: database, logger: logger) == "Admins\nEditors")
+            #expect(try await RolesCommand.run(["delete", "shop", "Admins"], database: database, logger: logger) == "deleted Admins")
+            #expect(try await RolesCommand.run(["list", "shop"], database: database, logger: logger) == "Editors")
+            await #expect(throws: ErrorEnvelope.self) { try await RolesCommand.run(["delete", "shop", "Admins"], database: database, logger: logger) }
+            await #expect(throws: ErrorEnvelope.self) { try await RolesCommand.run(["create", "shop", "RestUser"], database: database, logger: logger) }
+            await #expect(throws: UsageError.self) { try await RolesCommand.run(["list"], database: database, logger: logger) }
+            await #expect(throws: AppAdminError.self) { try await RolesCommand.run(["list", "nope"], database: database, logger: logger) }
+        }
+    }
 }

@@ -14,21 +14,14 @@ extension Accounts {
     /// Creates a custom role (server-code key); false when it existed already.
     public func createRole(_ name: String, identity: Identity, logger: Logger) async throws -> Bool {
         try Self.requireServerCode(identity)
-        let valid = try Roles.validName(
-            name, refusal: .badRequest("'\(name)' cannot name a custom role: system role, too long or control characters"))
-        return try await Roles.create(appID: identity.appId, name: valid, session: pool(logger))
+        return try await Roles.create(appID: identity.appId, name: try Roles.validNewName(name), session: pool(logger))
     }
 
     /// Deletes a custom role and its memberships (server-code key; 2005 when unknown). Every
     /// former member's cached identities are dropped.
     public func deleteRole(_ name: String, identity: Identity, logger: Logger) async throws {
         try Self.requireServerCode(identity)
-        try await pool(logger).transaction { session in
-            guard let members = try await Roles.delete(appID: identity.appId, name: name, session: session) else {
-                throw UserError.unknownRole
-            }
-            for member in members { try await Sessions.announce(appID: identity.appId, userID: member, session: session) }
-        }
+        try await Roles.deleteAnnouncing(appID: identity.appId, name: name, session: pool(logger))
     }
 
     /// `POST /users/assignRole` `{user, roleName}` (server-code key): adds the user (by id or

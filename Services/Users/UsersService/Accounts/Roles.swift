@@ -17,6 +17,11 @@ enum Roles {
         return name
     }
 
+    /// `name` if a new custom role may have it, else 400.
+    static func validNewName(_ name: String) throws -> String {
+        try validName(name, refusal: .badRequest("'\(name)' cannot name a custom role: system role, too long or control characters"))
+    }
+
     /// The app's custom roles by name.
     static func list(appID: String, session: DatabaseSession) async throws -> [String] {
         var sql = SQL("SELECT name FROM users.roles WHERE app_id = ")
@@ -42,6 +47,17 @@ enum Roles {
         sql.bind(.text(name))
         sql.append(" RETURNING name")
         return try await session.column(sql, as: String.self).isEmpty ? nil : users
+    }
+
+    /// Deletes the role and announces each former member, so cached identities lose it; 2005
+    /// when there is no such role.
+    static func deleteAnnouncing(appID: String, name: String, session: DatabaseSession) async throws {
+        try await session.transaction { session in
+            guard let members = try await delete(appID: appID, name: name, session: session) else {
+                throw UserError.unknownRole
+            }
+            for member in members { try await Sessions.announce(appID: appID, userID: member, session: session) }
+        }
     }
 
     static func exists(appID: String, name: String, session: DatabaseSession) async throws -> Bool {
