@@ -19,10 +19,8 @@ public enum AppsCommand {
     public static func run(_ arguments: [String], database: DatabaseConfiguration, logger: Logger) async throws
         -> String
     {
-        try await PostgresClient.with(database, logger: logger) { client in
-            try await MigrationRunner(owner: UsersService.name.rawValue, migrations: UsersService.migrations)
-                .apply(on: client, logger: logger)
-            return try await run(arguments, apps: AppRepository(database: client), logger: logger)
+        try await withMigratedDatabase(database, logger: logger) { client in
+            try await run(arguments, apps: AppRepository(database: client), logger: logger)
         }
     }
 
@@ -66,5 +64,17 @@ public enum AppsCommand {
             lines.append("BAAS_\(kind == .serverCode ? "SERVER" : kind.rawValue)_KEY=\(key)")
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+/// Runs an admin command's `body` on a pool over `database` once users-service's migrations
+/// are applied, so the commands work on a fresh database.
+func withMigratedDatabase<Result: Sendable>(
+    _ database: DatabaseConfiguration, logger: Logger, _ body: @Sendable (PostgresClient) async throws -> Result
+) async throws -> Result {
+    try await PostgresClient.with(database, logger: logger) { client in
+        try await MigrationRunner(owner: UsersService.name.rawValue, migrations: UsersService.migrations)
+            .apply(on: client, logger: logger)
+        return try await body(client)
     }
 }

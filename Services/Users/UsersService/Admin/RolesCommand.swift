@@ -16,9 +16,7 @@ public enum RolesCommand {
     public static func run(_ arguments: [String], database: DatabaseConfiguration, logger: Logger) async throws
         -> String
     {
-        try await PostgresClient.with(database, logger: logger) { client in
-            try await MigrationRunner(owner: UsersService.name.rawValue, migrations: UsersService.migrations)
-                .apply(on: client, logger: logger)
+        try await withMigratedDatabase(database, logger: logger) { client in
             guard arguments.count >= 2 else { throw UsageError(usage) }
             let appID = try await AppRepository(database: client).appID(arguments[1], logger: logger)
             let session = DatabaseSession(pool: client, logger: logger)
