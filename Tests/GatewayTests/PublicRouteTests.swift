@@ -56,4 +56,12 @@ import Testing
         #expect(PublicRoute(path: "/api") == nil)
         #expect(PublicRoute(path: "/api/") == nil)
     }
+
+    @Test func theClientAddressComesFromTrustedProxiesOnly() {
+        let trusted: Set<String> = ["10.0.0.1", "10.0.0.2"]
+        #expect(ClientAddress.resolve(peer: "203.0.113.9", forwardedFor: "1.2.3.4", trusted: trusted) == "203.0.113.9")
+        #expect(ClientAddress.resolve(peer: "10.0.0.1", forwardedFor: "1.2.3.4", trusted: trusted) == "1.2.3.4")
+        #expect(ClientAddress.resolve(peer: "10.0.0.1", forwardedFor: "6.6.6.6, 1.2.3.4, 10.0.0.2", trusted: trusted) == "1.2.3.4")
+        #expect(ClientAddress.resolve(peer: "10.0.0.1", forwardedFor: nil, trusted: trusted) == "10.0.0.1")
+    }
 }

@@ -1,7 +1,9 @@
 import Configuration
 import Foundation
 import InternalProtocol
+import ServiceRuntime
 import MessagingService
+import NIOCore
 import Testing
 import TestSupport
 
@@ -10,6 +12,9 @@ import TestSupport
     static let message = SendEmail.Request(
         to: ["ann@example.com"], cc: ["cy@example.com"], bcc: ["hidden@example.com"], subject: "Grüße from the app",
         text: "Hello Ann,\n.a line starting with a dot\nBye", html: "<p>Hello <b>Ann</b></p>")
+
+    /// A caller with half a minute to spare.
+    static var context: CallContext { CallContext(deadline: NIODeadline.now() + .seconds(30), logger: TestDatabase.logger) }
 
     func expectError(_ code: Int, containing text: String = "", _ body: () async throws -> Void) async {
         do {
@@ -25,7 +30,7 @@ import TestSupport
     @Test func deliversTextAndHTMLPartsToEveryRecipient() async throws {
         try await SMTPSink.with { sink async throws in
             let relay = MailRelay(host: "127.0.0.1", port: sink.port, startTLS: .off, from: "app@example.com")
-            let status = try await Mailer(relay: relay).send(Self.message)
+            let status = try await Mailer(relay: relay).send(Self.message, within: Self.context)
             #expect(status.status == "PUBLISHED" && status.messageId.hasSuffix("@example.com"))
             let received = try #require(try sink.messages().first)
             #expect(received["mailFrom"] as? String == "app@example.com")
@@ -41,20 +46,35 @@ import TestSupport
         }
     }
 
+    @Test func longHeadersAreFoldedAndDecodeToWhatWasSent() async throws {
+        try await SMTPSink.with { sink async throws in
+            let relay = MailRelay(host: "127.0.0.1", port: sink.port, startTLS: .off, from: "app@example.com")
+            var message = Self.message
+            message.to = (0..<60).map { "reader\($0)@example.com" }
+            message.subject = String(repeating: "Grüße, liebe Leserinnen und Leser! ", count: 8)
+            _ = try await Mailer(relay: relay).send(message, within: Self.context)
+            let received = try #require(try sink.messages().first)
+            let headers = try #require(received["headers"] as? [String: String])
+            #expect(headers["subject"] == message.subject)
+            #expect(headers["to"]?.components(separatedBy: ", ").count == 60)
+            #expect((received["recipients"] as? [String])?.count == 62)
+        }
+    }
+
     @Test func upgradesWithStartTLSAndAuthenticates() async throws {
         try await SMTPSink.with(tls: true, credentials: ("mailer", "s3cret")) { sink async throws in
             var relay = MailRelay(
                 host: "127.0.0.1", port: sink.port, startTLS: .required, trustRoots: sink.caFile, username: "mailer",
                 password: "s3cret", from: "app@example.com")
-            _ = try await Mailer(relay: relay).send(Self.message)
+            _ = try await Mailer(relay: relay).send(Self.message, within: Self.context)
             let received = try #require(try sink.messages().first)
             #expect(received["tls"] as? Bool == true && received["authenticated"] as? Bool == true)
 
             relay.password = "wrong"
-            await expectError(5102, containing: "535") { _ = try await Mailer(relay: relay).send(Self.message) }
+            await expectError(5102, containing: "535") { _ = try await Mailer(relay: relay).send(Self.message, within: Self.context) }
             relay.trustRoots = nil  // the test CA is not among the system's roots
             relay.password = "s3cret"
-            await expectError(5102) { _ = try await Mailer(relay: relay).send(Self.message) }
+            await expectError(5102) { _ = try await Mailer(relay: relay).send(Self.message, within: Self.context) }
             #expect(try sink.messages().count == 1)
         }
     }
@@ -62,9 +82,9 @@ import TestSupport
     @Test func neverSendsCredentialsOrMailInTheClearWhenTLSIsRequired() async throws {
         try await SMTPSink.with { sink async throws in
             let required = MailRelay(host: "127.0.0.1", port: sink.port, startTLS: .required)
-            await expectError(5102, containing: "STARTTLS") { _ = try await Mailer(relay: required).send(Self.message) }
+            await expectError(5102, containing: "STARTTLS") { _ = try await Mailer(relay: required).send(Self.message, within: Self.context) }
             let plainAuth = MailRelay(host: "127.0.0.1", port: sink.port, startTLS: .opportunistic, username: "u", password: "p")
-            await expectError(5102, containing: "without TLS") { _ = try await Mailer(relay: plainAuth).send(Self.message) }
+            await expectError(5102, containing: "without TLS") { _ = try await Mailer(relay: plainAuth).send(Self.message, within: Self.context) }
             #expect(try sink.messages().isEmpty)
         }
     }
@@ -74,18 +94,18 @@ import TestSupport
         var message = Self.message
         let mailer = Mailer(relay: relay)
         message.subject = "Hi\r\nBcc: victim@example.com"
-        await expectError(5101, containing: "subject") { _ = try await mailer.send(message) }
+        await expectError(5101, containing: "subject") { _ = try await mailer.send(message, within: Self.context) }
         message = Self.message
         message.to = ["ann@example.com>\r\nRCPT TO:<x@example.com"]
-        await expectError(5101, containing: "valid email") { _ = try await mailer.send(message) }
+        await expectError(5101, containing: "valid email") { _ = try await mailer.send(message, within: Self.context) }
         message = Self.message
         (message.to, message.cc, message.bcc) = ([], [], [])
-        await expectError(5101, containing: "recipient") { _ = try await mailer.send(message) }
+        await expectError(5101, containing: "recipient") { _ = try await mailer.send(message, within: Self.context) }
         message = Self.message
         (message.text, message.html) = (nil, nil)
-        await expectError(5101, containing: "body") { _ = try await mailer.send(message) }
-        await expectError(5102, containing: "cannot reach") { _ = try await mailer.send(Self.message) }
-        await expectError(5100) { _ = try await Mailer(relay: nil).send(Self.message) }
+        await expectError(5101, containing: "body") { _ = try await mailer.send(message, within: Self.context) }
+        await expectError(5102, containing: "cannot reach") { _ = try await mailer.send(Self.message, within: Self.context) }
+        await expectError(5100) { _ = try await Mailer(relay: nil).send(Self.message, within: Self.context) }
     }
 
     @Test func theRelayIsReadFromTheEnvironment() throws {
@@ -99,7 +119,7 @@ import TestSupport
         #expect(throws: (any Error).self) { _ = try read(["BAAS_SMTP_HOST": "mail.example", "BAAS_SMTP_STARTTLS": "maybe"]) }
     }
 
-    @Test func thePublicEndpointNeedsAUserOrTheServerKey() async throws {
+    @Test func thePublicEndpointNeedsTheServerKey() async throws {
         try await SMTPSink.with { sink async throws in
             let environment = ["BAAS_SMTP_HOST": "127.0.0.1", "BAAS_SMTP_PORT": "\(sink.port)", "BAAS_SMTP_STARTTLS": "off"]
             try await TestCluster.with(environment: environment) { cluster async throws in
@@ -111,6 +131,13 @@ import TestSupport
                 }
                 let anonymous = try await send(.rest)
                 #expect(anonymous.status == 403 && anonymous.json["code"] as? Int == 4000)
+                // Anyone can become a (guest) user, so a user token is not enough either.
+                let guest = try await HTTPTestClient.send(.POST, cluster.gatewayURL + cluster.prefix() + "/users/register/guest")
+                let token = try #require(guest.json["user-token"] as? String)
+                let asUser = try await HTTPTestClient.send(
+                    .POST, cluster.gatewayURL + cluster.prefix() + "/messaging/email",
+                    headers: [("Content-Type", "application/json"), ("user-token", token)], body: Data(body.utf8))
+                #expect(asUser.status == 403 && asUser.json["code"] as? Int == 4000)
                 let sent = try await send(.serverCode)
                 #expect(sent.status == 200 && sent.json["status"] as? String == "PUBLISHED", "\(sent.text)")
                 let received = try #require(try sink.messages().first)

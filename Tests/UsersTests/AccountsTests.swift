@@ -35,8 +35,8 @@ import UsersService
 
         func body(_ json: String) throws -> JSONObject { try #require(try JSONParser.parse(json).object) }
 
-        func register(_ json: String) async throws -> [String: Any] {
-            try decode(try await accounts.register(appID: appID, body: try body(json), logger: logger))
+        func register(_ json: String, as callerID: String? = nil) async throws -> [String: Any] {
+            try decode(try await accounts.register(appID: appID, body: try body(json), callerID: callerID, logger: logger))
         }
 
         func login(_ login: String, _ password: String) async throws -> [String: Any] {
@@ -96,7 +96,7 @@ import UsersService
                 let engine = DataEngine(database: client, logger: logger)
                 let clock = ManualClock()
                 let outbox = Outbox()
-                let mail = AccountMail(publicURL: "http://public.example/") { request, _ in await outbox.add(request) }
+                let mail = AccountMail(publicURL: "http://public.example/") { request, _, _ in await outbox.add(request) }
                 let accounts = Accounts(
                     engine: engine, database: client, bcryptCost: 4, attemptsPerMinute: attemptsPerMinute, mail: mail,
                     now: { clock.now })

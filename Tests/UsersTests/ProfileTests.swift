@@ -34,9 +34,12 @@ import UsersService
             let (ann, _) = try await Self.loggedIn(fixture, "ann@example.com")
             let (bob, _) = try await Self.loggedIn(fixture, "bob@example.com")
             let annID = try #require(ann.userId)
-            let updated = try await update(fixture, annID, #"{"name": "Ann", "userStatus": "DISABLED", "lastLogin": 1}"#, as: ann)
+            let updated = try await update(
+                fixture, annID, #"{"name": "Ann", "userstatus": "DISABLED", "LastLogin": 1, "objectid": "X", "OWNERID": "Y"}"#,
+                as: ann)
             #expect(updated["name"] as? String == "Ann" && updated["userStatus"] as? String == "ENABLED")
             #expect(updated["lastLogin"] as? Int == 1_800_000_000_000 && updated["password"] == nil)
+            #expect(updated["objectId"] as? String == annID && updated["ownerId"] is NSNull)
 
             let anonymous = Identity.anonymous(appId: fixture.appID, keyKind: .rest)
             let server = AccountsTests.serverCode(fixture)
@@ -45,6 +48,7 @@ import UsersService
                 (annID, #"{"name": "x"}"#, bob, 3029, 403),
                 ("NO-SUCH-USER", #"{"name": "x"}"#, server, 3030, 404),
                 (annID, #"{"email": "bob@example.com"}"#, ann, 3018, 409),
+                (annID, #"{"Email": "not-an-address"}"#, ann, 3040, 400),
                 (annID, #"{"email": ""}"#, ann, 3045, 400),
                 (annID, #"{"email": null}"#, ann, 3045, 400),
                 (annID, #"{"password": ""}"#, ann, 3045, 400),
@@ -139,13 +143,32 @@ import UsersService
 
             let (ann, _) = try await Self.loggedIn(fixture, "ann@example.com")
             await fixture.expectError(3030) {
-                _ = try await fixture.register(#"{"objectId": "\#(ann.userId!)", "email": "x@example.com", "password": "p"}"#)
+                _ = try await fixture.register(
+                    #"{"objectId": "\#(ann.userId!)", "email": "x@example.com", "password": "p"}"#, as: ann.userId)
             }
-            let converted = try await fixture.register(#"{"objectId": "\#(guestID)", "email": "guest@example.com", "password": "p"}"#)
+            // Only the guest's own token converts it: objectIds are no secret.
+            await fixture.expectError(3029, status: 403) {
+                _ = try await fixture.register(#"{"objectId": "\#(guestID)", "email": "thief@example.com", "password": "p"}"#)
+            }
+            await fixture.expectError(3029) {
+                _ = try await fixture.register(
+                    #"{"objectId": "\#(guestID)", "email": "thief@example.com", "password": "p"}"#, as: ann.userId)
+            }
+            // Nor does a guest get a password or an address by updating itself.
+            var guestIdentity = Identity(appId: fixture.appID, keyKind: .rest, userId: guestID, roles: [])
+            guestIdentity.sessionId = "x"
+            for json in [#"{"password": "p"}"#, #"{"EMAIL": "g@example.com"}"#] {
+                await fixture.expectError(3024) {
+                    _ = try await fixture.accounts.updateUser(
+                        id: guestID, body: try fixture.body(json), identity: guestIdentity, logger: fixture.logger)
+                }
+            }
+            let converted = try await fixture.register(
+                #"{"objectId": "\#(guestID)", "email": "guest@example.com", "password": "p"}"#, as: guestID)
             #expect(converted["objectId"] as? String == guestID && converted["userStatus"] as? String == "ENABLED")
             #expect(try await fixture.login("guest@example.com", "p")["objectId"] as? String == guestID)
             await fixture.expectError(3030) {
-                _ = try await fixture.register(#"{"objectId": "\#(guestID)", "email": "again@example.com", "password": "p"}"#)
+                _ = try await fixture.register(#"{"objectId": "\#(guestID)", "email": "again@example.com", "password": "p"}"#, as: guestID)
             }
             try await fixture.setPolicy("registration_enabled = false")
             await fixture.expectError(3009, status: 403) {

@@ -14,6 +14,8 @@ import Configuration
 /// - `BAAS_GATEWAY_SESSION_CACHE_SECONDS`: how long a resolved `user-token` is cached (default 10;
 ///   0 turns the cache off). Logouts and other session changes reach the cache at once through
 ///   `LISTEN/NOTIFY`, so this bounds only how late an idle session's last activity is recorded.
+/// - `BAAS_GATEWAY_TRUSTED_PROXIES`: comma-separated addresses of load balancers whose
+///   `X-Forwarded-For` names the client (for per-address login limits; default none).
 /// - `BAAS_GATEWAY_CORS_ORIGINS`: comma-separated allowed origins, or `*` for any (default `*`).
 /// - `BAAS_GATEWAY_INFO_DEADLINE_MS`: how long `/info` waits for each service (default 2000).
 public struct GatewayConfiguration: Sendable {
@@ -31,6 +33,8 @@ public struct GatewayConfiguration: Sendable {
     public var keyCacheSeconds: Int
     /// Session-token cache lifetime in seconds.
     public var sessionCacheSeconds: Int
+    /// Proxies whose `X-Forwarded-For` is believed.
+    public var trustedProxies: Set<String>
     /// Allowed CORS origins; empty means any.
     public var corsOrigins: [String]
     /// Deadline of each readiness call made by `/info`, in milliseconds.
@@ -46,6 +50,9 @@ public struct GatewayConfiguration: Sendable {
         keylessAPIPath = gateway.bool(forKey: "keylessApiPath", default: false)
         keyCacheSeconds = gateway.int(forKey: "keyCacheSeconds", default: 10)
         sessionCacheSeconds = gateway.int(forKey: "sessionCacheSeconds", default: 10)
+        trustedProxies = Set(
+            gateway.string(forKey: "trustedProxies", default: "").split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         let origins = gateway.string(forKey: "corsOrigins", default: "*")
         corsOrigins = origins == "*" ? [] : origins.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         infoDeadlineMilliseconds = gateway.int(forKey: "infoDeadlineMs", default: 2_000)

@@ -12,6 +12,8 @@ struct GatewayController: Sendable {
     let peers: InternalClient
     let bodyLimit: Int
     let defaultTimeout: TimeAmount
+    /// Proxies whose `X-Forwarded-For` names the client.
+    var trustedProxies: Set<String> = []
 
     func handle(_ request: Request, context: GatewayRequestContext) async throws -> Response {
         guard let route = PublicRoute(path: request.uri.path) else { return try banner() }
@@ -21,7 +23,8 @@ struct GatewayController: Sendable {
         var call = CallContext(
             requestID: context.requestID, traceparent: request.headers[.init(InternalHeader.traceparent)!],
             deadline: .now() + defaultTimeout, logger: context.logger)
-        call.clientAddress = context.clientAddress
+        call.clientAddress = ClientAddress.resolve(
+            peer: context.clientAddress, forwardedFor: request.headers[.init("x-forwarded-for")!], trusted: trustedProxies)
         var resolved = try await resolver.resolve(route.credentials, headers: request.headers, context: call)
         if let token = request.headers[.init("user-token")!], !token.isEmpty {
             resolved.identity = try await resolver.authenticate(resolved.identity, token: token, context: call)

@@ -24,12 +24,13 @@ public enum GatewayService {
             database: database, channel: SessionsChannel.name, consumer: sessions, logger: logger)
         let readiness = ServiceReadiness(
             peers: peers, deadline: .milliseconds(Int64(configuration.infoDeadlineMilliseconds)))
-        let controller = GatewayController(
+        var controller = GatewayController(
             resolver: AppResolver(
                 peers: peers, cache: APIKeyCache(lifetime: .seconds(configuration.keyCacheSeconds)),
                 sessions: sessions, configuration: configuration),
             readiness: readiness, peers: peers, bodyLimit: configuration.bodyLimit,
             defaultTimeout: .milliseconds(Int64(runtime.internalTimeoutMilliseconds)))
+        controller.trustedProxies = configuration.trustedProxies
         let publicServer = Application(
             router: router(controller: controller, configuration: configuration),
             server: .http1AndH2C(),

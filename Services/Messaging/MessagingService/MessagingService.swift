@@ -13,8 +13,8 @@ public enum MessagingService: BackendService {
         operations: inout OperationRegistry, endpoints: inout RESTRouter, environment: ServiceEnvironment
     ) throws {
         let mailer = Mailer(relay: try MailRelay.read(environment.configuration.reader))
-        operations.register(SendEmail.self) { request, _ in
-            try await mailer.send(request)
+        operations.register(SendEmail.self) { request, context in
+            try await mailer.send(request, within: context)
         }
         EmailRoutes(mailer: mailer).add(to: &endpoints)
     }

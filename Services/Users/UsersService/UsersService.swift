@@ -51,8 +51,8 @@ public enum UsersService: BackendService {
         let publicURL = environment.configuration.reader.string(
             forKey: ConfigKey(["users", "publicUrl"]), default: "http://localhost:8080")
         let peers = environment.peers
-        return AccountMail(publicURL: publicURL) { request, logger in
-            let context = CallContext(deadline: .now() + .seconds(40), logger: logger)
+        return AccountMail(publicURL: publicURL) { request, logger, deadline in
+            let context = CallContext(deadline: deadline, logger: logger)
             _ = try await peers.call(SendEmail.self, request, on: .messaging, context: context)
         }
     }

@@ -21,10 +21,15 @@ struct PreparedObject: Sendable {
 /// Reads client objects: which keys are properties, what their values mean, and which
 /// columns dynamic schema must add first.
 enum ObjectReader {
-    /// Keys the server owns or SDKs add; never stored as properties.
+    /// Keys the server owns or SDKs add (lower-cased); never stored as properties, in any spelling.
     static let ignoredKeys: Set<String> = [
-        "___class", "__meta", "created", "updated", "ownerId", "__subID", "__originSubID", "objectId",
+        "___class", "__meta", "created", "updated", "ownerid", "__subid", "__originsubid", "objectid",
     ]
+
+    /// Whether `key`, in any spelling, is one the server owns.
+    static func isIgnored(_ key: String) -> Bool {
+        ignoredKeys.contains(key.lowercased())
+    }
 
     /// Properties of a table (lower-cased names) that saves may not carry: another service owns
     /// them. `Users.password` lives only as a hash in users-service.
@@ -67,7 +72,7 @@ enum ObjectReader {
         var missing: [ColumnSchema] = []
         var seen = Set<String>()
         for object in objects {
-            for (key, value) in object.members where !ignoredKeys.contains(key) {
+            for (key, value) in object.members where !isIgnored(key) {
                 guard Identifier.isValid(key) else { throw DataError.invalidName(key) }
                 guard table?.column(named: key) == nil, !seen.contains(key.lowercased()) else { continue }
                 let type: ColumnType
@@ -99,7 +104,7 @@ enum ObjectReader {
             prepared.objectId = text
         }
         var named = Set<String>()
-        for (key, value) in object.members where !ignoredKeys.contains(key) {
+        for (key, value) in object.members where !isIgnored(key) {
             guard let column = table.column(named: key) else {
                 if case .null = value { continue }
                 throw DataError.columnNotFound(key, table: table.name)

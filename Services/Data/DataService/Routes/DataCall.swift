@@ -10,9 +10,20 @@ extension RESTRouter.Call {
     /// The `:table` path parameter.
     var table: String { parameters["table"] ?? "" }
 
+    /// The query string's pairs; malformed percent-encoding is the data API's 1016.
+    var dataQueryItems: [(name: String, value: String)] {
+        get throws {
+            do {
+                return try queryItems
+            } catch let error as ErrorEnvelope {
+                throw DataError.invalidParameter(error.message)
+            }
+        }
+    }
+
     /// The query string as data-query parameters.
     var queryParameters: QueryParameters {
-        get throws { QueryParameters(queryItems: try queryItems) }
+        get throws { QueryParameters(queryItems: try dataQueryItems) }
     }
 
     /// The body as JSON; an empty body is nil.

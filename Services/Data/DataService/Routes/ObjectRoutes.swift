@@ -7,7 +7,7 @@ extension DataRoutes {
     /// Single-object CRUD: every SDK generation's create, save, update, upsert, get and delete.
     func addObjects(to router: inout RESTRouter) {
         router.add(.get, "data/:table/pk") { call in
-            let items = try call.queryItems
+            let items = try call.dataQueryItems
             guard !items.isEmpty else { throw DataError.invalidParameter("pk needs at least one column=value pair") }
             let object = try await engine.object(
                 call.table, matching: items.map { ($0.name, $0.value) }, query: FindQuery(),

@@ -59,7 +59,7 @@ extension DataRoutes {
     /// QuickBlox filters on the query string; `count=1` answers `{"count": n}`, otherwise
     /// `{"items": [...], "skip", "limit"}` as QuickBlox clients read them.
     private func quickBlox(_ call: RESTRouter.Call) async throws -> Response {
-        let parameters = try call.queryItems
+        let parameters = try call.dataQueryItems
         let filter = try DataError.parsing { () throws(QueryLanguageError) in try QuickBloxFilter.parse(parameters) }
         var query = FindQuery()
         query.condition = filter.condition

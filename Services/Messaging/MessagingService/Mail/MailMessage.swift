@@ -44,10 +44,8 @@ struct MailMessage: Sendable {
 
     /// The message as sent after DATA, CRLF line ends, without the final dot.
     func rendered(messageID: String, date: Date) -> String {
-        var headers = [
-            "From: \(from)", "To: \(to.joined(separator: ", "))",
-        ]
-        if !cc.isEmpty { headers.append("Cc: \(cc.joined(separator: ", "))") }
+        var headers = ["From: \(from)", "To: " + Self.folded(to)]
+        if !cc.isEmpty { headers.append("Cc: " + Self.folded(cc)) }
         headers += [
             "Subject: \(Self.encodedWord(subject))", "Date: \(Self.rfc5322(date))", "Message-ID: <\(messageID)>",
             "MIME-Version: 1.0",
@@ -76,10 +74,27 @@ struct MailMessage: Sendable {
         ] + encoded.components(separatedBy: "\r\n")
     }
 
-    /// The subject as is when it is plain ASCII, else an RFC 2047 encoded word.
+    /// Addresses one per line (folded), so no header line nears the 998-octet limit.
+    static func folded(_ addresses: [String]) -> String {
+        addresses.joined(separator: ",\r\n ")
+    }
+
+    /// A short plain-ASCII subject as is; anything else as RFC 2047 encoded words of at most
+    /// 45 bytes of text each (75 characters encoded), one per folded line, never splitting a
+    /// character.
     static func encodedWord(_ text: String) -> String {
-        if text.unicodeScalars.allSatisfy({ $0.isASCII && $0.value >= 0x20 }) { return text }
-        return "=?UTF-8?B?" + Data(text.utf8).base64EncodedString() + "?="
+        if text.count <= 70, text.unicodeScalars.allSatisfy({ $0.isASCII && $0.value >= 0x20 }) { return text }
+        var words: [String] = []
+        var chunk = ""
+        for character in text {
+            if chunk.utf8.count + String(character).utf8.count > 45, !chunk.isEmpty {
+                words.append(chunk)
+                chunk = ""
+            }
+            chunk.append(character)
+        }
+        if !chunk.isEmpty || words.isEmpty { words.append(chunk) }
+        return words.map { "=?UTF-8?B?" + Data($0.utf8).base64EncodedString() + "?=" }.joined(separator: "\r\n ")
     }
 
     static func rfc5322(_ date: Date) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import InternalProtocol
+import ServiceRuntime
 
 /// Sends apps' email through the relay, or refuses with 5100 when none is configured.
 public struct Mailer: Sendable {
@@ -10,15 +11,17 @@ public struct Mailer: Sendable {
         self.relay = relay
     }
 
-    /// Validates and delivers `request`; the contract's MessageStatus.
-    public func send(_ request: SendEmail.Request) async throws -> SendEmail.Response {
+    /// Validates and delivers `request` within the caller's deadline (at most 30 seconds); the
+    /// contract's MessageStatus.
+    public func send(_ request: SendEmail.Request, within context: CallContext) async throws -> SendEmail.Response {
         guard let relay else { throw MailError.notConfigured }
         let message = MailMessage(
             from: relay.from, to: request.to, cc: request.cc, bcc: request.bcc, subject: request.subject,
             text: request.text, html: request.html)
         try message.validate()
         let messageID = UUID().uuidString.lowercased() + "@" + (relay.from.split(separator: "@").last.map(String.init) ?? "localhost")
-        try await SMTPClient(relay: relay).send(message, messageID: messageID)
+        let remaining = max(1, min(30_000, context.remainingMilliseconds - 200))
+        try await SMTPClient(relay: relay, timeout: .milliseconds(remaining)).send(message, messageID: messageID)
         return SendEmail.Response(messageId: messageID, status: "PUBLISHED")
     }
 }

@@ -51,8 +51,9 @@ struct SMTPClient: Sendable {
             do {
                 try await converse(&conversation, message: message, data: data, channel: channel.channel)
             } catch {
-                // Ending the session politely lets the relay close first; a TLS close without it can stall.
-                _ = try? await conversation.command("QUIT", expect: [221])
+                // QUIT lets the relay close first (a TLS close without it can stall); its answer
+                // is not awaited, so the relay's own refusal is what the caller hears.
+                try? await conversation.send("QUIT\r\n")
                 throw error
             }
         }
@@ -70,7 +71,8 @@ struct SMTPClient: Sendable {
         try await conversation.command("DATA", expect: [354])
         try await conversation.send(data + ".\r\n")
         _ = try await conversation.expect([250])
-        _ = try? await conversation.command("QUIT", expect: [221])
+        // Accepted: the delivery stands whatever QUIT answers, so it is not awaited.
+        try? await conversation.send("QUIT\r\n")
     }
 
     /// EHLO, STARTTLS as the relay settings ask, and AUTH.

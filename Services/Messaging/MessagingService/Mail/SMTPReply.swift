@@ -12,7 +12,9 @@ struct SMTPReply: Sendable, Equatable {
 }
 
 /// Splits the server's bytes into replies: lines end in CRLF, `250-…` continues a reply and
-/// `250 …` ends it. A malformed line or a reply beyond the size limit closes the connection.
+/// `250 …` ends it. A malformed line, a reply beyond the size limit, or bytes after a complete
+/// reply close the connection: the client never pipelines, so a relay may only answer what was
+/// asked — which also keeps replies injected before a STARTTLS upgrade (CVE-2011-0411) out.
 struct SMTPReplyDecoder: ByteToMessageDecoder {
     typealias InboundOut = SMTPReply
     /// RFC 5321 allows 512 octets per reply line; a generous bound on a whole reply.
@@ -20,6 +22,7 @@ struct SMTPReplyDecoder: ByteToMessageDecoder {
 
     private var pending: [String] = []
     private var pendingCode: Int?
+    private var pendingBytes = 0
 
     /// A reply the server sent that breaks the protocol.
     struct ProtocolError: Error {
@@ -39,13 +42,17 @@ struct SMTPReplyDecoder: ByteToMessageDecoder {
             bytes.count == 3 || bytes[3] == UInt8(ascii: " ") || bytes[3] == UInt8(ascii: "-")
         else { throw ProtocolError(line: line) }
         pending.append(bytes.count > 4 ? String(line.dropFirst(4)) : "")
+        pendingBytes += length
+        guard pendingBytes <= Self.replyLimit else { throw ProtocolError(line: "reply too long") }
         if bytes.count > 3, bytes[3] == UInt8(ascii: "-") {
             pendingCode = code
             return .continue
         }
+        guard buffer.readableBytes == 0 else { throw ProtocolError(line: "data after a complete reply") }
         context.fireChannelRead(wrapInboundOut(SMTPReply(code: code, lines: pending)))
         pending = []
         pendingCode = nil
+        pendingBytes = 0
         return .continue
     }
 

@@ -2,6 +2,7 @@ import DataEngine
 import Foundation
 import InternalProtocol
 import Logging
+import NIOCore
 import QueryLanguage
 
 /// How users-service sends its emails (through messaging-service) and where the links in
@@ -9,11 +10,13 @@ import QueryLanguage
 public struct AccountMail: Sendable {
     /// The gateway's public base URL, e.g. `https://api.example.com`.
     public let publicURL: String
-    /// Delivers one email.
-    public let send: @Sendable (SendEmail.Request, Logger) async throws -> Void
+    /// Delivers one email before the deadline.
+    public let send: @Sendable (SendEmail.Request, Logger, NIODeadline) async throws -> Void
 
     /// Creates the mail settings.
-    public init(publicURL: String, send: @escaping @Sendable (SendEmail.Request, Logger) async throws -> Void) {
+    public init(
+        publicURL: String, send: @escaping @Sendable (SendEmail.Request, Logger, NIODeadline) async throws -> Void
+    ) {
         self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
         self.send = send
     }
@@ -22,9 +25,10 @@ public struct AccountMail: Sendable {
 extension Accounts {
     /// `GET /users/restorepassword/{identity}`: mails the user a single-use link to a page that
     /// sets a new password (3020 for an unknown identity). Rate limited like logins.
-    public func restorePassword(appID: String, identity value: String, clientAddress: String?, logger: Logger)
-        async throws
-    {
+    public func restorePassword(
+        appID: String, identity value: String, clientAddress: String?, deadline: NIODeadline = .now() + .seconds(30),
+        logger: Logger
+    ) async throws {
         try await throttle.admit(identity: appID + " " + value.lowercased(), address: clientAddress)
         let policy = try await policy(appID, logger: logger)
         guard let user = try await findUser(appID: appID, identity: value, policy: policy, logger: logger),
@@ -41,16 +45,22 @@ extension Accounts {
             "link": "\(mail.publicURL)/\(appID)/account/reset-password/\(token)", "email": email, "identity": value,
             "name": profile["name"]?.string ?? email, "minutes": "\(policy.resetTokenSeconds / 60)",
         ]
-        try await send(template, values: values, to: email, mail: mail, logger: logger)
+        try await send(template, values: values, to: email, mail: mail, deadline: deadline, logger: logger)
     }
 
     /// The reset page's form: sets the password the link's token allows (once, before it
-    /// expires), and ends every session of the user. Returns the user's id.
-    public func resetPassword(appID: String, token: String, password: String, logger: Logger) async throws -> String {
+    /// expires), and ends every session of the user. Returns the user's id. Only a live token
+    /// costs a bcrypt hash, and attempts are limited per client address.
+    public func resetPassword(
+        appID: String, token: String, password: String, clientAddress: String? = nil, logger: Logger
+    ) async throws -> String {
         guard !password.isEmpty else { throw UserError.missingPassword }
         guard password.utf8.count <= Self.passwordByteLimit else {
             throw UserError.tooLong("password", limit: Self.passwordByteLimit)
         }
+        try await throttle.admit(identity: nil, address: clientAddress)
+        guard try await ActionTokens.isLive(appID: appID, token: token, purpose: .reset, now: now(), session: pool(logger))
+        else { throw UserError.invalidLink }
         let hash = try await hasher.hash(password)
         let moment = now()
         return try await pool(logger).transaction { session in
@@ -82,20 +92,23 @@ extension Accounts {
 
     /// `POST /users/resendconfirmation/{identity}`: a new confirmation link for a user whose
     /// address is not confirmed yet (the earlier link stops working).
-    public func resendConfirmation(appID: String, identity value: String, clientAddress: String?, logger: Logger)
-        async throws
-    {
+    public func resendConfirmation(
+        appID: String, identity value: String, clientAddress: String?, deadline: NIODeadline = .now() + .seconds(30),
+        logger: Logger
+    ) async throws {
         try await throttle.admit(identity: appID + " " + value.lowercased(), address: clientAddress)
         let policy = try await policy(appID, logger: logger)
         guard let user = try await findUser(appID: appID, identity: value, policy: policy, logger: logger),
             let profile = try JSONParser.parse(user).object
         else { throw UserError.unknownIdentity }
         guard profile["userStatus"]?.string == "EMAIL_CONFIRMATION_PENDING" else { throw UserError.alreadyConfirmed }
-        try await sendConfirmation(appID: appID, profile: profile, policy: policy, logger: logger)
+        try await sendConfirmation(appID: appID, profile: profile, policy: policy, deadline: deadline, logger: logger)
     }
 
     /// Mails `profile` its confirmation link, unless the app disabled the template.
-    func sendConfirmation(appID: String, profile: JSONObject, policy: UserPolicy, logger: Logger) async throws {
+    func sendConfirmation(
+        appID: String, profile: JSONObject, policy: UserPolicy, deadline: NIODeadline, logger: Logger
+    ) async throws {
         guard let userID = profile["objectId"]?.string, let email = profile["email"]?.string else {
             throw UserError.noEmailAddress
         }
@@ -109,14 +122,15 @@ extension Accounts {
             "link": "\(mail.publicURL)/\(appID)/account/confirm-email/\(token)", "email": email,
             "name": profile["name"]?.string ?? email,
         ]
-        try await send(template, values: values, to: email, mail: mail, logger: logger)
+        try await send(template, values: values, to: email, mail: mail, deadline: deadline, logger: logger)
     }
 
     private func send(
-        _ template: EmailTemplate, values: [String: String], to address: String, mail: AccountMail, logger: Logger
+        _ template: EmailTemplate, values: [String: String], to address: String, mail: AccountMail,
+        deadline: NIODeadline, logger: Logger
     ) async throws {
         let (subject, text, html) = template.rendered(values)
-        try await mail.send(SendEmail.Request(to: [address], subject: subject, text: text, html: html), logger)
+        try await mail.send(SendEmail.Request(to: [address], subject: subject, text: text, html: html), logger, deadline)
     }
 
     func requireMail() throws -> AccountMail {

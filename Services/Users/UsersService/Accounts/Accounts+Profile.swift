@@ -2,11 +2,12 @@ import DataEngine
 import Foundation
 import InternalProtocol
 import Logging
+import QueryLanguage
 
 extension Accounts {
-    /// Profile properties only users-service writes: a user update ignores them, as SDKs send
-    /// the whole user object back.
-    static let managedProperties: Set<String> = ["objectId", "userStatus", "lastLogin", "user-token"]
+    /// Profile properties only users-service writes (lower-cased): a user update ignores them in
+    /// any spelling, as SDKs send the whole user object back.
+    static let managedProperties: Set<String> = ["objectid", "userstatus", "lastlogin", "user-token"]
     /// The statuses `PUT /users/{id}/status` may set.
     static let settableStatuses: Set<String> = ["ENABLED", "DISABLED", "EMAIL_CONFIRMATION_PENDING"]
 
@@ -27,6 +28,9 @@ extension Accounts {
         }
         let policy = try await policy(identity.appId, logger: logger)
         let (changes, password) = try Self.profileChanges(body, policy: policy)
+        if password != nil || changes.members.contains(where: { Self.isIdentityKey($0.key, policy) }) {
+            try await refuseGuest(id, appID: identity.appId, logger: logger)
+        }
         let hash: String? = if let password { try await hasher.hash(password) } else { nil }
         let system = Self.system(identity.appId)
         do {
@@ -60,10 +64,29 @@ extension Accounts {
         }
     }
 
+    /// Whether `key` names the identity property or `email`, in any spelling.
+    private static func isIdentityKey(_ key: String, _ policy: UserPolicy) -> Bool {
+        [policy.identityProperty.lowercased(), "email"].contains(key.lowercased())
+    }
+
+    /// A guest gets a password or an identity only by registering (with its objectId), which
+    /// applies the registration rules and email confirmation; 3024 otherwise.
+    private func refuseGuest(_ id: String, appID: String, logger: Logger) async throws {
+        let row = try await engine.object(
+            Self.usersTable, matching: [("objectId", id)], query: FindQuery(), identity: Self.system(appID), logger: logger)
+        guard let row, try JSONParser.parse(row).object?["userStatus"]?.string == "GUEST" else { return }
+        throw UserError.guestUpdate
+    }
+
+    /// The value of `name` in `body` in any spelling (the engine matches columns ignoring case).
+    private static func value(_ name: String, in body: JSONObject) -> JSONValue? {
+        let wanted = name.lowercased()
+        return body.members.first { $0.key.lowercased() == wanted }?.value
+    }
+
     /// The profile changes and the new password, if any, checked as registration checks them.
     private static func profileChanges(_ body: JSONObject, policy: UserPolicy) throws -> (JSONObject, String?) {
-        var changes = body
-        for name in managedProperties { changes[name] = nil }
+        var changes = JSONObject(body.members.filter { !managedProperties.contains($0.key.lowercased()) })
         var password: String?
         if let value = body["password"] {
             guard case .string(let text) = value, !text.isEmpty else { throw UserError.requiredValuesMissing }
@@ -71,13 +94,13 @@ extension Accounts {
             password = text
             changes["password"] = nil
         }
-        if let identity = body[policy.identityProperty] {
+        if let identity = value(policy.identityProperty, in: body) {
             guard let text = identity.string, !text.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw UserError.requiredValuesMissing
             }
             guard text.count <= identityLimit else { throw UserError.tooLong(policy.identityProperty, limit: identityLimit) }
         }
-        if let email = body["email"], email != .null {
+        if let email = value("email", in: body), email != .null {
             guard let text = email.string, EmailAddress.isValid(text) else { throw UserError.badEmail }
         }
         return (changes, password)

@@ -2,13 +2,15 @@ import DataEngine
 import Foundation
 import InternalProtocol
 import Logging
+import NIOCore
 
 extension Accounts {
     /// `POST /users/register`: validates the body against the app's policy and the `Users`
     /// schema, then writes the profile and the password hash in one transaction. Returns the
     /// saved user (never the password); registration does not log in. A body with the
-    /// `objectId` of a guest turns that guest into a registered user (3030 for any other id).
-    public func register(appID: String, body: JSONObject, logger: Logger) async throws -> String {
+    /// `objectId` of a guest turns that guest into a registered user — only with the guest's own
+    /// token (`callerID`; 3029 otherwise, 3030 for an id that is no guest).
+    public func register(appID: String, body: JSONObject, callerID: String? = nil, logger: Logger) async throws -> String {
         let policy = try await policy(appID, logger: logger)
         guard policy.registrationEnabled else { throw UserError.registrationDisabled }
         let password = try Self.registrationPassword(body)
@@ -22,7 +24,10 @@ extension Accounts {
             throw UserError.unknownPropertyWhileStatic
         }
         let guestID = body["objectId"]?.string
-        if let guestID { try await requireGuest(guestID, appID: appID, logger: logger) }
+        if let guestID {
+            guard guestID == callerID else { throw UserError.convertingAnotherGuest }
+            try await requireGuest(guestID, appID: appID, logger: logger)
+        }
         let hash = try await hasher.hash(password)
         let user: String
         do {
@@ -44,18 +49,22 @@ extension Accounts {
         } catch let error as ErrorEnvelope where error.code == 1014 {
             throw UserError.requiredPropertyMissing
         }
-        if policy.emailConfirmation { await confirm(appID: appID, user: user, policy: policy, logger: logger) }
+        if policy.emailConfirmation { confirm(appID: appID, user: user, policy: policy, logger: logger) }
         return user
     }
 
-    /// Mails a new user the confirmation link. The registration stands if that fails: the
+    /// Mails a new user the confirmation link in the background, so that a slow relay never
+    /// turns a registration into a timeout. The registration stands if the mail fails: the
     /// user can ask for the link again.
-    private func confirm(appID: String, user: String, policy: UserPolicy, logger: Logger) async {
-        do {
-            guard let profile = try JSONParser.parse(user).object else { return }
-            try await sendConfirmation(appID: appID, profile: profile, policy: policy, logger: logger)
-        } catch {
-            logger.warning("confirmation email not sent", metadata: ["error": "\(error)"])
+    private func confirm(appID: String, user: String, policy: UserPolicy, logger: Logger) {
+        Task {
+            do {
+                guard let profile = try JSONParser.parse(user).object else { return }
+                try await sendConfirmation(
+                    appID: appID, profile: profile, policy: policy, deadline: .now() + .seconds(40), logger: logger)
+            } catch {
+                logger.warning("confirmation email not sent", metadata: ["error": "\(error)"])
+            }
         }
     }
 

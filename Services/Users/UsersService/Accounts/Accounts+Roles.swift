@@ -5,6 +5,9 @@ import Logging
 import QueryLanguage
 
 extension Accounts {
+    /// The most members `GET /users/role/{name}` lists.
+    static let roleListLimit = 10_000
+
     /// The app's custom roles (server-code key).
     public func customRoles(identity: Identity, logger: Logger) async throws -> [String] {
         try Self.requireServerCode(identity)
@@ -79,6 +82,11 @@ extension Accounts {
         guard !SystemRoles.all.contains(name), try await Roles.exists(appID: identity.appId, name: name, session: pool(logger))
         else { throw UserError.unknownRole }
         let members = try await Roles.members(appID: identity.appId, role: name, session: pool(logger))
+        // The members' ids travel as one bound list; PostgreSQL takes at most 65535 parameters.
+        guard members.count <= Self.roleListLimit else {
+            throw ErrorEnvelope.badRequest(
+                "The role has more than \(Self.roleListLimit) members; find them through /data/Users instead")
+        }
         guard !members.isEmpty, try await engine.tableSchema(Self.usersTable, appID: identity.appId) != nil else {
             return "[]"
         }

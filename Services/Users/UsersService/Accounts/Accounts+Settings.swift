@@ -29,8 +29,9 @@ extension Accounts {
             throw ErrorEnvelope.badRequest("A user setting has the wrong type")
         }
         try current.validate()
-        try await current.save(appID: identity.appId, session: pool(logger))
+        // Columns first: a failure there leaves the stored policy as it was.
         try await engine.ensure(table: Self.usersTable, columns: Self.profileColumns(current), appID: identity.appId, logger: logger)
+        try await current.save(appID: identity.appId, session: pool(logger))
         return try String(decoding: JSONEncoder().encode(current), as: UTF8.self)
     }
 

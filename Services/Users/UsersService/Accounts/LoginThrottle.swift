@@ -25,9 +25,10 @@ actor LoginThrottle {
 
     /// Spends one attempt of the identity and of the address, or throws 429 without spending
     /// either when one of them is exhausted.
-    func admit(identity: String, address: String?) throws {
+    func admit(identity: String?, address: String?) throws {
         let now = ContinuousClock.now
-        var keys = [("i " + identity, limits.perIdentity)]
+        var keys: [(String, Int)] = []
+        if let identity { keys.append(("i " + identity, limits.perIdentity)) }
         if let address { keys.append(("a " + address, limits.perAddress)) }
         let refilled = keys.map { key, rate in (key, rate, refill(key, rate: rate, now: now)) }
         if let empty = refilled.first(where: { $0.2.tokens < 1 }) {
@@ -47,8 +48,10 @@ actor LoginThrottle {
         return Bucket(tokens: min(Double(rate), bucket.tokens + seconds * Double(rate) / 60), updated: now)
     }
 
-    /// Drops buckets that have refilled completely (they hold nothing a fresh one would not).
+    /// Drops buckets that have refilled completely (they hold nothing a fresh one would not);
+    /// if every bucket is recent, starts over rather than grow.
     private func forgetFull(now: ContinuousClock.Instant) {
         buckets = buckets.filter { now - $0.value.updated < .seconds(60) }
+        if buckets.count >= capacity { buckets.removeAll(keepingCapacity: true) }
     }
 }

@@ -40,7 +40,13 @@ enum Roles {
 
     /// Deletes the role and its memberships; the former members, or nil when there was no such role.
     static func delete(appID: String, name: String, session: DatabaseSession) async throws -> [String]? {
-        let users = try await members(appID: appID, role: name, session: session)
+        // Memberships first, with RETURNING: a member added meanwhile is still announced.
+        var memberships = SQL("DELETE FROM users.user_roles WHERE app_id = ")
+        memberships.bind(.text(appID))
+        memberships.append(" AND role_name = ")
+        memberships.bind(.text(name))
+        memberships.append(" RETURNING user_id")
+        let users = try await session.column(memberships, as: String.self)
         var sql = SQL("DELETE FROM users.roles WHERE app_id = ")
         sql.bind(.text(appID))
         sql.append(" AND name = ")

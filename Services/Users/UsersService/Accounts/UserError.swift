@@ -94,4 +94,11 @@ enum UserError {
     static let emailRequired = ErrorEnvelope(
         code: 3041, message: "A value for a required property is missing: email (the app confirms email addresses)",
         status: 400)
+    static let guestUpdate = ErrorEnvelope(
+        code: 3024,
+        message: "General \"update registration\" error: a guest gets a password or identity by registering with its objectId",
+        status: 400)
+    static let convertingAnotherGuest = ErrorEnvelope(
+        code: 3029, message: "Cannot modify properties of another user: only the guest itself may register its account",
+        status: 403)
 }

@@ -42,13 +42,19 @@ struct UserPolicy: Sendable, Equatable, Codable {
         return policy
     }
 
-    /// 400 unless every number is positive and the identity property can name a column.
+    /// The largest number a setting may hold (ten years in seconds; the columns are `integer`).
+    static let settingLimit = 315_360_000
+
+    /// 400 unless every number is positive and within ``settingLimit``, and the identity
+    /// property can name a column.
     func validate() throws {
         let numbers = [
             sessionTimeoutSeconds, maxFailedLogins, failureWindowSeconds, lockoutSeconds, maxSessions, resetTokenSeconds,
             confirmationTokenSeconds,
         ]
-        guard numbers.allSatisfy({ $0 > 0 }) else { throw ErrorEnvelope.badRequest("User settings must be positive numbers") }
+        guard numbers.allSatisfy({ (1...Self.settingLimit).contains($0) }) else {
+            throw ErrorEnvelope.badRequest("User settings must be numbers from 1 to \(Self.settingLimit)")
+        }
         let reserved: Set<String> = ["password", "objectid", "created", "updated", "ownerid", "userstatus", "lastlogin"]
         guard identityProperty.wholeMatch(of: /[A-Za-z][A-Za-z0-9_]{0,62}/) != nil,
             !reserved.contains(identityProperty.lowercased())

@@ -12,13 +12,13 @@ extension UserRoutes {
         router.add(.get, "users/restorepassword/:identity") { call in
             try await accounts.restorePassword(
                 appID: try call.identity.appId, identity: call.parameters["identity"] ?? "",
-                clientAddress: call.context.clientAddress, logger: call.context.logger)
+                clientAddress: call.context.clientAddress, deadline: call.context.deadline, logger: call.context.logger)
             return Response(status: .ok)
         }
         router.add(.post, "users/resendconfirmation/:identity") { call in
             try await accounts.resendConfirmation(
                 appID: try call.identity.appId, identity: call.parameters["identity"] ?? "",
-                clientAddress: call.context.clientAddress, logger: call.context.logger)
+                clientAddress: call.context.clientAddress, deadline: call.context.deadline, logger: call.context.logger)
             return Response(status: .ok)
         }
         router.add(.get, "account/reset-password/:token") { _ in
@@ -27,7 +27,7 @@ extension UserRoutes {
         router.add(.post, "account/reset-password/:token") { call in
             let userID = try await accounts.resetPassword(
                 appID: try call.identity.appId, token: call.parameters["token"] ?? "", password: try Self.newPassword(call),
-                logger: call.context.logger)
+                clientAddress: call.context.clientAddress, logger: call.context.logger)
             return Response.html(AccountPages.passwordChanged).endingSessions(of: userID)
         }
         router.add(.get, "account/confirm-email/:token") { call in

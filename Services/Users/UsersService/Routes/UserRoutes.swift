@@ -20,7 +20,9 @@ struct UserRoutes {
     private func addSessions(to router: inout RESTRouter) {
         router.add(.post, "users/register") { call in
             let identity = try call.identity
-            return .jsonText(try await accounts.register(appID: identity.appId, body: try Self.body(call), logger: call.context.logger))
+            return .jsonText(
+                try await accounts.register(
+                    appID: identity.appId, body: try Self.body(call), callerID: identity.userId, logger: call.context.logger))
         }
         router.add(.post, "users/register/guest") { call in
             .jsonText(try await accounts.registerGuest(appID: try call.identity.appId, logger: call.context.logger))
