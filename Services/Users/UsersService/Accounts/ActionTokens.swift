@@ -36,12 +36,8 @@ enum ActionTokens {
     static func isLive(appID: String, token: String, purpose: Purpose, now: Date, session: DatabaseSession) async throws
         -> Bool
     {
-        var sql = SQL("SELECT user_id FROM users.action_tokens WHERE token_hash = ")
-        sql.bind(.text(SessionToken.hash(token)))
-        sql.append(" AND app_id = ")
-        sql.bind(.text(appID))
-        sql.append(" AND purpose = ")
-        sql.bind(.text(purpose.rawValue))
+        var sql = SQL("SELECT user_id FROM users.action_tokens")
+        whereToken(appID, token, purpose, into: &sql)
         sql.append(" AND expires > ")
         sql.bind(.timestamp(now))
         return try await !session.column(sql, as: String.self).isEmpty
@@ -51,15 +47,21 @@ enum ActionTokens {
     static func consume(
         appID: String, token: String, purpose: Purpose, now: Date, session: DatabaseSession
     ) async throws -> String? {
-        var sql = SQL("DELETE FROM users.action_tokens WHERE token_hash = ")
+        var sql = SQL("DELETE FROM users.action_tokens")
+        whereToken(appID, token, purpose, into: &sql)
+        sql.append(" RETURNING user_id, expires")
+        guard let row = try await session.rows(sql).first else { return nil }
+        let (userID, expires) = try row.decode((String, Date).self)
+        return expires > now ? userID : nil
+    }
+
+    /// ` WHERE` the row is `token`'s for `purpose` in the app.
+    private static func whereToken(_ appID: String, _ token: String, _ purpose: Purpose, into sql: inout SQL) {
+        sql.append(" WHERE token_hash = ")
         sql.bind(.text(SessionToken.hash(token)))
         sql.append(" AND app_id = ")
         sql.bind(.text(appID))
         sql.append(" AND purpose = ")
         sql.bind(.text(purpose.rawValue))
-        sql.append(" RETURNING user_id, expires")
-        guard let row = try await session.rows(sql).first else { return nil }
-        let (userID, expires) = try row.decode((String, Date).self)
-        return expires > now ? userID : nil
     }
 }
