@@ -21,14 +21,15 @@ public struct AccessGrant: Sendable {
 }
 
 /// The single authorization seam of the data engine: every read and write asks it first and
-/// applies the returned row filter in SQL. For now it distinguishes only the server-code key
-/// (which alone may change schemas); the security model fills in roles, table permissions,
-/// owner policy and ACLs here without touching the query paths.
+/// applies the returned row filter in SQL. Schema changes need the server-code key; everything
+/// else follows the nine-layer model (``PermissionOracle``): finds, counts, updates and deletes
+/// get the model compiled into their `WHERE` (``PermissionFilter``), creates and describes are
+/// decided from the row-independent layers.
 public struct AccessControl: Sendable {
     /// Creates the policy.
     public init() {}
 
-    /// Allows `operation` on `table` for `identity` (with a row filter) or throws 1023 / 403.
+    /// Allows a schema change on `table` for the server-code key, or throws 1023 / 403.
     public func authorize(_ identity: Identity, _ operation: DataOperation, table: String) throws
         -> AccessGrant
     {
@@ -36,5 +37,51 @@ public struct AccessControl: Sendable {
             throw DataError.permissionDenied(operation.rawValue, table: table)
         }
         return .allRows
+    }
+
+    /// Allows `operation` on `table` under the app's permissions: a row filter for the
+    /// operations on existing objects, else a decision (1023 / 403 when denied).
+    public func authorize(_ identity: Identity, _ operation: DataOperation, table: String, catalog: AppCatalog) throws
+        -> AccessGrant
+    {
+        let caller = PermissionCaller(identity)
+        switch operation {
+        case .schema:
+            return try authorize(identity, operation, table: table)
+        case .find, .update, .remove:
+            let filter = PermissionFilter(
+                caller: caller, operation: operation, appID: catalog.appID, table: table.lowercased(),
+                rules: catalog.permissions)
+            return AccessGrant { sql, alias in filter.write(into: &sql, rowAlias: alias) }
+        case .create, .describe:
+            guard
+                PermissionOracle.allows(
+                    caller, operation, table: table, ownerID: nil, acl: PermissionCells(), rules: catalog.permissions)
+            else { throw DataError.permissionDenied(operation.rawValue, table: table) }
+            return .allRows
+        }
+    }
+}
+
+extension DataEngine {
+    /// Asks ``AccessControl`` under the app's current permissions (from the catalog cache).
+    func permit(_ identity: Identity, _ operation: DataOperation, table: String) async throws -> AccessGrant {
+        try access.authorize(identity, operation, table: table, catalog: try await cache.catalog(for: identity.appId))
+    }
+}
+
+extension DataEngine {
+    /// Why a single-object operation matched no row: 1023 (HTTP 403) when the object exists but
+    /// the caller may not touch it, else 1000.
+    func missing(_ id: String, table tableName: String, appID: String, operation: DataOperation, session: DatabaseSession)
+        async throws -> ErrorEnvelope
+    {
+        let (catalog, table) = try await table(tableName, app: appID)
+        var sql = SQL("SELECT count(*) FROM ")
+        sql.table(catalog.schemaName, table.name)
+        sql.append(" WHERE \"objectId\" = ")
+        sql.bind(.text(id))
+        let exists = try await session.column(sql, as: Int64.self).first ?? 0 > 0
+        return exists ? DataError.permissionDenied(operation.rawValue, table: table.name) : DataError.entityNotFound(id)
     }
 }

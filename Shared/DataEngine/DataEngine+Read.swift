@@ -14,7 +14,7 @@ extension DataEngine {
     func find(_ tableName: String, query: FindQuery, identity: Identity, session: DatabaseSession) async throws
         -> [String]
     {
-        let grant = try access.authorize(identity, .find, table: tableName)
+        let grant = try await permit(identity, .find, table: tableName)
         let (catalog, table) = try await table(tableName, app: identity.appId)
         let sql = try FindStatement(query: query, table: table, schema: catalog.schemaName, grant: grant).page()
         return try await mappingErrors(table: table.name) {
@@ -24,7 +24,7 @@ extension DataEngine {
 
     /// How many objects (groups, distinct rows) match `query`.
     public func count(_ tableName: String, query: FindQuery, identity: Identity, logger: Logger) async throws -> Int {
-        let grant = try access.authorize(identity, .find, table: tableName)
+        let grant = try await permit(identity, .find, table: tableName)
         let (catalog, table) = try await table(tableName, app: identity.appId)
         let sql = try FindStatement(query: query, table: table, schema: catalog.schemaName, grant: grant).count()
         return try await mappingErrors(table: table.name) {
@@ -38,7 +38,9 @@ extension DataEngine {
     {
         let object = try await object(
             tableName, matching: [("objectId", id)], query: query, identity: identity, logger: logger)
-        guard let object else { throw DataError.entityNotFound(id) }
+        guard let object else {
+            throw try await missing(id, table: tableName, appID: identity.appId, operation: .find, session: session(logger))
+        }
         return object
     }
 
@@ -70,7 +72,7 @@ extension DataEngine {
 
     /// The table's columns in the contract's `properties` shape.
     public func properties(_ tableName: String, identity: Identity) async throws -> JSONValue {
-        _ = try access.authorize(identity, .describe, table: tableName)
+        _ = try await permit(identity, .describe, table: tableName)
         let (_, table) = try await table(tableName, app: identity.appId)
         return .array(table.columns.map(Self.describe))
     }

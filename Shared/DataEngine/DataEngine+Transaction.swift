@@ -60,7 +60,7 @@ extension DataEngine {
         for (index, operation) in work.operations.enumerated() {
             do {
                 guard let (objects, creates) = try Self.savedObjects(operation) else { continue }
-                _ = try access.authorize(identity, creates ? .create : .update, table: operation.table)
+                _ = try await permit(identity, creates ? .create : .update, table: operation.table)
                 _ = try await schema(for: operation.table, objects: objects, createTable: creates, context: context)
             } catch {
                 return (index, error)

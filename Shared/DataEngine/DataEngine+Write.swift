@@ -84,14 +84,14 @@ extension DataEngine {
     // MARK: Implementations shared with units of work
 
     func create(_ tableName: String, object: JSONObject, context: WriteContext) async throws -> String {
-        _ = try access.authorize(context.identity, .create, table: tableName)
+        _ = try await permit(context.identity, .create, table: tableName)
         return try await insert(tableName, objects: [object], upsert: false, change: .create, context: context)
             .rows[0]
     }
 
     func upsert(_ tableName: String, object: JSONObject, context: WriteContext) async throws -> String {
-        _ = try access.authorize(context.identity, .create, table: tableName)
-        _ = try access.authorize(context.identity, .update, table: tableName)
+        _ = try await permit(context.identity, .create, table: tableName)
+        _ = try await permit(context.identity, .update, table: tableName)
         return try await insert(tableName, objects: [object], upsert: true, change: .upsert, context: context)
             .rows[0]
     }
@@ -101,8 +101,8 @@ extension DataEngine {
     {
         guard objects.count <= 100 else { throw DataError.bulkLimit(100) }
         guard !objects.isEmpty else { return [] }
-        _ = try access.authorize(context.identity, .create, table: tableName)
-        if upsert { _ = try access.authorize(context.identity, .update, table: tableName) }
+        _ = try await permit(context.identity, .create, table: tableName)
+        if upsert { _ = try await permit(context.identity, .update, table: tableName) }
         let change: WriteStatements.Change = upsert ? .bulkUpsert : .bulkCreate
         return try await insert(tableName, objects: objects, upsert: upsert, change: change, context: context).ids
     }
@@ -136,7 +136,7 @@ extension DataEngine {
     }
 
     func update(_ tableName: String, id: String, changes: JSONObject, context: WriteContext) async throws -> String {
-        let grant = try access.authorize(context.identity, .update, table: tableName)
+        let grant = try await permit(context.identity, .update, table: tableName)
         let (catalog, table) = try await schema(for: tableName, objects: [changes], createTable: false, context: context)
         let prepared = try ObjectReader.prepare(changes, table: table, allowExpressions: true)
         var sql = SQL()
@@ -145,12 +145,14 @@ extension DataEngine {
         }
         WriteStatements.selectObjects(table: table, change: .update, appID: catalog.appID, into: &sql)
         let rows = try await mappingErrors(table: table.name) { try await context.session.column(sql, as: String.self) }
-        guard let row = rows.first else { throw DataError.entityNotFound(id) }
+        guard let row = rows.first else {
+            throw try await missing(id, table: tableName, appID: context.identity.appId, operation: .update, session: context.session)
+        }
         return row
     }
 
     func delete(_ tableName: String, id: String, context: WriteContext) async throws -> Int64 {
-        let grant = try access.authorize(context.identity, .remove, table: tableName)
+        let grant = try await permit(context.identity, .remove, table: tableName)
         let (catalog, table) = try await table(tableName, app: context.identity.appId)
         var sql = SQL()
         try WriteStatements.delete(table: table, schema: catalog.schemaName, into: &sql) { sql in
@@ -158,14 +160,16 @@ extension DataEngine {
         }
         WriteStatements.selectCount(table: table, change: .delete, appID: catalog.appID, into: &sql)
         let rows = try await mappingErrors(table: table.name) { try await context.session.column(sql, as: Int64.self) }
-        guard rows.first == 1 else { throw DataError.entityNotFound(id) }
+        guard rows.first == 1 else {
+            throw try await missing(id, table: tableName, appID: context.identity.appId, operation: .remove, session: context.session)
+        }
         return Int64((Date().timeIntervalSince1970 * 1000).rounded())
     }
 
     func updateBulk(_ tableName: String, condition: Condition?, changes: JSONObject, context: WriteContext)
         async throws -> Int
     {
-        let grant = try access.authorize(context.identity, .update, table: tableName)
+        let grant = try await permit(context.identity, .update, table: tableName)
         let (catalog, table) = try await schema(for: tableName, objects: [changes], createTable: false, context: context)
         let prepared = try ObjectReader.prepare(changes, table: table, allowExpressions: true)
         var sql = SQL()
@@ -178,7 +182,7 @@ extension DataEngine {
     }
 
     func deleteBulk(_ tableName: String, condition: Condition?, context: WriteContext) async throws -> Int {
-        let grant = try access.authorize(context.identity, .remove, table: tableName)
+        let grant = try await permit(context.identity, .remove, table: tableName)
         let (catalog, table) = try await table(tableName, app: context.identity.appId)
         var sql = SQL()
         try WriteStatements.delete(table: table, schema: catalog.schemaName, into: &sql) { sql in

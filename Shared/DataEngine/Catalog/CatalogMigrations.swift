@@ -4,7 +4,9 @@ import PostgresSupport
 /// metadata. App rows themselves live in one schema per app (`app_<id>`), created on demand.
 public enum CatalogMigrations {
     /// All catalog migrations in order.
-    public static let all: [any DatabaseMigration] = [m0001CreateCatalog, m0002CatalogVersion, m0003JSONOperations]
+    public static let all: [any DatabaseMigration] = [
+        m0001CreateCatalog, m0002CatalogVersion, m0003JSONOperations, m0004Permissions,
+    ]
 
     static let m0001CreateCatalog = SQLMigration(
         version: 1, name: "create the data catalog",
@@ -45,6 +47,43 @@ public enum CatalogMigrations {
     static let m0002CatalogVersion = SQLMigration(
         version: 2, name: "version app catalogs",
         statements: ["ALTER TABLE data.settings ADD COLUMN catalog_version bigint NOT NULL DEFAULT 0"])
+
+    /// The security model's store: global and table permissions per user and role, each
+    /// table's owner policy, and object ACLs. Table names are stored lower-cased; the global
+    /// matrix has table name ''. A missing row is INHERIT.
+    static let m0004Permissions = SQLMigration(
+        version: 4, name: "permissions, owner policies and object ACLs",
+        statements: [
+            """
+            CREATE TABLE data.permissions (
+                app_id text NOT NULL,
+                table_name text NOT NULL,
+                principal_kind text NOT NULL CHECK (principal_kind IN ('user', 'role')),
+                principal text NOT NULL,
+                operation text NOT NULL,
+                decision text NOT NULL CHECK (decision IN ('GRANT', 'DENY')),
+                PRIMARY KEY (app_id, table_name, principal_kind, principal, operation))
+            """,
+            """
+            CREATE TABLE data.owner_policies (
+                app_id text NOT NULL,
+                table_name text NOT NULL,
+                operation text NOT NULL,
+                decision text NOT NULL CHECK (decision IN ('GRANT', 'DENY')),
+                PRIMARY KEY (app_id, table_name, operation))
+            """,
+            """
+            CREATE TABLE data.object_acl (
+                app_id text NOT NULL,
+                table_name text NOT NULL,
+                object_id text NOT NULL,
+                principal_kind text NOT NULL CHECK (principal_kind IN ('user', 'role')),
+                principal text NOT NULL,
+                operation text NOT NULL,
+                decision text NOT NULL CHECK (decision IN ('GRANT', 'DENY')),
+                PRIMARY KEY (app_id, table_name, object_id, operation, principal_kind, principal))
+            """,
+        ])
 
     /// Helpers for the update operators (``FieldOperation``), with MySQL's JSON semantics.
     static let m0003JSONOperations = SQLMigration(

@@ -30,7 +30,37 @@ enum CatalogStore {
             }
             catalog.tables[table.lowercased()] = schema
         }
+        catalog.permissions = try await loadPermissions(appID: appID, session: session)
         return catalog
+    }
+
+    /// The app's global and table permissions and owner policies.
+    static func loadPermissions(appID: String, session: DatabaseSession) async throws -> PermissionRules {
+        var rules = PermissionRules()
+        var cells = SQL("SELECT table_name, principal_kind, principal, operation, decision FROM data.permissions WHERE app_id = ")
+        cells.bind(.text(appID))
+        for row in try await session.rows(cells) {
+            let (table, kind, name, operationText, decisionText) = try row.decode((String, String, String, String, String).self)
+            guard let operation = DataOperation(rawValue: operationText),
+                let decision = PermissionDecision(rawValue: decisionText)
+            else { continue }
+            let principal = kind == "user" ? Principal.user(name) : .role(name)
+            if table.isEmpty {
+                rules.global.set(principal, operation, decision)
+            } else {
+                rules.tables[table, default: PermissionCells()].set(principal, operation, decision)
+            }
+        }
+        var owners = SQL("SELECT table_name, operation, decision FROM data.owner_policies WHERE app_id = ")
+        owners.bind(.text(appID))
+        for row in try await session.rows(owners) {
+            let (table, operationText, decisionText) = try row.decode((String, String, String).self)
+            guard let operation = DataOperation(rawValue: operationText),
+                let decision = PermissionDecision(rawValue: decisionText)
+            else { continue }
+            rules.owner[table, default: [:]][operation] = decision
+        }
+        return rules
     }
 
     /// Bumps the app's catalog version inside a schema change's transaction and returns it.

@@ -68,8 +68,10 @@ public struct AppCatalog: Sendable {
     public var dynamicSchema: Bool
     /// Tables by lower-cased name.
     public var tables: [String: TableSchema]
-    /// The app's catalog version: bumped by every schema change (0 before the first).
+    /// The app's catalog version: bumped by every schema or permission change (0 before the first).
     public var version: Int64 = 0
+    /// Global and table permissions and owner policies (object ACLs stay in SQL).
+    public var permissions = PermissionRules()
 
     /// Creates a catalog.
     public init(appID: String, dynamicSchema: Bool = true, tables: [String: TableSchema] = [:]) {

@@ -1,0 +1,85 @@
+import InternalProtocol
+
+/// A permission cell: GRANT or DENY; a missing cell is INHERIT (the next layer decides).
+public enum PermissionDecision: String, Sendable, Codable {
+    case grant = "GRANT"
+    case deny = "DENY"
+}
+
+/// Whom a permission names: one user, one role, or (`"*"`) every user or every role.
+public enum Principal: Hashable, Sendable {
+    case user(String)
+    case role(String)
+
+    /// The wildcard `"*"`.
+    public static let everyone = "*"
+}
+
+/// The permission cells of one subject (an object's ACL, a table, the app's global matrix):
+/// who may or may not do which operation.
+public struct PermissionCells: Sendable, Equatable {
+    private var cells: [Principal: [DataOperation: PermissionDecision]] = [:]
+
+    /// Empty: every cell inherits.
+    public init() {}
+
+    /// Sets (or, with nil, clears) one cell.
+    public mutating func set(_ principal: Principal, _ operation: DataOperation, _ decision: PermissionDecision?) {
+        cells[principal, default: [:]][operation] = decision
+    }
+
+    /// The cell of `principal` for `operation`, if set.
+    public func decision(_ principal: Principal, _ operation: DataOperation) -> PermissionDecision? {
+        cells[principal]?[operation]
+    }
+
+    /// The user's own cell, else the every-user cell.
+    func decision(forUser user: String?, _ operation: DataOperation) -> PermissionDecision? {
+        if let user, let own = decision(.user(user), operation) { return own }
+        return decision(.user(Principal.everyone), operation)
+    }
+
+    /// DENY if any of `roles` denies, GRANT if any grants, else nil.
+    func decision(forRoles roles: [String], _ operation: DataOperation) -> PermissionDecision? {
+        let decisions = roles.compactMap { decision(.role($0), operation) }
+        if decisions.contains(.deny) { return .deny }
+        return decisions.isEmpty ? nil : .grant
+    }
+}
+
+/// The app-wide, row-independent part of the model: global permissions per role, table
+/// permissions per user and role, and each table's owner policy.
+public struct PermissionRules: Sendable, Equatable {
+    /// The global matrix (roles only).
+    public var global = PermissionCells()
+    /// Per table (lower-cased name).
+    public var tables: [String: PermissionCells] = [:]
+    /// Owner policy per table (lower-cased name): what an object's owner may do with it.
+    public var owner: [String: [DataOperation: PermissionDecision]] = [:]
+
+    /// No rules: everything inherits down to the permissive default.
+    public init() {}
+}
+
+/// The caller as the model sees it: the user (if logged in) and the roles, split into the
+/// custom roles (layers 2, 4, 8) and the system roles (layers 6, 7, 9). The wildcard role
+/// `"*"` counts as a system role, since every caller has it.
+public struct PermissionCaller: Sendable, Equatable {
+    public var userID: String?
+    public var customRoles: [String]
+    public var systemRoles: [String]
+
+    /// The caller of a request.
+    public init(_ identity: Identity) {
+        userID = identity.userId
+        customRoles = identity.roles.filter { !SystemRoles.all.contains($0) }
+        systemRoles = identity.roles.filter { SystemRoles.all.contains($0) } + [Principal.everyone]
+    }
+
+    /// A caller from parts (tests).
+    public init(userID: String?, customRoles: [String], systemRoles: [String]) {
+        self.userID = userID
+        self.customRoles = customRoles
+        self.systemRoles = systemRoles + [Principal.everyone]
+    }
+}
