@@ -9,6 +9,22 @@ public enum DataOperation: String, Sendable {
     case describe = "Describe"
     /// Creating and altering tables and columns explicitly, and app data settings.
     case schema = "Schema"
+    /// Changing an object's permissions.
+    case permission = "Permission"
+
+    /// The operation a permission request names: `FIND`, `UPDATE`, `REMOVE`, `ADD` (or
+    /// `CREATE`), `DESCRIBE`, `PERMISSION`, in any case.
+    public init?(permissionName name: String) {
+        switch name.uppercased() {
+        case "FIND": self = .find
+        case "UPDATE": self = .update
+        case "REMOVE", "DELETE": self = .remove
+        case "ADD", "CREATE": self = .create
+        case "DESCRIBE": self = .describe
+        case "PERMISSION": self = .permission
+        default: return nil
+        }
+    }
 }
 
 /// An allowed operation, optionally restricted to the rows a SQL predicate admits.
@@ -44,11 +60,12 @@ public struct AccessControl: Sendable {
     public func authorize(_ identity: Identity, _ operation: DataOperation, table: String, catalog: AppCatalog) throws
         -> AccessGrant
     {
+        if identity.isSystem == true { return .allRows }
         let caller = PermissionCaller(identity)
         switch operation {
         case .schema:
             return try authorize(identity, operation, table: table)
-        case .find, .update, .remove:
+        case .find, .update, .remove, .permission:
             let filter = PermissionFilter(
                 caller: caller, operation: operation, appID: catalog.appID, table: table.lowercased(),
                 rules: catalog.permissions)

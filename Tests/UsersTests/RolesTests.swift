@@ -1,6 +1,7 @@
 import DataEngine
 import Foundation
 import InternalProtocol
+import PostgresNIO
 import Testing
 import TestSupport
 import UsersService
@@ -99,6 +100,30 @@ import UsersService
             #expect(try await members("Team", []).count == 4)
             await fixture.expectError(2005) { _ = try await members("Nope", []) }
             await fixture.expectError(2005) { _ = try await members("AuthenticatedUser", []) }
+        }
+    }
+}
+
+/// Users keep logging in when an app hides its `Users` table from every role.
+@Suite(.timeLimit(.minutes(2))) struct UsersUnderPermissionsTests {
+    @Test func loginsWorkWhenUsersIsHiddenFromEveryRole() async throws {
+        try await AccountsTests.with { fixture in
+            _ = try await fixture.register(#"{"email": "ann@example.com", "password": "pw"}"#)
+            for operation in ["Find", "Update"] {
+                _ = try await fixture.database.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            INSERT INTO data.permissions (app_id, table_name, principal_kind, principal, operation, decision)
+                            VALUES ('\(fixture.appID)', 'users', 'role', '*', '\(operation)', 'DENY')
+                            """), logger: fixture.logger
+                ).collect()
+            }
+            await fixture.engine.cache.invalidateAll()
+            let session = try await fixture.login("ann@example.com", "pw")
+            #expect(session["user-token"] is String)
+            let visible = try await fixture.engine.count(
+                "Users", query: FindQuery(), identity: .anonymous(appId: fixture.appID, keyKind: .serverCode), logger: fixture.logger)
+            #expect(visible == 0, "the public server-code key is subject to the rules")
         }
     }
 }

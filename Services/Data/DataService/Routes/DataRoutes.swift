@@ -11,6 +11,7 @@ struct DataRoutes {
 
     func add(to router: inout RESTRouter) {
         addSettings(to: &router)
+        addPermissions(to: &router)
         addBulk(to: &router)
         addSchema(to: &router)
         addQueries(to: &router)

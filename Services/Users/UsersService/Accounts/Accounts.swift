@@ -41,9 +41,13 @@ public struct Accounts: Sendable {
         self.now = now
     }
 
-    /// The identity the accounts act as towards the data engine.
+    /// The identity the accounts act as towards the data engine: the service itself, which the
+    /// app's permissions do not restrict (an app hiding `Users` from clients must still let
+    /// its users log in).
     static func system(_ appID: String) -> Identity {
-        Identity(appId: appID, keyKind: .serverCode, roles: [APIKeyKind.serverCode.role])
+        var identity = Identity(appId: appID, keyKind: .serverCode, roles: [APIKeyKind.serverCode.role])
+        identity.isSystem = true
+        return identity
     }
 
     /// The columns every `Users` table has: the identity property (unique) and the profile's

@@ -1,0 +1,57 @@
+import DataEngine
+import Hummingbird
+import InternalProtocol
+import ServiceRuntime
+
+extension DataRoutes {
+    /// Permissions: `PUT /data/{t}/permissions/{GRANT|DENY|INHERIT}/{objectId}` (object ACL; the
+    /// Permission right on the object), `PUT /data/{t}/permissions/{GRANT|DENY|INHERIT}` (table,
+    /// or with `*` as the table the global matrix) and `PUT /data/{t}/permissions/owner/{…}`
+    /// (owner policy), the last two with the server-code key. Bodies: `{"permission": "FIND",
+    /// "user": "<id>|*"}` or `{"permission": …, "role": "<name>|*"}`.
+    func addPermissions(to router: inout RESTRouter) {
+        router.add(.put, "data/:table/permissions/owner/:action") { call in
+            let (decision, operation, _) = try Self.permission(call)
+            try await engine.setOwnerPolicy(
+                decision, operation: operation, table: call.table, identity: try call.identity, logger: call.context.logger)
+            return Response(status: .ok)
+        }
+        router.add(.put, "data/:table/permissions/:action/:objectId") { call in
+            let (decision, operation, principal) = try Self.permission(call)
+            try await engine.setObjectPermission(
+                PermissionChange(decision: decision, operation: operation, principal: principal), table: call.table,
+                objectID: call.parameters["objectId"] ?? "", identity: try call.identity, logger: call.context.logger)
+            return Response(status: .ok)
+        }
+        router.add(.put, "data/:table/permissions/:action") { call in
+            let (decision, operation, principal) = try Self.permission(call)
+            try await engine.setRulePermission(
+                PermissionChange(decision: decision, operation: operation, principal: principal),
+                table: call.table == "*" ? nil : call.table, identity: try call.identity, logger: call.context.logger)
+            return Response(status: .ok)
+        }
+    }
+
+    /// The action (GRANT, DENY, or INHERIT as nil), the operation and the principal of a
+    /// permission request; 1022 for anything else. A body naming neither user nor role means
+    /// every role, as the JS SDK sends it.
+    private static func permission(_ call: RESTRouter.Call) throws -> (PermissionDecision?, DataOperation, Principal) {
+        let action = (call.parameters["action"] ?? "").uppercased()
+        guard action == "INHERIT" || PermissionDecision(rawValue: action) != nil else {
+            throw DataError.invalidBody("The permission action must be GRANT, DENY or INHERIT, not '\(action)'")
+        }
+        let body = try call.object
+        guard let name = body["permission"]?.string, let operation = DataOperation(permissionName: name) else {
+            throw DataError.invalidBody("'permission' must be one of FIND, UPDATE, REMOVE, ADD, DESCRIBE, PERMISSION")
+        }
+        let principal: Principal
+        if let user = body["user"]?.string, !user.isEmpty {
+            principal = .user(user)
+        } else if let role = body["role"]?.string, !role.isEmpty {
+            principal = .role(role)
+        } else {
+            principal = .role(Principal.everyone)
+        }
+        return (PermissionDecision(rawValue: action), operation, principal)
+    }
+}

@@ -1,0 +1,144 @@
+import InternalProtocol
+import Logging
+
+/// One permission change: GRANT, DENY, or (nil) INHERIT — clearing the cell.
+public struct PermissionChange: Sendable {
+    public var decision: PermissionDecision?
+    public var operation: DataOperation
+    public var principal: Principal
+
+    /// Creates a change.
+    public init(decision: PermissionDecision?, operation: DataOperation, principal: Principal) {
+        self.decision = decision
+        self.operation = operation
+        self.principal = principal
+    }
+}
+
+extension DataEngine {
+    /// `PUT /data/{table}/permissions/{GRANT|DENY|INHERIT}/{objectId}`: one cell of the object's
+    /// ACL. The caller needs the Permission right on the object (1023 / 403; 1000 for an
+    /// unknown object).
+    public func setObjectPermission(
+        _ change: PermissionChange, table tableName: String, objectID: String, identity: Identity, logger: Logger
+    ) async throws {
+        let grant = try await permit(identity, .permission, table: tableName)
+        let (catalog, table) = try await table(tableName, app: identity.appId)
+        let session = session(logger)
+        var check = SQL("SELECT count(*) FROM ")
+        check.table(catalog.schemaName, table.name)
+        check.append(" AS t WHERE ")
+        WriteStatements.byId(objectID, grant: grant, into: &check)
+        guard try await session.column(check, as: Int64.self).first == 1 else {
+            throw try await missing(objectID, table: tableName, appID: identity.appId, operation: .permission, session: session)
+        }
+        let (kind, name) = change.principal.parts
+        var sql = SQL()
+        if let decision = change.decision {
+            sql.append(
+                "INSERT INTO data.object_acl (app_id, table_name, object_id, operation, principal_kind, principal, decision) VALUES (")
+            sql.bind(all: [
+                .text(identity.appId), .text(table.name.lowercased()), .text(objectID), .text(change.operation.rawValue),
+                .text(kind), .text(name), .text(decision.rawValue),
+            ])
+            sql.append(
+                ") ON CONFLICT (app_id, table_name, object_id, operation, principal_kind, principal) DO UPDATE SET decision = excluded.decision")
+        } else {
+            sql.append("DELETE FROM data.object_acl WHERE app_id = ")
+            sql.bind(.text(identity.appId))
+            sql.append(" AND table_name = ")
+            sql.bind(.text(table.name.lowercased()))
+            sql.append(" AND object_id = ")
+            sql.bind(.text(objectID))
+            sql.append(" AND operation = ")
+            sql.bind(.text(change.operation.rawValue))
+            sql.append(" AND principal_kind = ")
+            sql.bind(.text(kind))
+            sql.append(" AND principal = ")
+            sql.bind(.text(name))
+        }
+        _ = try await session.rows(sql)
+    }
+
+    /// Table-level permissions (a table name) or the global matrix (nil; roles only): one cell,
+    /// with the server-code key (1023 otherwise). Every instance's cache learns of it.
+    public func setRulePermission(_ change: PermissionChange, table tableName: String?, identity: Identity, logger: Logger)
+        async throws
+    {
+        _ = try access.authorize(identity, .schema, table: tableName ?? "*")
+        if tableName == nil, case .user = change.principal {
+            throw DataError.invalidBody("Global permissions name roles, not users")
+        }
+        let key = try await ruleKey(tableName, appID: identity.appId)
+        let (kind, name) = change.principal.parts
+        _ = try await mappingErrors(table: tableName ?? "*") {
+            try await editor(logger).change(appID: identity.appId) { session, _ in
+                var sql = SQL()
+                if let decision = change.decision {
+                    sql.append("INSERT INTO data.permissions (app_id, table_name, principal_kind, principal, operation, decision) VALUES (")
+                    sql.bind(all: [
+                        .text(identity.appId), .text(key), .text(kind), .text(name), .text(change.operation.rawValue),
+                        .text(decision.rawValue),
+                    ])
+                    sql.append(
+                        ") ON CONFLICT (app_id, table_name, principal_kind, principal, operation) DO UPDATE SET decision = excluded.decision")
+                } else {
+                    sql.append("DELETE FROM data.permissions WHERE app_id = ")
+                    sql.bind(.text(identity.appId))
+                    sql.append(" AND table_name = ")
+                    sql.bind(.text(key))
+                    sql.append(" AND principal_kind = ")
+                    sql.bind(.text(kind))
+                    sql.append(" AND principal = ")
+                    sql.bind(.text(name))
+                    sql.append(" AND operation = ")
+                    sql.bind(.text(change.operation.rawValue))
+                }
+                _ = try await session.rows(sql)
+            }
+        }
+    }
+
+    /// The table's owner policy for one operation (server-code key).
+    public func setOwnerPolicy(
+        _ decision: PermissionDecision?, operation: DataOperation, table tableName: String, identity: Identity, logger: Logger
+    ) async throws {
+        _ = try access.authorize(identity, .schema, table: tableName)
+        let key = try await table(tableName, app: identity.appId).1.name.lowercased()
+        _ = try await editor(logger).change(appID: identity.appId) { session, _ in
+            var sql = SQL()
+            if let decision {
+                sql.append("INSERT INTO data.owner_policies (app_id, table_name, operation, decision) VALUES (")
+                sql.bind(all: [.text(identity.appId), .text(key), .text(operation.rawValue), .text(decision.rawValue)])
+                sql.append(") ON CONFLICT (app_id, table_name, operation) DO UPDATE SET decision = excluded.decision")
+            } else {
+                sql.append("DELETE FROM data.owner_policies WHERE app_id = ")
+                sql.bind(.text(identity.appId))
+                sql.append(" AND table_name = ")
+                sql.bind(.text(key))
+                sql.append(" AND operation = ")
+                sql.bind(.text(operation.rawValue))
+            }
+            _ = try await session.rows(sql)
+        }
+    }
+}
+
+extension DataEngine {
+    /// Where a table's rules are stored: its lower-cased name ('' for the global matrix); 1009
+    /// for an unknown table.
+    private func ruleKey(_ tableName: String?, appID: String) async throws -> String {
+        guard let tableName else { return "" }
+        return try await table(tableName, app: appID).1.name.lowercased()
+    }
+}
+
+extension Principal {
+    /// `("user" | "role", name)` as stored.
+    var parts: (String, String) {
+        switch self {
+        case .user(let name): ("user", name)
+        case .role(let name): ("role", name)
+        }
+    }
+}
