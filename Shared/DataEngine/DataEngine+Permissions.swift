@@ -1,5 +1,6 @@
 import InternalProtocol
 import Logging
+import PostgresNIO
 
 /// One permission change: GRANT, DENY, or (nil) INHERIT — clearing the cell.
 public struct PermissionChange: Sendable {
@@ -22,16 +23,8 @@ extension DataEngine {
     public func setObjectPermission(
         _ change: PermissionChange, table tableName: String, objectID: String, identity: Identity, logger: Logger
     ) async throws {
-        let grant = try await permit(identity, .permission, table: tableName)
-        let (catalog, table) = try await table(tableName, app: identity.appId)
+        let table = try await requirePermissionRight(table: tableName, objectID: objectID, identity: identity, logger: logger)
         let session = session(logger)
-        var check = SQL("SELECT count(*) FROM ")
-        check.table(catalog.schemaName, table.name)
-        check.append(" AS t WHERE ")
-        WriteStatements.byId(objectID, grant: grant, into: &check)
-        guard try await session.column(check, as: Int64.self).first == 1 else {
-            throw try await missing(objectID, table: tableName, appID: identity.appId, operation: .permission, session: session)
-        }
         let (kind, name) = change.principal.parts
         var sql = SQL()
         if let decision = change.decision {
@@ -140,5 +133,71 @@ extension Principal {
         case .user(let name): ("user", name)
         case .role(let name): ("role", name)
         }
+    }
+}
+
+extension DataEngine {
+    /// The table's permission cells and owner policy (`*`: the global matrix), with the
+    /// server-code key: `{"permissions": [{"user"|"role", "permission", "access"}], "owner": [...]}`.
+    public func rulePermissions(table tableName: String?, identity: Identity) async throws -> JSONValue {
+        _ = try access.authorize(identity, .schema, table: tableName ?? "*")
+        let key = try await ruleKey(tableName, appID: identity.appId)
+        let catalog = try await cache.catalog(for: identity.appId)
+        let cells = key.isEmpty ? catalog.permissions.global : catalog.permissions.tables[key] ?? PermissionCells()
+        var owner: [JSONValue] = []
+        for (operation, decision) in (catalog.permissions.owner[key] ?? [:]).sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            owner.append(Self.cellJSON(nil, operation, decision))
+        }
+        return .object(
+            JSONObject([
+                ("permissions", .array(cells.all.map { Self.cellJSON($0.principal, $0.operation, $0.decision) })),
+                ("owner", .array(owner)),
+            ]))
+    }
+
+    /// The object's ACL cells; needs the Permission right on the object (as changing them does).
+    public func objectPermissions(table tableName: String, objectID: String, identity: Identity, logger: Logger)
+        async throws -> JSONValue
+    {
+        let table = try await requirePermissionRight(table: tableName, objectID: objectID, identity: identity, logger: logger)
+        var sql = SQL("SELECT principal_kind, principal, operation, decision FROM data.object_acl WHERE app_id = ")
+        sql.bind(.text(identity.appId))
+        sql.append(" AND table_name = ")
+        sql.bind(.text(table.name.lowercased()))
+        sql.append(" AND object_id = ")
+        sql.bind(.text(objectID))
+        sql.append(" ORDER BY operation, principal_kind, principal")
+        var cells: [JSONValue] = []
+        for row in try await session(logger).rows(sql) {
+            let (kind, name, operationText, decisionText) = try row.decode((String, String, String, String).self)
+            guard let operation = DataOperation(rawValue: operationText), let decision = PermissionDecision(rawValue: decisionText)
+            else { continue }
+            cells.append(Self.cellJSON(kind == "user" ? .user(name) : .role(name), operation, decision))
+        }
+        return .array(cells)
+    }
+
+    /// 1023 / 1000 unless the caller has the Permission right on the object; its table.
+    func requirePermissionRight(table tableName: String, objectID: String, identity: Identity, logger: Logger)
+        async throws -> TableSchema
+    {
+        let grant = try await permit(identity, .permission, table: tableName)
+        let (catalog, table) = try await table(tableName, app: identity.appId)
+        let session = session(logger)
+        var check = SQL("SELECT count(*) FROM ")
+        check.table(catalog.schemaName, table.name)
+        check.append(" AS t WHERE ")
+        WriteStatements.byId(objectID, grant: grant, into: &check)
+        guard try await session.column(check, as: Int64.self).first == 1 else {
+            throw try await missing(objectID, table: tableName, appID: identity.appId, operation: .permission, session: session)
+        }
+        return table
+    }
+
+    static func cellJSON(_ principal: Principal?, _ operation: DataOperation, _ decision: PermissionDecision) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = []
+        if let parts = principal?.parts { members.append((parts.0, .string(parts.1))) }
+        members += [("permission", .string(operation.rawValue.uppercased())), ("access", .string(decision.rawValue))]
+        return .object(JSONObject(members))
     }
 }

@@ -53,6 +53,11 @@ import TestSupport
             let unknown = try await send(cluster, .PUT, "/data/Doc/permissions/GRANT/nope", grantBob, token: token)
             #expect(unknown.status == 404 && unknown.json["code"] as? Int == 1000)
 
+            let acl = try await send(cluster, .GET, "/data/Doc/permissions/\(shared)", token: token)
+            #expect(acl.text.contains(#""permission":"FIND","access":"GRANT""#) && acl.text.contains(#""user":"#), "\(acl.text)")
+            let rules = try await send(cluster, .GET, "/data/Doc/permissions", key: .serverCode)
+            #expect(rules.text == #"{"permissions":[{"role":"AuthenticatedUser","permission":"FIND","access":"DENY"}],"owner":[{"permission":"FIND","access":"GRANT"}]}"#, "\(rules.text)")
+            #expect(try await send(cluster, .GET, "/data/Doc/permissions", token: token).status == 403)
             #expect(try await send(cluster, .PUT, "/data/Doc/permissions/INHERIT", denyAll, key: .serverCode).status == 200)
             #expect(ids(try await send(cluster, .GET, "/data/Doc", token: token)) == [mine, other, shared])
             // The global matrix: `*` as the table.
@@ -60,6 +65,8 @@ import TestSupport
             #expect(try await send(cluster, .PUT, "/data/*/permissions/DENY", globalDeny, key: .serverCode).status == 200)
             let removal = try await send(cluster, .DELETE, "/data/Doc/\(other)", token: token)
             #expect(removal.status == 403 && removal.json["code"] as? Int == 1023)
+            let global = try await send(cluster, .GET, "/data/*/permissions", key: .serverCode)
+            #expect(global.text.contains(#"{"role":"RestUser","permission":"REMOVE","access":"DENY"}"#), "\(global.text)")
             let byUser = try await send(cluster, .PUT, "/data/*/permissions/DENY", #"{"permission": "FIND", "user": "x"}"#, key: .serverCode)
             #expect(byUser.status == 400)
 

@@ -28,6 +28,15 @@ public struct PermissionCells: Sendable, Equatable {
         cells[principal, default: [:]][operation] = decision
     }
 
+    /// Every set cell, ordered by principal kind, name and operation.
+    public var all: [(principal: Principal, operation: DataOperation, decision: PermissionDecision)] {
+        cells.flatMap { principal, row in row.map { (principal: principal, operation: $0.key, decision: $0.value) } }
+            .sorted { left, right in
+                (left.principal.parts.0, left.principal.parts.1, left.operation.rawValue)
+                    < (right.principal.parts.0, right.principal.parts.1, right.operation.rawValue)
+            }
+    }
+
     /// The cell of `principal` for `operation`, if set.
     public func decision(_ principal: Principal, _ operation: DataOperation) -> PermissionDecision? {
         cells[principal]?[operation]

@@ -8,8 +8,18 @@ extension DataRoutes {
     /// Permission right on the object), `PUT /data/{t}/permissions/{GRANT|DENY|INHERIT}` (table,
     /// or with `*` as the table the global matrix) and `PUT /data/{t}/permissions/owner/{…}`
     /// (owner policy), the last two with the server-code key. Bodies: `{"permission": "FIND",
-    /// "user": "<id>|*"}` or `{"permission": …, "role": "<name>|*"}`.
+    /// "user": "<id>|*"}` or `{"permission": …, "role": "<name>|*"}`. `GET` on the same paths
+    /// reads them back (the object's ACL with the Permission right, the rest with the server-code key).
     func addPermissions(to router: inout RESTRouter) {
+        router.add(.get, "data/:table/permissions") { call in
+            .json(try await engine.rulePermissions(table: call.table == "*" ? nil : call.table, identity: try call.identity))
+        }
+        router.add(.get, "data/:table/permissions/:objectId") { call in
+            .json(
+                try await engine.objectPermissions(
+                    table: call.table, objectID: call.parameters["objectId"] ?? "", identity: try call.identity,
+                    logger: call.context.logger))
+        }
         router.add(.put, "data/:table/permissions/owner/:action") { call in
             let (decision, operation, _) = try Self.permission(call)
             try await engine.setOwnerPolicy(
