@@ -26,30 +26,12 @@ extension DataEngine {
         let table = try await requirePermissionRight(table: tableName, objectID: objectID, identity: identity, logger: logger)
         let session = session(logger)
         let (kind, name) = change.principal.parts
-        var sql = SQL()
-        if let decision = change.decision {
-            sql.append(
-                "INSERT INTO data.object_acl (app_id, table_name, object_id, operation, principal_kind, principal, decision) VALUES (")
-            sql.bind(all: [
-                .text(identity.appId), .text(table.name.lowercased()), .text(objectID), .text(change.operation.rawValue),
-                .text(kind), .text(name), .text(decision.rawValue),
-            ])
-            sql.append(
-                ") ON CONFLICT (app_id, table_name, object_id, operation, principal_kind, principal) DO UPDATE SET decision = excluded.decision")
-        } else {
-            sql.append("DELETE FROM data.object_acl WHERE app_id = ")
-            sql.bind(.text(identity.appId))
-            sql.append(" AND table_name = ")
-            sql.bind(.text(table.name.lowercased()))
-            sql.append(" AND object_id = ")
-            sql.bind(.text(objectID))
-            sql.append(" AND operation = ")
-            sql.bind(.text(change.operation.rawValue))
-            sql.append(" AND principal_kind = ")
-            sql.bind(.text(kind))
-            sql.append(" AND principal = ")
-            sql.bind(.text(name))
-        }
+        let sql = Self.cellStatement(
+            "data.object_acl",
+            key: [
+                ("app_id", identity.appId), ("table_name", table.name.lowercased()), ("object_id", objectID),
+                ("operation", change.operation.rawValue), ("principal_kind", kind), ("principal", name),
+            ], decision: change.decision)
         _ = try await session.rows(sql)
     }
 
@@ -66,27 +48,12 @@ extension DataEngine {
         let (kind, name) = change.principal.parts
         _ = try await mappingErrors(table: tableName ?? "*") {
             try await editor(logger).change(appID: identity.appId) { session, _ in
-                var sql = SQL()
-                if let decision = change.decision {
-                    sql.append("INSERT INTO data.permissions (app_id, table_name, principal_kind, principal, operation, decision) VALUES (")
-                    sql.bind(all: [
-                        .text(identity.appId), .text(key), .text(kind), .text(name), .text(change.operation.rawValue),
-                        .text(decision.rawValue),
-                    ])
-                    sql.append(
-                        ") ON CONFLICT (app_id, table_name, principal_kind, principal, operation) DO UPDATE SET decision = excluded.decision")
-                } else {
-                    sql.append("DELETE FROM data.permissions WHERE app_id = ")
-                    sql.bind(.text(identity.appId))
-                    sql.append(" AND table_name = ")
-                    sql.bind(.text(key))
-                    sql.append(" AND principal_kind = ")
-                    sql.bind(.text(kind))
-                    sql.append(" AND principal = ")
-                    sql.bind(.text(name))
-                    sql.append(" AND operation = ")
-                    sql.bind(.text(change.operation.rawValue))
-                }
+                let sql = Self.cellStatement(
+                    "data.permissions",
+                    key: [
+                        ("app_id", identity.appId), ("table_name", key), ("principal_kind", kind), ("principal", name),
+                        ("operation", change.operation.rawValue),
+                    ], decision: change.decision)
                 _ = try await session.rows(sql)
             }
         }
@@ -99,19 +66,9 @@ extension DataEngine {
         _ = try access.authorize(identity, .schema, table: tableName)
         let key = try await table(tableName, app: identity.appId).1.name.lowercased()
         _ = try await editor(logger).change(appID: identity.appId) { session, _ in
-            var sql = SQL()
-            if let decision {
-                sql.append("INSERT INTO data.owner_policies (app_id, table_name, operation, decision) VALUES (")
-                sql.bind(all: [.text(identity.appId), .text(key), .text(operation.rawValue), .text(decision.rawValue)])
-                sql.append(") ON CONFLICT (app_id, table_name, operation) DO UPDATE SET decision = excluded.decision")
-            } else {
-                sql.append("DELETE FROM data.owner_policies WHERE app_id = ")
-                sql.bind(.text(identity.appId))
-                sql.append(" AND table_name = ")
-                sql.bind(.text(key))
-                sql.append(" AND operation = ")
-                sql.bind(.text(operation.rawValue))
-            }
+            let sql = Self.cellStatement(
+                "data.owner_policies",
+                key: [("app_id", identity.appId), ("table_name", key), ("operation", operation.rawValue)], decision: decision)
             _ = try await session.rows(sql)
         }
     }
@@ -123,6 +80,27 @@ extension DataEngine {
     private func ruleKey(_ tableName: String?, appID: String) async throws -> String {
         guard let tableName else { return "" }
         return try await table(tableName, app: appID).1.name.lowercased()
+    }
+}
+
+extension DataEngine {
+    /// Sets (`decision`) or clears (nil: INHERIT) one permission cell: the row of the store
+    /// `table` whose key columns (the primary key; names from code, values bound) hold `key`.
+    static func cellStatement(_ table: String, key: [(column: String, value: String)], decision: PermissionDecision?) -> SQL {
+        let columns = key.map(\.column).joined(separator: ", ")
+        var sql = SQL()
+        guard let decision else {
+            sql.append("DELETE FROM \(table) WHERE ")
+            for (index, cell) in key.enumerated() {
+                sql.append(index == 0 ? "\(cell.column) = " : " AND \(cell.column) = ")
+                sql.bind(.text(cell.value))
+            }
+            return sql
+        }
+        sql.append("INSERT INTO \(table) (\(columns), decision) VALUES (")
+        sql.bind(all: key.map { .text($0.value) } + [.text(decision.rawValue)])
+        sql.append(") ON CONFLICT (\(columns)) DO UPDATE SET decision = excluded.decision")
+        return sql
     }
 }
 

@@ -14,8 +14,8 @@ extension DataEngine {
     func find(_ tableName: String, query: FindQuery, identity: Identity, session: DatabaseSession) async throws
         -> [String]
     {
-        let grant = try await permit(identity, .find, table: tableName)
         let (catalog, table) = try await table(tableName, app: identity.appId)
+        let grant = try access.authorize(identity, .find, table: tableName, catalog: catalog)
         let sql = try FindStatement(query: query, table: table, schema: catalog.schemaName, grant: grant).page()
         return try await mappingErrors(table: table.name) {
             try await session.column(sql, as: String.self)
@@ -24,8 +24,8 @@ extension DataEngine {
 
     /// How many objects (groups, distinct rows) match `query`.
     public func count(_ tableName: String, query: FindQuery, identity: Identity, logger: Logger) async throws -> Int {
-        let grant = try await permit(identity, .find, table: tableName)
         let (catalog, table) = try await table(tableName, app: identity.appId)
+        let grant = try access.authorize(identity, .find, table: tableName, catalog: catalog)
         let sql = try FindStatement(query: query, table: table, schema: catalog.schemaName, grant: grant).count()
         return try await mappingErrors(table: table.name) {
             Int(try await session(logger).column(sql, as: Int64.self).first ?? 0)

@@ -152,8 +152,8 @@ extension DataEngine {
     }
 
     func delete(_ tableName: String, id: String, context: WriteContext) async throws -> Int64 {
-        let grant = try await permit(context.identity, .remove, table: tableName)
         let (catalog, table) = try await table(tableName, app: context.identity.appId)
+        let grant = try access.authorize(context.identity, .remove, table: tableName, catalog: catalog)
         var sql = SQL()
         try WriteStatements.delete(table: table, schema: catalog.schemaName, into: &sql) { sql in
             WriteStatements.byId(id, grant: grant, into: &sql)
@@ -182,8 +182,8 @@ extension DataEngine {
     }
 
     func deleteBulk(_ tableName: String, condition: Condition?, context: WriteContext) async throws -> Int {
-        let grant = try await permit(context.identity, .remove, table: tableName)
         let (catalog, table) = try await table(tableName, app: context.identity.appId)
+        let grant = try access.authorize(context.identity, .remove, table: tableName, catalog: catalog)
         var sql = SQL()
         try WriteStatements.delete(table: table, schema: catalog.schemaName, into: &sql) { sql in
             try Self.filter(condition, grant: grant, table: table, into: &sql)

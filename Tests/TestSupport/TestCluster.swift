@@ -6,6 +6,7 @@ import GatewayService
 import GeoService
 import InternalProtocol
 import Logging
+import NIOHTTP1
 import MessagingService
 import PostgresNIO
 import PostgresSupport
@@ -47,6 +48,17 @@ public struct TestCluster: Sendable {
     /// `/{appId}/{key}` for a key kind, the prefix of public paths.
     public func prefix(_ kind: APIKeyKind = .rest) -> String {
         "/\(app.id)/\(app.keys[kind]!)"
+    }
+
+    /// Sends a public request through the gateway with the app's `key`, an optional JSON body
+    /// and an optional `user-token`.
+    public func send(
+        _ method: HTTPMethod, _ path: String, _ body: String? = nil, token: String? = nil, key: APIKeyKind = .rest
+    ) async throws -> HTTPResult {
+        var headers: [(String, String)] = body == nil ? [] : [("Content-Type", "application/json")]
+        if let token { headers.append(("user-token", token)) }
+        return try await HTTPTestClient.send(
+            method, gatewayURL + prefix(key) + path, headers: headers, body: body.map { Data($0.utf8) })
     }
 
     /// Stops one service gracefully, as `docker stop` would, and returns once it has exited.

@@ -19,16 +19,6 @@ import TestSupport
         }
     }
 
-    private func send(
-        _ cluster: TestCluster, _ method: HTTPMethod, _ path: String, _ body: String? = nil, token: String? = nil,
-        key: APIKeyKind = .rest, contentType: String = "application/json"
-    ) async throws -> HTTPResult {
-        var headers: [(String, String)] = body == nil ? [] : [("Content-Type", contentType)]
-        if let token { headers.append(("user-token", token)) }
-        return try await HTTPTestClient.send(
-            method, cluster.gatewayURL + cluster.prefix(key) + path, headers: headers, body: body.map { Data($0.utf8) })
-    }
-
     /// The link in the last received mail, pointed at the test's gateway.
     private func link(in sink: SMTPSink, _ cluster: TestCluster, count: Int) async throws -> String {
         var messages: [[String: Any]] = []
@@ -44,14 +34,14 @@ import TestSupport
 
     @Test func aForgottenPasswordIsResetThroughTheMailedLink() async throws {
         try await Self.withCluster { cluster, sink in
-            _ = try await send(cluster, .POST, "/users/register", #"{"email": "ann@example.com", "password": "old", "name": "Ann"}"#)
-            let login = try await send(cluster, .POST, "/users/login", #"{"login": "ann@example.com", "password": "old"}"#)
+            _ = try await cluster.send(.POST, "/users/register", #"{"email": "ann@example.com", "password": "old", "name": "Ann"}"#)
+            let login = try await cluster.send(.POST, "/users/login", #"{"login": "ann@example.com", "password": "old"}"#)
             let token = try #require(login.json["user-token"] as? String)
-            #expect(try await send(cluster, .GET, "/users/userroles", token: token).status == 200)
+            #expect(try await cluster.send(.GET, "/users/userroles", token: token).status == 200)
 
-            let unknown = try await send(cluster, .GET, "/users/restorepassword/nobody%40example.com")
+            let unknown = try await cluster.send(.GET, "/users/restorepassword/nobody%40example.com")
             #expect(unknown.status == 404 && unknown.json["code"] as? Int == 3020)
-            #expect(try await send(cluster, .GET, "/users/restorepassword/ann%40example.com").status == 200)
+            #expect(try await cluster.send(.GET, "/users/restorepassword/ann%40example.com").status == 200)
             let link = try await link(in: sink, cluster, count: 1)
             let mail = try #require(try sink.messages().first)
             #expect(mail["recipients"] as? [String] == ["ann@example.com"] && mail["mailFrom"] as? String == "app@example.com")
@@ -63,11 +53,11 @@ import TestSupport
             let form = [("Content-Type", "application/x-www-form-urlencoded")]
             let saved = try await HTTPTestClient.send(.POST, link, headers: form, body: Data("password=n3w+pass%21".utf8))
             #expect(saved.status == 200 && saved.text.contains("Password changed"), "\(saved.text)")
-            let stale = try await send(cluster, .GET, "/users/userroles", token: token)
+            let stale = try await cluster.send(.GET, "/users/userroles", token: token)
             #expect(stale.status == 401 && stale.json["code"] as? Int == 3064)
-            let old = try await send(cluster, .POST, "/users/login", #"{"login": "ann@example.com", "password": "old"}"#)
+            let old = try await cluster.send(.POST, "/users/login", #"{"login": "ann@example.com", "password": "old"}"#)
             #expect(old.json["code"] as? Int == 3003)
-            let new = try await send(cluster, .POST, "/users/login", #"{"login": "ann@example.com", "password": "n3w pass!"}"#)
+            let new = try await cluster.send(.POST, "/users/login", #"{"login": "ann@example.com", "password": "n3w pass!"}"#)
             #expect(new.json["user-token"] is String, "\(new.text)")
             let reused = try await HTTPTestClient.send(.POST, link, headers: form, body: Data("password=again".utf8))
             #expect(reused.status == 400 && reused.json["code"] as? Int == 3025)
@@ -76,49 +66,49 @@ import TestSupport
 
     @Test func newUsersConfirmTheirAddressThroughTheMailedLink() async throws {
         try await Self.withCluster { cluster, sink in
-            let denied = try await send(cluster, .PUT, "/users/settings", #"{"emailConfirmation": true}"#)
+            let denied = try await cluster.send(.PUT, "/users/settings", #"{"emailConfirmation": true}"#)
             #expect(denied.status == 403 && denied.json["code"] as? Int == 4000)
             for bad in [#"{"nope": 1}"#, #"{"maxSessions": 0}"#, #"{"maxSessions": "2"}"#, #"{"identityProperty": "password"}"#, "[]"] {
-                let refused = try await send(cluster, .PUT, "/users/settings", bad, key: .serverCode)
+                let refused = try await cluster.send(.PUT, "/users/settings", bad, key: .serverCode)
                 #expect(refused.status == 400, "\(bad) → \(refused.text)")
             }
-            let settings = try await send(cluster, .PUT, "/users/settings", #"{"emailConfirmation": true}"#, key: .serverCode)
+            let settings = try await cluster.send(.PUT, "/users/settings", #"{"emailConfirmation": true}"#, key: .serverCode)
             #expect(settings.status == 200 && settings.json["emailConfirmation"] as? Bool == true, "\(settings.text)")
-            #expect(try await send(cluster, .GET, "/users/settings", key: .serverCode).json["maxSessions"] as? Int == 1)
+            #expect(try await cluster.send(.GET, "/users/settings", key: .serverCode).json["maxSessions"] as? Int == 1)
 
-            let user = try await send(cluster, .POST, "/users/register", #"{"email": "bob@example.com", "password": "pw"}"#)
+            let user = try await cluster.send(.POST, "/users/register", #"{"email": "bob@example.com", "password": "pw"}"#)
             #expect(user.json["userStatus"] as? String == "EMAIL_CONFIRMATION_PENDING", "\(user.text)")
-            let early = try await send(cluster, .POST, "/users/login", #"{"login": "bob@example.com", "password": "pw"}"#)
+            let early = try await cluster.send(.POST, "/users/login", #"{"login": "bob@example.com", "password": "pw"}"#)
             #expect(early.status == 401 && early.json["code"] as? Int == 3000)
             let first = try await link(in: sink, cluster, count: 1)
-            #expect(try await send(cluster, .POST, "/users/resendconfirmation/bob%40example.com").status == 200)
+            #expect(try await cluster.send(.POST, "/users/resendconfirmation/bob%40example.com").status == 200)
             let second = try await link(in: sink, cluster, count: 2)
             #expect(try await HTTPTestClient.send(.GET, first).json["code"] as? Int == 3025)
             let confirmed = try await HTTPTestClient.send(.GET, second)
             #expect(confirmed.status == 200 && confirmed.text.contains("confirmed"))
-            let login = try await send(cluster, .POST, "/users/login", #"{"login": "bob@example.com", "password": "pw"}"#)
+            let login = try await cluster.send(.POST, "/users/login", #"{"login": "bob@example.com", "password": "pw"}"#)
             #expect(login.json["userStatus"] as? String == "ENABLED" && login.json["user-token"] is String)
         }
     }
 
     @Test func templatesAreEditablePerApp() async throws {
         try await Self.withCluster { cluster, sink in
-            _ = try await send(cluster, .POST, "/users/register", #"{"email": "cy@example.com", "password": "pw", "name": "<Cy>"}"#)
-            let standard = try await send(cluster, .GET, "/users/emailtemplates/passwordReset", key: .serverCode)
+            _ = try await cluster.send(.POST, "/users/register", #"{"email": "cy@example.com", "password": "pw", "name": "<Cy>"}"#)
+            let standard = try await cluster.send(.GET, "/users/emailtemplates/passwordReset", key: .serverCode)
             #expect(standard.json["subject"] as? String == "Reset your password")
             let edit = #"{"subject": "Hi {{name}}", "text": "Go: {{link}}", "html": "<b>{{name}}</b> <a href=\"{{link}}\">reset</a>"}"#
-            #expect(try await send(cluster, .PUT, "/users/emailtemplates/passwordReset", edit).status == 403)
-            #expect(try await send(cluster, .PUT, "/users/emailtemplates/passwordReset", edit, key: .serverCode).status == 200)
-            #expect(try await send(cluster, .PUT, "/users/emailtemplates/nope", edit, key: .serverCode).status == 404)
-            #expect(try await send(cluster, .GET, "/users/restorepassword/cy%40example.com").status == 200)
+            #expect(try await cluster.send(.PUT, "/users/emailtemplates/passwordReset", edit).status == 403)
+            #expect(try await cluster.send(.PUT, "/users/emailtemplates/passwordReset", edit, key: .serverCode).status == 200)
+            #expect(try await cluster.send(.PUT, "/users/emailtemplates/nope", edit, key: .serverCode).status == 404)
+            #expect(try await cluster.send(.GET, "/users/restorepassword/cy%40example.com").status == 200)
             _ = try await link(in: sink, cluster, count: 1)
             let mail = try #require(try sink.messages().last)
             #expect((mail["headers"] as? [String: String])?["subject"] == "Hi <Cy>")
             #expect((mail["html"] as? String)?.hasPrefix("<b>&lt;Cy&gt;</b>") == true)
 
             let off = #"{"subject": "x", "text": "x", "html": "x", "enabled": false}"#
-            _ = try await send(cluster, .PUT, "/users/emailtemplates/passwordReset", off, key: .serverCode)
-            let disabled = try await send(cluster, .GET, "/users/restorepassword/cy%40example.com")
+            _ = try await cluster.send(.PUT, "/users/emailtemplates/passwordReset", off, key: .serverCode)
+            let disabled = try await cluster.send(.GET, "/users/restorepassword/cy%40example.com")
             #expect(disabled.status == 400 && disabled.json["code"] as? Int == 3025)
         }
     }

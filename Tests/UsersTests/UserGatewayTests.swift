@@ -9,28 +9,18 @@ import TestSupport
 /// The users API through the gateway: cached identities and their invalidation, roles,
 /// profile operations and per-address login limits.
 @Suite(.timeLimit(.minutes(2))) struct UserGatewayTests {
-    private func send(
-        _ cluster: TestCluster, _ method: HTTPMethod, _ path: String, _ body: String? = nil, token: String? = nil,
-        key: APIKeyKind = .rest
-    ) async throws -> HTTPResult {
-        var headers: [(String, String)] = body == nil ? [] : [("Content-Type", "application/json")]
-        if let token { headers.append(("user-token", token)) }
-        return try await HTTPTestClient.send(
-            method, cluster.gatewayURL + cluster.prefix(key) + path, headers: headers, body: body.map { Data($0.utf8) })
-    }
-
     /// Registers `email` (password `pw`) and logs in: the user's id and token.
     private func loggedIn(_ cluster: TestCluster, _ email: String) async throws -> (String, String) {
-        let user = try await send(cluster, .POST, "/users/register", #"{"email": "\#(email)", "password": "pw"}"#)
+        let user = try await cluster.send(.POST, "/users/register", #"{"email": "\#(email)", "password": "pw"}"#)
         let id = try #require(user.json["objectId"] as? String, "\(user.text)")
-        let login = try await send(cluster, .POST, "/users/login", #"{"login": "\#(email)", "password": "pw"}"#)
+        let login = try await cluster.send(.POST, "/users/login", #"{"login": "\#(email)", "password": "pw"}"#)
         return (id, try #require(login.json["user-token"] as? String, "\(login.text)"))
     }
 
     /// Waits up to three seconds for `token` to be refused by the gateway.
     private func eventuallyRefused(_ cluster: TestCluster, _ token: String) async throws -> Bool {
         for _ in 0..<60 {
-            if try await send(cluster, .GET, "/users/userroles", token: token).json["code"] as? Int == 3064 { return true }
+            if try await cluster.send(.GET, "/users/userroles", token: token).json["code"] as? Int == 3064 { return true }
             try await Task.sleep(for: .milliseconds(50))
         }
         return false
@@ -45,10 +35,10 @@ import TestSupport
     @Test func resolvedTokensAreCachedUntilTheirUserIsAnnounced() async throws {
         try await TestCluster.with { cluster async throws in
             let (userID, token) = try await loggedIn(cluster, "ann@example.com")
-            #expect(try await send(cluster, .GET, "/users/userroles", token: token).status == 200)
+            #expect(try await cluster.send(.GET, "/users/userroles", token: token).status == 200)
             // Removed behind users-service's back, the session still resolves from the cache...
             try await sql(cluster, "DELETE FROM users.sessions")
-            let cached = try await send(cluster, .GET, "/users/userroles", token: token)
+            let cached = try await cluster.send(.GET, "/users/userroles", token: token)
             #expect(cached.status == 200, "\(cached.text)")
             // ...until the user is announced, as users-service does on every session change.
             try await sql(cluster, "SELECT pg_notify('\(SessionsChannel.name)', '\(cluster.app.id) \(userID)')")
@@ -59,8 +49,8 @@ import TestSupport
     @Test func aSecondLoginEndsTheFirstTokenOnTheGateway() async throws {
         try await TestCluster.with { cluster async throws in
             let (_, first) = try await loggedIn(cluster, "ann@example.com")
-            #expect(try await send(cluster, .GET, "/users/userroles", token: first).status == 200)
-            let second = try await send(cluster, .POST, "/users/login", #"{"login": "ann@example.com", "password": "pw"}"#)
+            #expect(try await cluster.send(.GET, "/users/userroles", token: first).status == 200)
+            let second = try await cluster.send(.POST, "/users/login", #"{"login": "ann@example.com", "password": "pw"}"#)
             #expect(second.json["user-token"] is String)
             #expect(try await eventuallyRefused(cluster, first))
         }
@@ -69,31 +59,31 @@ import TestSupport
     @Test func rolesAreManagedAndVisibleAtOnce() async throws {
         try await TestCluster.with { cluster async throws in
             let (userID, token) = try await loggedIn(cluster, "ann@example.com")
-            let anonymous = try await send(cluster, .GET, "/users/userroles")
+            let anonymous = try await cluster.send(.GET, "/users/userroles")
             #expect(anonymous.text == #"["NotAuthenticatedUser","RestUser"]"#)
-            #expect(try await send(cluster, .GET, "/users/userroles", token: token).text == #"["AuthenticatedUser","RestUser"]"#)
+            #expect(try await cluster.send(.GET, "/users/userroles", token: token).text == #"["AuthenticatedUser","RestUser"]"#)
 
-            let denied = try await send(cluster, .PUT, "/users/roles/Editors")
+            let denied = try await cluster.send(.PUT, "/users/roles/Editors")
             #expect(denied.status == 403 && denied.json["code"] as? Int == 4000)
-            #expect(try await send(cluster, .PUT, "/users/roles/Editors", key: .serverCode).status == 201)
-            #expect(try await send(cluster, .PUT, "/users/roles/Editors", key: .serverCode).status == 200)
-            #expect(try await send(cluster, .GET, "/users/roles", key: .serverCode).text == #"["Editors"]"#)
-            let assigned = try await send(
-                cluster, .POST, "/users/assignRole", #"{"user": "ann@example.com", "roleName": "Editors"}"#, key: .serverCode)
+            #expect(try await cluster.send(.PUT, "/users/roles/Editors", key: .serverCode).status == 201)
+            #expect(try await cluster.send(.PUT, "/users/roles/Editors", key: .serverCode).status == 200)
+            #expect(try await cluster.send(.GET, "/users/roles", key: .serverCode).text == #"["Editors"]"#)
+            let assigned = try await cluster.send(
+                .POST, "/users/assignRole", #"{"user": "ann@example.com", "roleName": "Editors"}"#, key: .serverCode)
             #expect(assigned.status == 200, "\(assigned.text)")
-            let roles = try await send(cluster, .GET, "/users/userroles", token: token)
+            let roles = try await cluster.send(.GET, "/users/userroles", token: token)
             #expect(roles.text == #"["AuthenticatedUser","RestUser","Editors"]"#)
-            #expect(try await send(cluster, .GET, "/users/userroles/\(userID)", key: .serverCode).text == #"["Editors"]"#)
-            let members = try await send(cluster, .GET, "/users/role/Editors?loadRoles=true&props=email")
+            #expect(try await cluster.send(.GET, "/users/userroles/\(userID)", key: .serverCode).text == #"["Editors"]"#)
+            let members = try await cluster.send(.GET, "/users/role/Editors?loadRoles=true&props=email")
             #expect(members.text.contains(#""email":"ann@example.com""#) && members.text.contains(#""roles":["Editors"]"#))
-            let missing = try await send(cluster, .GET, "/users/role/Nope")
+            let missing = try await cluster.send(.GET, "/users/role/Nope")
             #expect(missing.status == 404 && missing.json["code"] as? Int == 2005)
 
-            #expect(try await send(cluster, .DELETE, "/users/roles/Editors", key: .serverCode).status == 200)
+            #expect(try await cluster.send(.DELETE, "/users/roles/Editors", key: .serverCode).status == 200)
             // A deleted role reaches cached identities through the announcement of each former member.
             var dropped = false
             for _ in 0..<60 where !dropped {
-                dropped = try await send(cluster, .GET, "/users/userroles", token: token).text == #"["AuthenticatedUser","RestUser"]"#
+                dropped = try await cluster.send(.GET, "/users/userroles", token: token).text == #"["AuthenticatedUser","RestUser"]"#
                 if !dropped { try await Task.sleep(for: .milliseconds(50)) }
             }
             #expect(dropped)
@@ -103,24 +93,24 @@ import TestSupport
     @Test func profileOperationsUseTheSeedCodesAndStatuses() async throws {
         try await TestCluster.with { cluster async throws in
             let (userID, token) = try await loggedIn(cluster, "ann@example.com")
-            let updated = try await send(cluster, .PUT, "/users/\(userID)", #"{"name": "Ann"}"#, token: token)
+            let updated = try await cluster.send(.PUT, "/users/\(userID)", #"{"name": "Ann"}"#, token: token)
             #expect(updated.status == 200 && updated.json["name"] as? String == "Ann" && updated.json["password"] == nil)
-            let anonymous = try await send(cluster, .PUT, "/users/\(userID)", #"{"name": "X"}"#)
+            let anonymous = try await cluster.send(.PUT, "/users/\(userID)", #"{"name": "X"}"#)
             #expect(anonymous.status == 401 && anonymous.json["code"] as? Int == 3028)
-            #expect(try await send(cluster, .POST, "/users/verifypassowrd", #"{"password": "pw"}"#, token: token).text == #"{"valid":true}"#)
-            #expect(try await send(cluster, .POST, "/users/verifypassowrd", #"{"password": "no"}"#, token: token).text == #"{"valid":false}"#)
-            let properties = try await send(cluster, .GET, "/users/userclassprops")
+            #expect(try await cluster.send(.POST, "/users/verifypassowrd", #"{"password": "pw"}"#, token: token).text == #"{"valid":true}"#)
+            #expect(try await cluster.send(.POST, "/users/verifypassowrd", #"{"password": "no"}"#, token: token).text == #"{"valid":false}"#)
+            let properties = try await cluster.send(.GET, "/users/userclassprops")
             #expect(properties.status == 200 && properties.text.contains(#""name":"password""#))
 
-            let guest = try await send(cluster, .POST, "/users/register/guest")
+            let guest = try await cluster.send(.POST, "/users/register/guest")
             #expect(guest.json["userStatus"] as? String == "GUEST" && guest.json["user-token"] is String)
 
-            let refused = try await send(cluster, .PUT, "/users/\(userID)/status", #"{"userStatus": "DISABLED"}"#, token: token)
+            let refused = try await cluster.send(.PUT, "/users/\(userID)/status", #"{"userStatus": "DISABLED"}"#, token: token)
             #expect(refused.status == 403 && refused.json["code"] as? Int == 4000)
-            let disabled = try await send(cluster, .PUT, "/users/\(userID)/status", #"{"userStatus": "DISABLED"}"#, key: .serverCode)
+            let disabled = try await cluster.send(.PUT, "/users/\(userID)/status", #"{"userStatus": "DISABLED"}"#, key: .serverCode)
             #expect(disabled.status == 200, "\(disabled.text)")
             #expect(try await eventuallyRefused(cluster, token))
-            let login = try await send(cluster, .POST, "/users/login", #"{"login": "ann@example.com", "password": "pw"}"#)
+            let login = try await cluster.send(.POST, "/users/login", #"{"login": "ann@example.com", "password": "pw"}"#)
             #expect(login.status == 401 && login.json["code"] as? Int == 3090)
         }
     }
@@ -128,10 +118,10 @@ import TestSupport
     @Test func loginsAreLimitedPerClientAddress() async throws {
         try await TestCluster.with(environment: ["BAAS_USERS_LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE": "2"]) { cluster async throws in
             for index in 0..<2 {
-                let wrong = try await send(cluster, .POST, "/users/login", #"{"login": "u\#(index)@example.com", "password": "p"}"#)
+                let wrong = try await cluster.send(.POST, "/users/login", #"{"login": "u\#(index)@example.com", "password": "p"}"#)
                 #expect(wrong.json["code"] as? Int == 3003)
             }
-            let limited = try await send(cluster, .POST, "/users/login", #"{"login": "u9@example.com", "password": "p"}"#)
+            let limited = try await cluster.send(.POST, "/users/login", #"{"login": "u9@example.com", "password": "p"}"#)
             #expect(limited.status == 429 && limited.json["code"] as? Int == 429, "\(limited.text)")
         }
     }

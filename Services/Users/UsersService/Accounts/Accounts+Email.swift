@@ -29,11 +29,8 @@ extension Accounts {
         appID: String, identity value: String, clientAddress: String?, deadline: NIODeadline = .now() + .seconds(30),
         logger: Logger
     ) async throws {
-        try await throttle.admit(identity: appID + " " + value.lowercased(), address: clientAddress)
-        let policy = try await policy(appID, logger: logger)
-        guard let user = try await findUser(appID: appID, identity: value, policy: policy, logger: logger),
-            let profile = try JSONParser.parse(user).object, let userID = profile["objectId"]?.string
-        else { throw UserError.unknownIdentity }
+        let (profile, policy) = try await emailRecipient(appID: appID, identity: value, clientAddress: clientAddress, logger: logger)
+        guard let userID = profile["objectId"]?.string else { throw UserError.unknownIdentity }
         guard let email = profile["email"]?.string, EmailAddress.isValid(email) else { throw UserError.noEmailAddress }
         let mail = try requireMail()
         let template = try await EmailTemplate.load(appID: appID, event: .passwordReset, session: pool(logger))
@@ -96,13 +93,22 @@ extension Accounts {
         appID: String, identity value: String, clientAddress: String?, deadline: NIODeadline = .now() + .seconds(30),
         logger: Logger
     ) async throws {
+        let (profile, policy) = try await emailRecipient(appID: appID, identity: value, clientAddress: clientAddress, logger: logger)
+        guard profile["userStatus"]?.string == "EMAIL_CONFIRMATION_PENDING" else { throw UserError.alreadyConfirmed }
+        try await sendConfirmation(appID: appID, profile: profile, policy: policy, deadline: deadline, logger: logger)
+    }
+
+    /// The profile an email request names by identity (3020 when none), with the app's policy;
+    /// such requests are rate limited like logins, since each one sends mail.
+    private func emailRecipient(appID: String, identity value: String, clientAddress: String?, logger: Logger)
+        async throws -> (JSONObject, UserPolicy)
+    {
         try await throttle.admit(identity: appID + " " + value.lowercased(), address: clientAddress)
         let policy = try await policy(appID, logger: logger)
         guard let user = try await findUser(appID: appID, identity: value, policy: policy, logger: logger),
             let profile = try JSONParser.parse(user).object
         else { throw UserError.unknownIdentity }
-        guard profile["userStatus"]?.string == "EMAIL_CONFIRMATION_PENDING" else { throw UserError.alreadyConfirmed }
-        try await sendConfirmation(appID: appID, profile: profile, policy: policy, deadline: deadline, logger: logger)
+        return (profile, policy)
     }
 
     /// Mails `profile` its confirmation link, unless the app disabled the template.
