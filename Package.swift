@@ -17,7 +17,9 @@ let services: [(name: String, executable: String)] = [
 
 /// Shared engines a service library uses beyond the runtime.
 let engines: [String: [Target.Dependency]] = [
-    "Data": ["QueryLanguage", "DataEngine"],
+    "Data": ["QueryLanguage", "DataEngine", "Permissions"],
+    // Refuses what the permission model denies for every row before routing.
+    "Gateway": ["Permissions"],
     // Profiles are rows of the app's Users table, written in the same transaction as credentials.
     "Users": [
         "QueryLanguage", "DataEngine", product("HummingbirdBcrypt", "hummingbird-auth"), product("NIOPosix", "swift-nio"),
@@ -29,6 +31,11 @@ let engines: [String: [Target.Dependency]] = [
 func product(_ name: String, _ package: String) -> Target.Dependency {
     .product(name: name, package: package)
 }
+
+/// What a service's test target needs beyond its library, its engines and ``testProducts``.
+let testExtras: [String: [Target.Dependency]] = [
+    "Data": [product("PropertyBased", "swift-property-based")],
+]
 
 /// Products every service library imports directly.
 let serviceProducts: [Target.Dependency] = [
@@ -80,10 +87,13 @@ var targets: [Target] = [
         ],
         path: "Shared/ServiceRuntime", swiftSettings: strict),
     .target(name: "QueryLanguage", path: "Shared/QueryLanguage", swiftSettings: strict),
+    // The security model shared by the data engine and the gateway (and the containers of
+    // files, messaging and geo): cells, the nine-layer oracle, its row-independent plan.
+    .target(name: "Permissions", dependencies: ["InternalProtocol"], path: "Shared/Permissions", swiftSettings: strict),
     .target(
         name: "DataEngine",
         dependencies: [
-            "QueryLanguage", "PostgresSupport", "InternalProtocol",
+            "QueryLanguage", "PostgresSupport", "InternalProtocol", "Permissions",
             product("PostgresNIO", "postgres-nio"), product("Logging", "swift-log"),
             product("Metrics", "swift-metrics"), product("NIOCore", "swift-nio"),
             product("NIOFoundationCompat", "swift-nio"), product("ServiceLifecycle", "swift-service-lifecycle"),
@@ -101,7 +111,7 @@ var targets: [Target] = [
         ] + services.map { .target(name: "\($0.name)Service") } + serviceProducts,
         path: "Tests/TestSupport", swiftSettings: testSettings),
     .testTarget(
-        name: "ServiceRuntimeTests", dependencies: testProducts,
+        name: "ServiceRuntimeTests", dependencies: testProducts + ["Permissions"],
         path: "Tests/ServiceRuntimeTests", swiftSettings: testSettings),
     .testTarget(
         name: "EndToEndTests",
@@ -124,7 +134,8 @@ for service in services {
             path: "Services/\(service.name)/Main", swiftSettings: strict),
         .testTarget(
             name: "\(service.name)Tests",
-            dependencies: [.target(name: library)] + engines[service.name, default: []] + testProducts,
+            dependencies: [.target(name: library)] + engines[service.name, default: []] + testProducts
+                + testExtras[service.name, default: []],
             path: "Tests/\(service.name)Tests", swiftSettings: testSettings),
     ]
 }
@@ -149,6 +160,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", exact: "2.0.1"),
     ],
     targets: targets,
     swiftLanguageModes: [.v6]

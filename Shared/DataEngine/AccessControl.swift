@@ -1,31 +1,5 @@
 import InternalProtocol
-
-/// What a caller may do with a table.
-public enum DataOperation: String, Sendable {
-    case create = "Create"
-    case find = "Find"
-    case update = "Update"
-    case remove = "Remove"
-    case describe = "Describe"
-    /// Creating and altering tables and columns explicitly, and app data settings.
-    case schema = "Schema"
-    /// Changing an object's permissions.
-    case permission = "Permission"
-
-    /// The operation a permission request names: `FIND`, `UPDATE`, `REMOVE`, `ADD` (or
-    /// `CREATE`), `DESCRIBE`, `PERMISSION`, in any case.
-    public init?(permissionName name: String) {
-        switch name.uppercased() {
-        case "FIND": self = .find
-        case "UPDATE": self = .update
-        case "REMOVE", "DELETE": self = .remove
-        case "ADD", "CREATE": self = .create
-        case "DESCRIBE": self = .describe
-        case "PERMISSION": self = .permission
-        default: return nil
-        }
-    }
-}
+import Permissions
 
 /// An allowed operation, optionally restricted to the rows a SQL predicate admits.
 public struct AccessGrant: Sendable {
@@ -66,10 +40,14 @@ public struct AccessControl: Sendable {
         case .schema:
             return try authorize(identity, operation, table: table)
         case .find, .update, .remove, .permission:
-            let filter = PermissionFilter(
-                caller: caller, operation: operation, appID: catalog.appID, table: table.lowercased(),
-                rules: catalog.permissions)
-            return AccessGrant { sql, alias in filter.write(into: &sql, rowAlias: alias) }
+            let plan = PermissionPlan(caller, operation, table: table, rules: catalog.permissions)
+            switch plan.constantDecision {
+            case .grant: return .allRows
+            case .deny: throw DataError.permissionDenied(operation.rawValue, table: table)
+            case nil:
+                let filter = PermissionFilter(plan: plan, operation: operation, appID: catalog.appID, table: table.lowercased())
+                return AccessGrant { sql, alias in filter.write(into: &sql, rowAlias: alias) }
+            }
         case .create, .describe:
             guard
                 PermissionOracle.allows(

@@ -1,5 +1,6 @@
 import InternalProtocol
 import Logging
+import Permissions
 import PostgresNIO
 
 /// One permission change: GRANT, DENY, or (nil) INHERIT — clearing the cell.
@@ -33,6 +34,14 @@ extension DataEngine {
                 ("operation", change.operation.rawValue), ("principal_kind", kind), ("principal", name),
             ], decision: change.decision)
         _ = try await session.rows(sql)
+        let catalog = try await cache.catalog(for: identity.appId)
+        if change.decision != nil, catalog.permissions.aclOperations[table.name.lowercased()]?.contains(change.operation) != true {
+            // The first ACL cell for this operation: a trigger bumped the catalog version; this
+            // instance's next request must not wait for the announcement to ask the ACL.
+            var version = SQL("SELECT catalog_version FROM data.settings WHERE app_id = ")
+            version.bind(.text(identity.appId))
+            await cache.invalidate(identity.appId, below: try await session.column(version, as: Int64.self).first ?? .max)
+        }
     }
 
     /// Table-level permissions (a table name) or the global matrix (nil; roles only): one cell,
@@ -101,16 +110,6 @@ extension DataEngine {
         sql.bind(all: key.map { .text($0.value) } + [.text(decision.rawValue)])
         sql.append(") ON CONFLICT (\(columns)) DO UPDATE SET decision = excluded.decision")
         return sql
-    }
-}
-
-extension Principal {
-    /// `("user" | "role", name)` as stored.
-    var parts: (String, String) {
-        switch self {
-        case .user(let name): ("user", name)
-        case .role(let name): ("role", name)
-        }
     }
 }
 

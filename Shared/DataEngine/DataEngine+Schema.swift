@@ -1,5 +1,6 @@
 import InternalProtocol
 import Logging
+import Permissions
 
 /// Explicit schema management (server-code key only): tables, columns of any type with
 /// required/unique/indexed/default, and the app's dynamic-schema switch.

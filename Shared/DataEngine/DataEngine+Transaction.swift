@@ -1,5 +1,6 @@
 import InternalProtocol
 import Logging
+import Permissions
 import PostgresNIO
 import QueryLanguage
 

@@ -1,6 +1,7 @@
 import Foundation
 import InternalProtocol
 import Logging
+import Permissions
 import QueryLanguage
 
 /// Where a write runs and on whose behalf.

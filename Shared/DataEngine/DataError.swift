@@ -1,4 +1,5 @@
 import InternalProtocol
+import Permissions
 import QueryLanguage
 
 /// The data service's errors: Backendless codes and wording where the contract records them
@@ -92,7 +93,7 @@ public enum DataError {
 
     /// 1023, 403: the caller may not perform the operation.
     public static func permissionDenied(_ operation: String, table: String) -> ErrorEnvelope {
-        ErrorEnvelope(code: 1023, message: "Permission denied: \(operation) on table '\(table)'", status: 403)
+        PermissionError.denied(operation, table: table)
     }
 
     /// 1024, 400: a schema change that conflicts with the table (column exists, system column).

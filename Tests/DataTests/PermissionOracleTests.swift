@@ -1,4 +1,5 @@
 import DataEngine
+import Permissions
 import Testing
 
 /// The nine-layer model as a plain function: the seed's worked example (bob in MyRole,

@@ -19,11 +19,14 @@ import TestSupport
     }
 
     @Test func aStoppedServiceIsReportedDownWithinTheDeadline() async throws {
-        try await TestCluster.with(environment: ["BAAS_GATEWAY_INFO_DEADLINE_MS": "1000"]) { cluster async throws in
+        // The deadline leaves the live services room to answer while every suite loads the
+        // database at once (1 s was seen to expire for a live one); the stopped one must not
+        // hold the answer past it.
+        try await TestCluster.with(environment: ["BAAS_GATEWAY_INFO_DEADLINE_MS": "3000"]) { cluster async throws in
             await cluster.stop(.files)
             let started = ContinuousClock.now
             let answer = try await HTTPTestClient.send(.GET, cluster.gatewayURL + cluster.prefix() + "/info")
-            #expect(ContinuousClock.now - started < .seconds(3))
+            #expect(ContinuousClock.now - started < .seconds(5))
             #expect(answer.status == 200)
             #expect(answer.json["ready"] as? Bool == false)
             let services = try #require(answer.json["services"] as? [[String: any Sendable]])

@@ -1,5 +1,6 @@
 import Foundation
 import InternalProtocol
+import Permissions
 import Testing
 
 /// Golden JSON for the internal wire types: a change here is a protocol change.
@@ -57,5 +58,25 @@ import Testing
         ])
         #expect(ServiceName(executable: "data-service") == .data)
         #expect(ServiceName(executable: "intruder") == nil)
+    }
+}
+
+/// Golden JSON for `permissions.rules`, the gateway's copy of an app's row-independent rules.
+@Suite struct PermissionWireFormatTests {
+    @Test func permissionRules() throws {
+        var rules = PermissionRules()
+        rules.global.set(.role("NotAuthenticatedUser"), .find, .deny)
+        rules.tables["doc", default: PermissionCells()].set(.user("U"), .update, .grant)
+        rules.owner["doc"] = [.remove: .grant]
+        rules.aclOperations["doc"] = [.find]
+        let response = PermissionRulesLookup.Response(version: 7, rules: rules)
+        let text = String(decoding: try JSONEncoder.sortedKeys.encode(response), as: UTF8.self)
+        #expect(
+            text == #"{"rules":{"aclOperations":[{"operation":"Find","table":"doc"}],"#
+                + #""cells":[{"decision":"DENY","kind":"role","operation":"Find","principal":"NotAuthenticatedUser","table":""},"#
+                + #"{"decision":"GRANT","kind":"user","operation":"Update","principal":"U","table":"doc"}],"#
+                + #""owner":[{"decision":"GRANT","operation":"Remove","table":"doc"}]},"version":7}"#)
+        #expect(try JSONDecoder().decode(PermissionRulesLookup.Response.self, from: Data(text.utf8)) == response)
+        #expect(try JSONEncoder.sortedKeys.encode(PermissionRulesLookup.Request(appId: "A")) == Data(#"{"appId":"A"}"#.utf8))
     }
 }

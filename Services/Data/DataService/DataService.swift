@@ -1,5 +1,6 @@
 import DataEngine
 import InternalProtocol
+import Permissions
 import PostgresSupport
 import ServiceRuntime
 
@@ -15,6 +16,10 @@ public enum DataService: BackendService {
     ) throws {
         let engine = DataEngine(database: environment.database, logger: environment.logger)
         environment.background.add(engine.listener)
+        operations.register(PermissionRulesLookup.self) { request, _ in
+            let catalog = try await engine.cache.catalog(for: request.appId)
+            return .init(version: catalog.version, rules: catalog.permissions)
+        }
         DataRoutes(engine: engine).add(to: &endpoints)
     }
 }

@@ -10,6 +10,7 @@ struct GatewayController: Sendable {
     let resolver: AppResolver
     let readiness: ServiceReadiness
     let peers: InternalClient
+    let gate: PermissionGate
     let bodyLimit: Int
     let defaultTimeout: TimeAmount
     /// Proxies whose `X-Forwarded-For` names the client.
@@ -34,7 +35,14 @@ struct GatewayController: Sendable {
         case .gatewayInfo where request.method == .get:
             return try await info(appName: resolved.appName, identity: resolved.identity, context: call)
         case .backend(let service):
-            return try await forward(request, resource: route.resourcePath, to: service, context: call)
+            if service == .data, let data = DataRequest(method: request.method.rawValue, resource: route.resource) {
+                try await gate.check(data, identity: resolved.identity, context: call)
+            }
+            let response = try await forward(request, resource: route.resourcePath, to: service, context: call)
+            if service == .data, request.method != .get, route.resource.contains("permissions") {
+                await gate.invalidate(appID: resolved.identity.appId)
+            }
+            return response
         default:
             throw ErrorEnvelope.endpointNotFound(method: request.method.rawValue, path: route.resourcePath)
         }

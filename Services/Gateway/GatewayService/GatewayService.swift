@@ -15,20 +15,23 @@ public enum GatewayService {
     ) throws -> ServiceParts {
         let ports = BoundPorts()
         let peers = try InternalClient(tls: tls, peers: runtime.peers)
-        // The gateway's only database use: one connection listening for session changes.
+        // The gateway's only database use: two connections listening for session and catalog changes.
         var listening = runtime.database
-        listening.maximumConnections = 1
+        listening.maximumConnections = 2
         let database = PostgresClient(listening, logger: logger)
         let sessions = SessionCache(lifetime: .seconds(configuration.sessionCacheSeconds))
         let listener = NotificationListener(
             database: database, channel: SessionsChannel.name, consumer: sessions, logger: logger)
+        let gate = PermissionGate(peers: peers)
+        let catalogListener = NotificationListener(
+            database: database, channel: CatalogChannel.name, consumer: gate, logger: logger)
         let readiness = ServiceReadiness(
             peers: peers, deadline: .milliseconds(Int64(configuration.infoDeadlineMilliseconds)))
         var controller = GatewayController(
             resolver: AppResolver(
                 peers: peers, cache: APIKeyCache(lifetime: .seconds(configuration.keyCacheSeconds)),
                 sessions: sessions, configuration: configuration),
-            readiness: readiness, peers: peers, bodyLimit: configuration.bodyLimit,
+            readiness: readiness, peers: peers, gate: gate, bodyLimit: configuration.bodyLimit,
             defaultTimeout: .milliseconds(Int64(runtime.internalTimeoutMilliseconds)))
         controller.trustedProxies = configuration.trustedProxies
         let publicServer = Application(
@@ -45,7 +48,7 @@ public enum GatewayService {
             let users = await readiness.status(of: .users, context: context)
             return .init(service: .gateway, ready: users.ready, detail: users.ready ? nil : "users-service not ready")
         }
-        return ServiceParts(services: [peers, database, listener, publicServer, operations], ports: ports)
+        return ServiceParts(services: [peers, database, listener, catalogListener, publicServer, operations], ports: ports)
     }
 
     static func router(controller: GatewayController, configuration: GatewayConfiguration) -> Router<

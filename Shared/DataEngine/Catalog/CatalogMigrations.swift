@@ -1,3 +1,4 @@
+import InternalProtocol
 import PostgresSupport
 
 /// The data catalog's tables: per-app settings, app tables and their columns' Backendless
@@ -5,7 +6,7 @@ import PostgresSupport
 public enum CatalogMigrations {
     /// All catalog migrations in order.
     public static let all: [any DatabaseMigration] = [
-        m0001CreateCatalog, m0002CatalogVersion, m0003JSONOperations, m0004Permissions,
+        m0001CreateCatalog, m0002CatalogVersion, m0003JSONOperations, m0004Permissions, m0005ACLUsage,
     ]
 
     static let m0001CreateCatalog = SQLMigration(
@@ -82,6 +83,49 @@ public enum CatalogMigrations {
                 operation text NOT NULL,
                 decision text NOT NULL CHECK (decision IN ('GRANT', 'DENY')),
                 PRIMARY KEY (app_id, table_name, object_id, operation, principal_kind, principal))
+            """,
+        ])
+
+    /// Which operations each table's object ACLs name, kept by a trigger whatever writes the
+    /// ACL: the first cell for a table and operation records the pair, bumps the app's catalog
+    /// version and announces it, so every instance starts asking the ACL for that operation.
+    /// Pairs are never removed (a stale pair costs a look-up, never a wrong answer).
+    static let m0005ACLUsage = SQLMigration(
+        version: 5, name: "object ACL usage per table and operation",
+        statements: [
+            """
+            CREATE TABLE data.acl_usage (
+                app_id text NOT NULL,
+                table_name text NOT NULL,
+                operation text NOT NULL,
+                PRIMARY KEY (app_id, table_name, operation))
+            """,
+            """
+            INSERT INTO data.acl_usage (app_id, table_name, operation)
+            SELECT DISTINCT app_id, table_name, operation FROM data.object_acl
+            """,
+            """
+            CREATE FUNCTION data.record_acl_usage() RETURNS trigger
+            LANGUAGE plpgsql AS $$
+            DECLARE
+              version bigint;
+            BEGIN
+              INSERT INTO data.acl_usage (app_id, table_name, operation)
+              VALUES (NEW.app_id, NEW.table_name, NEW.operation)
+              ON CONFLICT DO NOTHING;
+              IF FOUND THEN
+                INSERT INTO data.settings (app_id, catalog_version) VALUES (NEW.app_id, 1)
+                ON CONFLICT (app_id) DO UPDATE SET catalog_version = data.settings.catalog_version + 1
+                RETURNING catalog_version INTO version;
+                PERFORM pg_notify('\(CatalogChannel.name)', NEW.app_id || ' ' || version);
+              END IF;
+              RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE TRIGGER object_acl_usage AFTER INSERT OR UPDATE ON data.object_acl
+            FOR EACH ROW EXECUTE FUNCTION data.record_acl_usage()
             """,
         ])
 

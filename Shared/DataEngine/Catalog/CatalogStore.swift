@@ -1,3 +1,4 @@
+import Permissions
 import PostgresNIO
 
 /// Reads an app's catalog from the `data` schema.
@@ -59,6 +60,13 @@ enum CatalogStore {
                 let decision = PermissionDecision(rawValue: decisionText)
             else { continue }
             rules.owner[table, default: [:]][operation] = decision
+        }
+        var usage = SQL("SELECT table_name, operation FROM data.acl_usage WHERE app_id = ")
+        usage.bind(.text(appID))
+        for row in try await session.rows(usage) {
+            let (table, operationText) = try row.decode((String, String).self)
+            guard let operation = DataOperation(rawValue: operationText) else { continue }
+            rules.aclOperations[table, default: []].insert(operation)
         }
         return rules
     }

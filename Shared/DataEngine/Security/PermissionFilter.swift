@@ -1,59 +1,35 @@
-/// The nine layers compiled into one SQL expression per row, in the oracle's order: each layer
-/// contributes a decision (`'GRANT'`, `'DENY'` or NULL) and `COALESCE` takes the first — object
-/// ACL lookups for the row-dependent layers (1, 2, 6; primary-key probes), the owner check
-/// (5), and the caller's row-independent layers (3, 4, 7, 8, 9) as constants. The list ends at
-/// the first constant that decides, and with the permissive default.
+import Permissions
+
+/// A ``PermissionPlan`` compiled into one SQL expression per row: each row layer contributes a
+/// decision (`'GRANT'`, `'DENY'` or NULL) — object ACL look-ups (primary-key probes) and the
+/// owner check — and `COALESCE` takes the first, falling back to the plan's constant decision.
 struct PermissionFilter: Sendable {
-    let caller: PermissionCaller
+    let plan: PermissionPlan
     let operation: DataOperation
     let appID: String
     let table: String
-    let rules: PermissionRules
 
     /// Writes `COALESCE(…) = 'GRANT'` over the row `rowAlias`.
     func write(into sql: inout SQL, rowAlias: String) {
-        let (terms, decided) = layers(rowAlias)
         sql.append("COALESCE(")
-        for term in terms {
-            term(&sql)
+        for layer in plan.rowLayers {
+            switch layer {
+            case .userACL(let user): userACL(&sql, rowAlias, user)
+            case .roleACL(let roles): roleACL(&sql, rowAlias, roles)
+            case .owner(let user, let decision): owner(&sql, rowAlias, user, decision)
+            }
             sql.append(", ")
         }
-        sql.bind(.text((decided ?? .grant).rawValue))
+        sql.bind(.text(plan.fallback.rawValue))
         sql.append(") = 'GRANT'")
     }
 
-    /// The row-dependent terms in layer order up to the first constant decision, and that
-    /// decision (nil: no constant layer decides, the default grants).
-    private func layers(_ rowAlias: String) -> (terms: [(inout SQL) -> Void], decided: PermissionDecision?) {
-        let cells = rules.tables[table] ?? PermissionCells()
-        var terms: [(inout SQL) -> Void] = [{ self.userACL(&$0, rowAlias) }]
-        if !caller.customRoles.isEmpty { terms.append { self.roleACL(&$0, rowAlias, self.caller.customRoles) } }
-        if let decided = cells.decision(forUser: caller.userID, operation) ?? cells.decision(forRoles: caller.customRoles, operation) {
-            return (terms, decided)
-        }
-        if let user = caller.userID, let owner = rules.owner[table]?[operation] {
-            terms.append { sql in
-                sql.append("CASE WHEN \(rowAlias).\"ownerId\" = ")
-                sql.bind(.text(user))
-                sql.append(" THEN ")
-                sql.bind(.text(owner.rawValue))
-                sql.append(" END")
-            }
-        }
-        terms.append { self.roleACL(&$0, rowAlias, self.caller.systemRoles) }
-        let decided =
-            cells.decision(forRoles: caller.systemRoles, operation)
-            ?? rules.global.decision(forRoles: caller.customRoles, operation)
-            ?? rules.global.decision(forRoles: caller.systemRoles, operation)
-        return (terms, decided)
-    }
-
     /// Layer 1: the row's ACL cell for the user, else for every user.
-    private func userACL(_ sql: inout SQL, _ rowAlias: String) {
+    private func userACL(_ sql: inout SQL, _ rowAlias: String, _ user: String?) {
         sql.append("(SELECT a.decision FROM data.object_acl a")
         objectMatch(&sql, rowAlias)
         sql.append(" AND a.principal_kind = 'user' AND a.principal IN (")
-        sql.bind(all: ([caller.userID].compactMap { $0 } + [Principal.everyone]).map(SQLValue.text))
+        sql.bind(all: ([user].compactMap { $0 } + [Principal.everyone]).map(SQLValue.text))
         sql.append(") ORDER BY a.principal = '*' LIMIT 1)")
     }
 
@@ -64,6 +40,15 @@ struct PermissionFilter: Sendable {
         sql.append(" AND a.principal_kind = 'role' AND a.principal IN (")
         sql.bind(all: roles.map(SQLValue.text))
         sql.append("))")
+    }
+
+    /// Layer 5: the owner policy's decision for the caller's own rows.
+    private func owner(_ sql: inout SQL, _ rowAlias: String, _ user: String, _ decision: PermissionDecision) {
+        sql.append("CASE WHEN \(rowAlias).\"ownerId\" = ")
+        sql.bind(.text(user))
+        sql.append(" THEN ")
+        sql.bind(.text(decision.rawValue))
+        sql.append(" END")
     }
 
     private func objectMatch(_ sql: inout SQL, _ rowAlias: String) {

@@ -1,6 +1,7 @@
 import DataEngine
 import Hummingbird
 import InternalProtocol
+import Permissions
 import ServiceRuntime
 
 extension DataRoutes {

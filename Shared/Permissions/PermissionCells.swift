@@ -13,6 +13,23 @@ public enum Principal: Hashable, Sendable {
 
     /// The wildcard `"*"`.
     public static let everyone = "*"
+
+    /// `("user" | "role", name)` as stored and sent.
+    public var parts: (kind: String, name: String) {
+        switch self {
+        case .user(let name): ("user", name)
+        case .role(let name): ("role", name)
+        }
+    }
+
+    /// The principal from its stored parts; nil for an unknown kind.
+    public init?(kind: String, name: String) {
+        switch kind {
+        case "user": self = .user(name)
+        case "role": self = .role(name)
+        default: return nil
+        }
+    }
 }
 
 /// The permission cells of one subject (an object's ACL, a table, the app's global matrix):
@@ -43,13 +60,13 @@ public struct PermissionCells: Sendable, Equatable {
     }
 
     /// The user's own cell, else the every-user cell.
-    func decision(forUser user: String?, _ operation: DataOperation) -> PermissionDecision? {
+    public func decision(forUser user: String?, _ operation: DataOperation) -> PermissionDecision? {
         if let user, let own = decision(.user(user), operation) { return own }
         return decision(.user(Principal.everyone), operation)
     }
 
     /// DENY if any of `roles` denies, GRANT if any grants, else nil.
-    func decision(forRoles roles: [String], _ operation: DataOperation) -> PermissionDecision? {
+    public func decision(forRoles roles: [String], _ operation: DataOperation) -> PermissionDecision? {
         let decisions = roles.compactMap { decision(.role($0), operation) }
         if decisions.contains(.deny) { return .deny }
         return decisions.isEmpty ? nil : .grant
@@ -65,6 +82,9 @@ public struct PermissionRules: Sendable, Equatable {
     public var tables: [String: PermissionCells] = [:]
     /// Owner policy per table (lower-cased name): what an object's owner may do with it.
     public var owner: [String: [DataOperation: PermissionDecision]] = [:]
+    /// Per table (lower-cased name), the operations some object's ACL names: only for these
+    /// can an object's ACL decide, so only these need the per-row ACL look-ups.
+    public var aclOperations: [String: Set<DataOperation>] = [:]
 
     /// No rules: everything inherits down to the permissive default.
     public init() {}

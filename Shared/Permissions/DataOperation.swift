@@ -1,0 +1,26 @@
+/// What a caller may do with a table.
+public enum DataOperation: String, Sendable, Codable, CaseIterable {
+    case create = "Create"
+    case find = "Find"
+    case update = "Update"
+    case remove = "Remove"
+    case describe = "Describe"
+    /// Creating and altering tables and columns explicitly, and app data settings.
+    case schema = "Schema"
+    /// Changing an object's permissions.
+    case permission = "Permission"
+
+    /// The operation a permission request names: `FIND`, `UPDATE`, `REMOVE`, `ADD` (or
+    /// `CREATE`), `DESCRIBE`, `PERMISSION`, in any case.
+    public init?(permissionName name: String) {
+        switch name.uppercased() {
+        case "FIND": self = .find
+        case "UPDATE": self = .update
+        case "REMOVE", "DELETE": self = .remove
+        case "ADD", "CREATE": self = .create
+        case "DESCRIBE": self = .describe
+        case "PERMISSION": self = .permission
+        default: return nil
+        }
+    }
+}

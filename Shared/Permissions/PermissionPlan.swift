@@ -1,0 +1,54 @@
+/// What the row-independent part of the nine layers leaves for one caller, operation and
+/// table: the row-dependent layers still to ask, in order (object ACLs only where the table's
+/// ACLs name the operation, the owner check only for a logged-in caller under an owner policy),
+/// and the decision once none of them decides. With no row layer left the decision is
+/// constant: the data engine then filters nothing or refuses at once, and the gateway can
+/// refuse before it routes.
+public struct PermissionPlan: Sendable, Equatable {
+    /// A row-dependent layer.
+    public enum RowLayer: Sendable, Equatable {
+        /// Layer 1: the object's ACL cell for the user, else for every user.
+        case userACL(userID: String?)
+        /// Layers 2 and 6: the object's ACL cells for these roles (any DENY wins).
+        case roleACL(roles: [String])
+        /// Layer 5: the owner policy's decision when the caller owns the object.
+        case owner(userID: String, decision: PermissionDecision)
+    }
+
+    /// The row layers in evaluation order.
+    public var rowLayers: [RowLayer]
+    /// The decision after the row layers: the first constant layer's, else GRANT.
+    public var fallback: PermissionDecision
+
+    /// The decision when it is the same for every row of the table, else nil.
+    public var constantDecision: PermissionDecision? { rowLayers.isEmpty ? fallback : nil }
+
+    /// Walks the layers for `caller` doing `operation` on `table`; the walk stops at the first
+    /// row-independent layer that decides.
+    public init(_ caller: PermissionCaller, _ operation: DataOperation, table: String, rules: PermissionRules) {
+        let key = table.lowercased()
+        let cells = rules.tables[key] ?? PermissionCells()
+        let hasACLs = rules.aclOperations[key]?.contains(operation) == true
+        var layers: [RowLayer] = []
+        if hasACLs {
+            layers.append(.userACL(userID: caller.userID))
+            if !caller.customRoles.isEmpty { layers.append(.roleACL(roles: caller.customRoles)) }
+        }
+        rowLayers = layers
+        if let decided = cells.decision(forUser: caller.userID, operation)
+            ?? cells.decision(forRoles: caller.customRoles, operation)
+        {
+            fallback = decided
+            return
+        }
+        if let user = caller.userID, let owner = rules.owner[key]?[operation] {
+            rowLayers.append(.owner(userID: user, decision: owner))
+        }
+        if hasACLs { rowLayers.append(.roleACL(roles: caller.systemRoles)) }
+        fallback =
+            cells.decision(forRoles: caller.systemRoles, operation)
+            ?? rules.global.decision(forRoles: caller.customRoles, operation)
+            ?? rules.global.decision(forRoles: caller.systemRoles, operation)
+            ?? .grant
+    }
+}

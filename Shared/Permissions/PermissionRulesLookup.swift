@@ -1,0 +1,43 @@
+import InternalProtocol
+
+/// `permissions.rules` (data-service): an app's row-independent permissions — the global
+/// matrix, table cells, owner policies and which operations object ACLs name — with the
+/// catalog version they were read at, for the gateway's check before it routes.
+public enum PermissionRulesLookup: RPCOperation {
+    public static let name = "permissions.rules"
+    public static let isIdempotent = true
+
+    /// The app whose rules are wanted.
+    public struct Request: Codable, Sendable, Equatable {
+        /// The app id.
+        public var appId: String
+
+        /// Creates a request.
+        public init(appId: String) {
+            self.appId = appId
+        }
+    }
+
+    /// The rules and their version.
+    public struct Response: Codable, Sendable, Equatable {
+        /// The app's catalog version the rules belong to (announced on `baas_catalog`).
+        public var version: Int64
+        /// The rules.
+        public var rules: PermissionRules
+
+        /// Creates a response.
+        public init(version: Int64, rules: PermissionRules) {
+            self.version = version
+            self.rules = rules
+        }
+    }
+}
+
+/// The error the data engine and the gateway answer for a denied data operation.
+public enum PermissionError {
+    /// 1023, HTTP 403: the caller may not perform `operation` on `table` (or, for a single
+    /// object, on that object).
+    public static func denied(_ operation: String, table: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 1023, message: "Permission denied: \(operation) on table '\(table)'", status: 403)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import InternalProtocol
+import Permissions
+import Testing
+import TestSupport
+
+@testable import GatewayService
+
+/// The gateway's share of the security model: a data request no row could be allowed is
+/// refused with 1023 before it is routed, anything a row may decide reaches data-service, and a
+/// change to the rules takes effect on the caller's very next request.
+@Suite(.timeLimit(.minutes(2))) struct PermissionGateTests {
+    @Test func dataRoutesAreClassifiedByTheirOneOperation() {
+        let cases: [(String, String, DataRequest?)] = [
+            ("GET", "data/Doc", DataRequest(table: "Doc", operation: .find)),
+            ("GET", "data/Doc/count", DataRequest(table: "Doc", operation: .find)),
+            ("POST", "data/Doc/find", DataRequest(table: "Doc", operation: .find)),
+            ("GET", "data/Doc/first", DataRequest(table: "Doc", operation: .find)),
+            ("GET", "data/Doc/ABC-1", DataRequest(table: "Doc", operation: .find)),
+            ("POST", "data/Doc", DataRequest(table: "Doc", operation: .create)),
+            ("PUT", "data/Doc/ABC-1", DataRequest(table: "Doc", operation: .update)),
+            ("DELETE", "data/Doc/ABC-1", DataRequest(table: "Doc", operation: .remove)),
+            ("DELETE", "data/Doc", DataRequest(table: "Doc", operation: .remove)),
+            ("POST", "data/bulk/Doc", DataRequest(table: "Doc", operation: .create)),
+            ("PUT", "data/bulk/Doc", DataRequest(table: "Doc", operation: .update)),
+            ("DELETE", "data/bulk/Doc", DataRequest(table: "Doc", operation: .remove)),
+            ("POST", "data/bulk/Doc/delete", DataRequest(table: "Doc", operation: .remove)),
+            ("GET", "data/My%20Table", DataRequest(table: "My Table", operation: .find)),
+            ("PUT", "data/Doc", nil), ("PUT", "data/Doc/upsert", nil), ("PUT", "data/bulkupsert/Doc", nil),
+            ("GET", "data/Doc/properties", nil), ("PUT", "data/Doc/permissions/GRANT", nil),
+            ("GET", "data/_settings", nil), ("POST", "data/bulk", nil), ("GET", "users/login", nil),
+            ("PATCH", "data/Doc/ABC-1", nil), ("GET", "data/%", nil),
+        ]
+        for (method, path, expected) in cases {
+            let resource = path.split(separator: "/", omittingEmptySubsequences: false)
+            #expect(DataRequest(method: method, resource: Array(resource)) == expected, "\(method) \(path)")
+        }
+    }
+
+    @Test func aRuleNoRowCanOverrideIsRefusedWithoutAskingDataService() async throws {
+        try await TestCluster.with { cluster async throws in
+            #expect(try await cluster.send(.POST, "/data/Doc", #"{"n": 1}"#).status == 200)
+            let deny = #"{"permission": "FIND", "role": "RestUser"}"#
+            #expect(try await cluster.send(.PUT, "/data/*/permissions/DENY", deny, key: .serverCode).status == 200)
+            // Give the gateway's catalog listener time to subscribe, so the rules are cached.
+            try await Task.sleep(for: .milliseconds(300))
+            for path in ["/data/Doc", "/data/Doc/count"] {
+                let refused = try await cluster.send(.GET, path)
+                #expect(refused.status == 403 && refused.json["code"] as? Int == 1023, "\(refused.text)")
+            }
+            await cluster.stop(.data)
+            let refused = try await cluster.send(.GET, "/data/Doc/count")
+            #expect(refused.status == 403, "answered by the gateway alone: \(refused.text)")
+            #expect(refused.text == #"{"code":1023,"message":"Permission denied: Find on table 'Doc'","status":403}"#)
+            // The JavaScript key is not denied, so its request is routed — to a stopped service.
+            #expect(try await cluster.send(.GET, "/data/Doc", key: .js).status == 503)
+        }
+    }
+
+    @Test func aRuleThatLetsRowsThroughIsRoutedOnTheNextRequest() async throws {
+        try await TestCluster.with { cluster async throws in
+            let id = try #require(try await cluster.send(.POST, "/data/Doc", #"{"n": 1}"#).json["objectId"] as? String)
+            let deny = #"{"permission": "FIND", "role": "RestUser"}"#
+            #expect(try await cluster.send(.PUT, "/data/*/permissions/DENY", deny, key: .serverCode).status == 200)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await cluster.send(.GET, "/data/Doc/\(id)").status == 403)
+            // A table grant for the role precedes the global deny (layer 7 before 9).
+            #expect(try await cluster.send(.PUT, "/data/Doc/permissions/GRANT", deny, key: .serverCode).status == 200)
+            #expect(try await cluster.send(.GET, "/data/Doc/\(id)").status == 200)
+            #expect(try await cluster.send(.PUT, "/data/Doc/permissions/INHERIT", deny, key: .serverCode).status == 200)
+            #expect(try await cluster.send(.GET, "/data/Doc/\(id)").status == 403)
+            // An object ACL could grant a row: once one exists for Find, the rows decide.
+            let grant = #"{"permission": "FIND", "role": "RestUser"}"#
+            #expect(try await cluster.send(.PUT, "/data/Doc/permissions/GRANT/\(id)", grant, key: .serverCode).status == 200)
+            let found = try await cluster.send(.GET, "/data/Doc")
+            #expect(found.status == 200 && found.text.contains(id), "\(found.text)")
+        }
+    }
+}
