@@ -129,7 +129,7 @@ for service in services {
             path: "Services/\(service.name)/\(library)", swiftSettings: strict),
         .executableTarget(
             name: service.executable,
-            dependencies: [.target(name: library), "ServiceRuntime", product("Logging", "swift-log"),
+            dependencies: [.target(name: library), "ServiceRuntime", "InternalProtocol", product("Logging", "swift-log"),
                            product("Configuration", "swift-configuration")],
             path: "Services/\(service.name)/Main", swiftSettings: strict),
         .testTarget(

@@ -40,7 +40,7 @@ public struct AccessControl: Sendable {
         case .schema:
             return try authorize(identity, operation, table: table)
         case .find, .update, .remove, .permission:
-            let plan = PermissionPlan(caller, operation, table: table, rules: catalog.permissions)
+            let plan = PermissionPlan(caller, operation, container: table, rules: catalog.permissions)
             switch plan.constantDecision {
             case .grant: return .allRows
             case .deny: throw DataError.permissionDenied(operation.rawValue, table: table)
@@ -51,7 +51,7 @@ public struct AccessControl: Sendable {
         case .create, .describe:
             guard
                 PermissionOracle.allows(
-                    caller, operation, table: table, ownerID: nil, acl: PermissionCells(), rules: catalog.permissions)
+                    caller, operation, container: table, ownerID: nil, acl: PermissionCells(), rules: catalog.permissions)
             else { throw DataError.permissionDenied(operation.rawValue, table: table) }
             return .allRows
         }

@@ -120,7 +120,7 @@ extension DataEngine {
         _ = try access.authorize(identity, .schema, table: tableName ?? "*")
         let key = try await ruleKey(tableName, appID: identity.appId)
         let catalog = try await cache.catalog(for: identity.appId)
-        let cells = key.isEmpty ? catalog.permissions.global : catalog.permissions.tables[key] ?? PermissionCells()
+        let cells = key.isEmpty ? catalog.permissions.global : catalog.permissions.containers[key] ?? PermissionCells()
         var owner: [JSONValue] = []
         for (operation, decision) in (catalog.permissions.owner[key] ?? [:]).sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             owner.append(Self.cellJSON(nil, operation, decision))

@@ -1,5 +1,10 @@
+/// An operation the security model grants or denies. Each service names its own: data's are
+/// ``DataOperation``; files, messaging and geo name theirs (upload, publish, add a point…) and
+/// reuse the cells, the oracle and the plan unchanged.
+public protocol PermissionOperation: Hashable, Sendable, Codable, RawRepresentable where RawValue == String {}
+
 /// What a caller may do with a table.
-public enum DataOperation: String, Sendable, Codable, CaseIterable {
+public enum DataOperation: String, PermissionOperation, CaseIterable {
     case create = "Create"
     case find = "Find"
     case update = "Update"

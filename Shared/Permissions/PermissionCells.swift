@@ -34,19 +34,19 @@ public enum Principal: Hashable, Sendable {
 
 /// The permission cells of one subject (an object's ACL, a table, the app's global matrix):
 /// who may or may not do which operation.
-public struct PermissionCells: Sendable, Equatable {
-    private var cells: [Principal: [DataOperation: PermissionDecision]] = [:]
+public struct PermissionMatrix<Operation: PermissionOperation>: Sendable, Equatable {
+    private var cells: [Principal: [Operation: PermissionDecision]] = [:]
 
     /// Empty: every cell inherits.
     public init() {}
 
     /// Sets (or, with nil, clears) one cell.
-    public mutating func set(_ principal: Principal, _ operation: DataOperation, _ decision: PermissionDecision?) {
+    public mutating func set(_ principal: Principal, _ operation: Operation, _ decision: PermissionDecision?) {
         cells[principal, default: [:]][operation] = decision
     }
 
     /// Every set cell, ordered by principal kind, name and operation.
-    public var all: [(principal: Principal, operation: DataOperation, decision: PermissionDecision)] {
+    public var all: [(principal: Principal, operation: Operation, decision: PermissionDecision)] {
         cells.flatMap { principal, row in row.map { (principal: principal, operation: $0.key, decision: $0.value) } }
             .sorted { left, right in
                 (left.principal.parts.0, left.principal.parts.1, left.operation.rawValue)
@@ -55,40 +55,47 @@ public struct PermissionCells: Sendable, Equatable {
     }
 
     /// The cell of `principal` for `operation`, if set.
-    public func decision(_ principal: Principal, _ operation: DataOperation) -> PermissionDecision? {
+    public func decision(_ principal: Principal, _ operation: Operation) -> PermissionDecision? {
         cells[principal]?[operation]
     }
 
     /// The user's own cell, else the every-user cell.
-    public func decision(forUser user: String?, _ operation: DataOperation) -> PermissionDecision? {
+    public func decision(forUser user: String?, _ operation: Operation) -> PermissionDecision? {
         if let user, let own = decision(.user(user), operation) { return own }
         return decision(.user(Principal.everyone), operation)
     }
 
     /// DENY if any of `roles` denies, GRANT if any grants, else nil.
-    public func decision(forRoles roles: [String], _ operation: DataOperation) -> PermissionDecision? {
+    public func decision(forRoles roles: [String], _ operation: Operation) -> PermissionDecision? {
         let decisions = roles.compactMap { decision(.role($0), operation) }
         if decisions.contains(.deny) { return .deny }
         return decisions.isEmpty ? nil : .grant
     }
 }
 
-/// The app-wide, row-independent part of the model: global permissions per role, table
-/// permissions per user and role, and each table's owner policy.
-public struct PermissionRules: Sendable, Equatable {
+/// The data service's cells: operations on tables and objects.
+public typealias PermissionCells = PermissionMatrix<DataOperation>
+
+/// The app-wide, row-independent part of the model for one service: global permissions per
+/// role, container permissions (a data table; a file directory, channel or geo category) per
+/// user and role, and each container's owner policy.
+public struct ContainerPermissions<Operation: PermissionOperation>: Sendable, Equatable {
     /// The global matrix (roles only).
-    public var global = PermissionCells()
-    /// Per table (lower-cased name).
-    public var tables: [String: PermissionCells] = [:]
-    /// Owner policy per table (lower-cased name): what an object's owner may do with it.
-    public var owner: [String: [DataOperation: PermissionDecision]] = [:]
-    /// Per table (lower-cased name), the operations some object's ACL names: only for these
-    /// can an object's ACL decide, so only these need the per-row ACL look-ups.
-    public var aclOperations: [String: Set<DataOperation>] = [:]
+    public var global = PermissionMatrix<Operation>()
+    /// Per container (lower-cased name).
+    public var containers: [String: PermissionMatrix<Operation>] = [:]
+    /// Owner policy per container (lower-cased name): what an asset's owner may do with it.
+    public var owner: [String: [Operation: PermissionDecision]] = [:]
+    /// Per container (lower-cased name), the operations some asset's ACL names: only for these
+    /// can an asset's ACL decide, so only these need the per-asset ACL look-ups.
+    public var aclOperations: [String: Set<Operation>] = [:]
 
     /// No rules: everything inherits down to the permissive default.
     public init() {}
 }
+
+/// The data service's rules: tables are its containers, objects its assets.
+public typealias PermissionRules = ContainerPermissions<DataOperation>
 
 /// The caller as the model sees it: the user (if logged in) and the roles, split into the
 /// custom roles (layers 2, 4, 8) and the system roles (layers 6, 7, 9). The wildcard role

@@ -1,10 +1,10 @@
 /// What the row-independent part of the nine layers leaves for one caller, operation and
-/// table: the row-dependent layers still to ask, in order (object ACLs only where the table's
+/// container (for data: a table, whose rows are the assets): the row-dependent layers still to ask, in order (object ACLs only where the table's
 /// ACLs name the operation, the owner check only for a logged-in caller under an owner policy),
 /// and the decision once none of them decides. With no row layer left the decision is
 /// constant: the data engine then filters nothing or refuses at once, and the gateway can
 /// refuse before it routes.
-public struct PermissionPlan: Sendable, Equatable {
+public struct PermissionPlan<Operation: PermissionOperation>: Sendable, Equatable {
     /// A row-dependent layer.
     public enum RowLayer: Sendable, Equatable {
         /// Layer 1: the object's ACL cell for the user, else for every user.
@@ -23,11 +23,11 @@ public struct PermissionPlan: Sendable, Equatable {
     /// The decision when it is the same for every row of the table, else nil.
     public var constantDecision: PermissionDecision? { rowLayers.isEmpty ? fallback : nil }
 
-    /// Walks the layers for `caller` doing `operation` on `table`; the walk stops at the first
+    /// Walks the layers for `caller` doing `operation` in `container`; the walk stops at the first
     /// row-independent layer that decides.
-    public init(_ caller: PermissionCaller, _ operation: DataOperation, table: String, rules: PermissionRules) {
-        let key = table.lowercased()
-        let cells = rules.tables[key] ?? PermissionCells()
+    public init(_ caller: PermissionCaller, _ operation: Operation, container: String, rules: ContainerPermissions<Operation>) {
+        let key = container.lowercased()
+        let cells = rules.containers[key] ?? PermissionMatrix<Operation>()
         let hasACLs = rules.aclOperations[key]?.contains(operation) == true
         var layers: [RowLayer] = []
         if hasACLs {

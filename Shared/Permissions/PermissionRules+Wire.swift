@@ -1,19 +1,19 @@
-/// ``PermissionRules`` on the internal protocol: flat lists of cells, owner policies and ACL
+/// ``ContainerPermissions`` on the internal protocol: flat lists of cells, owner policies and ACL
 /// usage, so the JSON is stable and readable (no enum-keyed dictionaries).
-extension PermissionRules: Codable {
-    /// One table or global cell (`table` empty for the global matrix).
+extension ContainerPermissions: Codable {
+    /// One container or global cell (`container` empty for the global matrix).
     struct Cell: Codable, Equatable {
-        var table: String
+        var container: String
         var kind: String
         var principal: String
-        var operation: DataOperation
+        var operation: Operation
         var decision: PermissionDecision
     }
 
     /// One owner-policy cell or (`decision` absent) one ACL usage pair.
-    struct TableOperation: Codable, Equatable {
-        var table: String
-        var operation: DataOperation
+    struct ContainerOperation: Codable, Equatable {
+        var container: String
+        var operation: Operation
         var decision: PermissionDecision?
     }
 
@@ -28,27 +28,27 @@ extension PermissionRules: Codable {
             guard let principal = Principal(kind: cell.kind, name: cell.principal) else {
                 throw DecodingError.dataCorruptedError(forKey: .cells, in: container, debugDescription: "principal kind")
             }
-            if cell.table.isEmpty {
+            if cell.container.isEmpty {
                 global.set(principal, cell.operation, cell.decision)
             } else {
-                tables[cell.table, default: PermissionCells()].set(principal, cell.operation, cell.decision)
+                containers[cell.container, default: PermissionMatrix<Operation>()].set(principal, cell.operation, cell.decision)
             }
         }
-        for policy in try container.decode([TableOperation].self, forKey: .owner) {
-            owner[policy.table, default: [:]][policy.operation] = policy.decision
+        for policy in try container.decode([ContainerOperation].self, forKey: .owner) {
+            owner[policy.container, default: [:]][policy.operation] = policy.decision
         }
-        for usage in try container.decode([TableOperation].self, forKey: .aclOperations) {
-            aclOperations[usage.table, default: []].insert(usage.operation)
+        for usage in try container.decode([ContainerOperation].self, forKey: .aclOperations) {
+            aclOperations[usage.container, default: []].insert(usage.operation)
         }
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        let named = [("", global)] + tables.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        let cells = named.flatMap { table, cells in
+        let named = [("", global)] + containers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        let cells = named.flatMap { name, cells in
             cells.all.map {
                 Cell(
-                    table: table, kind: $0.principal.parts.kind, principal: $0.principal.parts.name, operation: $0.operation,
+                    container: name, kind: $0.principal.parts.kind, principal: $0.principal.parts.name, operation: $0.operation,
                     decision: $0.decision)
             }
         }
@@ -57,10 +57,10 @@ extension PermissionRules: Codable {
         try container.encode(Self.pairs(aclOperations.mapValues { $0.map { (key: $0, value: nil) } }), forKey: .aclOperations)
     }
 
-    private static func pairs(_ byTable: [String: [(key: DataOperation, value: PermissionDecision?)]]) -> [TableOperation] {
-        byTable.flatMap { table, entries in
-            entries.map { TableOperation(table: table, operation: $0.key, decision: $0.value) }
+    private static func pairs(_ byContainer: [String: [(key: Operation, value: PermissionDecision?)]]) -> [ContainerOperation] {
+        byContainer.flatMap { name, entries in
+            entries.map { ContainerOperation(container: name, operation: $0.key, decision: $0.value) }
         }
-        .sorted { ($0.table, $0.operation.rawValue) < ($1.table, $1.operation.rawValue) }
+        .sorted { ($0.container, $0.operation.rawValue) < ($1.container, $1.operation.rawValue) }
     }
 }

@@ -59,7 +59,7 @@ struct PermissionScenario: Sendable {
     init(_ facts: [PermissionFact]) {
         for fact in facts {
             switch fact.kind {
-            case .table: rules.tables["doc", default: PermissionCells()].set(fact.principal, fact.operation, fact.decision)
+            case .table: rules.containers["doc", default: PermissionCells()].set(fact.principal, fact.operation, fact.decision)
             case .global: rules.global.set(fact.principal, fact.operation, fact.decision)
             case .owner: rules.owner["doc", default: [:]][fact.operation] = fact.decision
             case .acl:
@@ -72,7 +72,7 @@ struct PermissionScenario: Sendable {
     /// Whether the oracle lets `caller` perform `operation` on object `index` owned by `owner`.
     func allows(_ caller: Identity, _ operation: DataOperation, object index: Int, owner: String?) -> Bool {
         PermissionOracle.allows(
-            PermissionCaller(caller), operation, table: "Doc", ownerID: owner, acl: acls[index] ?? PermissionCells(),
+            PermissionCaller(caller), operation, container: "Doc", ownerID: owner, acl: acls[index] ?? PermissionCells(),
             rules: rules)
     }
 }

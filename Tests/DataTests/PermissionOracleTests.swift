@@ -9,7 +9,7 @@ import Testing
 
     /// Puts `decision` into layer `layer` (1...9) for bob's Find on table `Person`.
     static func set(_ layer: Int, _ decision: PermissionDecision, acl: inout PermissionCells, rules: inout PermissionRules) {
-        var table = rules.tables["person"] ?? PermissionCells()
+        var table = rules.containers["person"] ?? PermissionCells()
         switch layer {
         case 1: acl.set(.user("bob"), .find, decision)
         case 2: acl.set(.role("MyRole"), .find, decision)
@@ -21,11 +21,11 @@ import Testing
         case 8: rules.global.set(.role("MyRole"), .find, decision)
         default: rules.global.set(.role("AuthenticatedUser"), .find, decision)
         }
-        rules.tables["person"] = table
+        rules.containers["person"] = table
     }
 
     static func allows(_ acl: PermissionCells, _ rules: PermissionRules, owner: String? = "bob") -> Bool {
-        PermissionOracle.allows(bob, .find, table: "Person", ownerID: owner, acl: acl, rules: rules)
+        PermissionOracle.allows(bob, .find, container: "Person", ownerID: owner, acl: acl, rules: rules)
     }
 
     @Test(arguments: 1...9) func aLayerOverridesEveryLayerAfterIt(layer: Int) {
@@ -43,7 +43,7 @@ import Testing
     @Test func nothingSetGrantsAsNewAppsDo() {
         #expect(Self.allows(PermissionCells(), PermissionRules()))
         let anonymous = PermissionCaller(userID: nil, customRoles: [], systemRoles: ["NotAuthenticatedUser", "RestUser"])
-        #expect(PermissionOracle.allows(anonymous, .remove, table: "T", ownerID: nil, acl: PermissionCells(), rules: PermissionRules()))
+        #expect(PermissionOracle.allows(anonymous, .remove, container: "T", ownerID: nil, acl: PermissionCells(), rules: PermissionRules()))
     }
 
     @Test func theSeedsWalkthroughForBobInMyRole() {
@@ -57,7 +57,7 @@ import Testing
         rejectsRole.set(.role("MyRole"), .find, .deny)
         #expect(!Self.allows(rejectsRole, rules, owner: "ann"))
         // Layer 3: Find denied to bob at table level returns nothing...
-        rules.tables["person", default: PermissionCells()].set(.user("bob"), .find, .deny)
+        rules.containers["person", default: PermissionCells()].set(.user("bob"), .find, .deny)
         #expect(!Self.allows(PermissionCells(), rules, owner: "ann"))
         #expect(!Self.allows(PermissionCells(), rules, owner: "bob"))
         // ...unless the object's own ACL grants him (layers 1-2 come first).
@@ -66,7 +66,7 @@ import Testing
         #expect(Self.allows(grantsBob, rules, owner: "ann"))
         // Layer 4: any custom role denying at table level rejects.
         rules = PermissionRules()
-        rules.tables["person", default: PermissionCells()].set(.role("MyRole"), .find, .deny)
+        rules.containers["person", default: PermissionCells()].set(.role("MyRole"), .find, .deny)
         #expect(!Self.allows(PermissionCells(), rules))
         // Layers 5 and 6: all authenticated users are kept from an object, yet its owner sees it
         // when the owner policy grants.
@@ -82,7 +82,7 @@ import Testing
         #expect(Self.allows(PermissionCells(), rules, owner: "ann"))
         // Layer 7: any system role rejecting at table level rejects.
         rules = PermissionRules()
-        rules.tables["person", default: PermissionCells()].set(.role("RestUser"), .find, .deny)
+        rules.containers["person", default: PermissionCells()].set(.role("RestUser"), .find, .deny)
         #expect(!Self.allows(PermissionCells(), rules, owner: "ann"))
         // Layers 8 and 9: the global matrix applies when the table says nothing.
         rules = PermissionRules()
@@ -91,7 +91,7 @@ import Testing
         rules = PermissionRules()
         rules.global.set(.role("RestUser"), .find, .deny)
         #expect(!Self.allows(PermissionCells(), rules, owner: "ann"))
-        rules.tables["person", default: PermissionCells()].set(.role("AuthenticatedUser"), .find, .grant)
+        rules.containers["person", default: PermissionCells()].set(.role("AuthenticatedUser"), .find, .grant)
         #expect(Self.allows(PermissionCells(), rules, owner: "ann"), "a table grant for a system role precedes the global deny")
     }
 

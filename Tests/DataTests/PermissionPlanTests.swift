@@ -13,7 +13,7 @@ import Testing
             facts, caller in
             let scenario = PermissionScenario(facts)
             for operation in PermissionFact.operations {
-                let plan = PermissionPlan(PermissionCaller(caller), operation, table: "Doc", rules: scenario.rules)
+                let plan = PermissionPlan(PermissionCaller(caller), operation, container: "Doc", rules: scenario.rules)
                 for index in 0..<PermissionFact.objectCount {
                     let owner = PermissionCallers.owner(of: index)
                     let planned = Self.evaluate(plan, operation, acl: scenario.acls[index] ?? PermissionCells(), owner: owner)
@@ -28,23 +28,23 @@ import Testing
         rules.global.set(.role("NotAuthenticatedUser"), .find, .deny)
         let anonymous = PermissionCaller(userID: nil, customRoles: [], systemRoles: ["NotAuthenticatedUser", "RestUser"])
         let bob = PermissionCaller(userID: "bob", customRoles: ["MyRole"], systemRoles: ["AuthenticatedUser", "RestUser"])
-        #expect(PermissionPlan(anonymous, .find, table: "Doc", rules: rules).constantDecision == .deny)
-        #expect(PermissionPlan(bob, .find, table: "Doc", rules: rules).constantDecision == .grant)
+        #expect(PermissionPlan(anonymous, .find, container: "Doc", rules: rules).constantDecision == .deny)
+        #expect(PermissionPlan(bob, .find, container: "Doc", rules: rules).constantDecision == .grant)
         rules.owner["doc"] = [.find: .grant]
-        #expect(PermissionPlan(bob, .find, table: "Doc", rules: rules).rowLayers == [.owner(userID: "bob", decision: .grant)])
-        #expect(PermissionPlan(anonymous, .find, table: "Doc", rules: rules).constantDecision == .deny)
+        #expect(PermissionPlan(bob, .find, container: "Doc", rules: rules).rowLayers == [.owner(userID: "bob", decision: .grant)])
+        #expect(PermissionPlan(anonymous, .find, container: "Doc", rules: rules).constantDecision == .deny)
         rules.aclOperations["doc"] = [.find]
-        #expect(PermissionPlan(anonymous, .find, table: "Doc", rules: rules).constantDecision == nil)
-        #expect(PermissionPlan(anonymous, .update, table: "Doc", rules: rules).constantDecision == .grant)
-        rules.tables["doc", default: PermissionCells()].set(.user("bob"), .find, .deny)
+        #expect(PermissionPlan(anonymous, .find, container: "Doc", rules: rules).constantDecision == nil)
+        #expect(PermissionPlan(anonymous, .update, container: "Doc", rules: rules).constantDecision == .grant)
+        rules.containers["doc", default: PermissionCells()].set(.user("bob"), .find, .deny)
         #expect(
-            PermissionPlan(bob, .find, table: "Doc", rules: rules).rowLayers == [
+            PermissionPlan(bob, .find, container: "Doc", rules: rules).rowLayers == [
                 .userACL(userID: "bob"), .roleACL(roles: ["MyRole"]),
             ])
     }
 
     /// The plan as the SQL filter applies it, over one object in memory.
-    static func evaluate(_ plan: PermissionPlan, _ operation: DataOperation, acl: PermissionCells, owner: String?) -> Bool {
+    static func evaluate(_ plan: PermissionPlan<DataOperation>, _ operation: DataOperation, acl: PermissionCells, owner: String?) -> Bool {
         for layer in plan.rowLayers {
             let decision: PermissionDecision? =
                 switch layer {
@@ -55,5 +55,31 @@ import Testing
             if let decision { return decision == .grant }
         }
         return plan.fallback == .grant
+    }
+}
+
+/// Another service plugs its own operations into the same model: here a file directory is the
+/// container and a file the asset.
+@Suite struct PermissionContainerTests {
+    enum FileOperation: String, PermissionOperation {
+        case upload = "Upload"
+        case download = "Download"
+    }
+
+    @Test func aFileServiceReusesCellsOracleAndPlan() {
+        var rules = ContainerPermissions<FileOperation>()
+        rules.containers["/private", default: PermissionMatrix()].set(.role("Guests"), .download, .deny)
+        let guest = PermissionCaller(userID: "g", customRoles: ["Guests"], systemRoles: ["AuthenticatedUser"])
+        #expect(PermissionPlan(guest, .download, container: "/private", rules: rules).constantDecision == .deny)
+        #expect(PermissionPlan(guest, .upload, container: "/private", rules: rules).constantDecision == .grant)
+        var acl = PermissionMatrix<FileOperation>()
+        acl.set(.user("g"), .download, .grant)
+        rules.aclOperations["/private"] = [.download]
+        #expect(PermissionOracle.allows(guest, .download, container: "/private", ownerID: nil, acl: acl, rules: rules))
+        #expect(!PermissionOracle.allows(guest, .download, container: "/private", ownerID: nil, acl: PermissionMatrix(), rules: rules))
+        #expect(
+            PermissionPlan(guest, .download, container: "/private", rules: rules).rowLayers == [
+                .userACL(userID: "g"), .roleACL(roles: ["Guests"]),
+            ])
     }
 }

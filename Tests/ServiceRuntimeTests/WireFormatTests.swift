@@ -66,16 +66,16 @@ import Testing
     @Test func permissionRules() throws {
         var rules = PermissionRules()
         rules.global.set(.role("NotAuthenticatedUser"), .find, .deny)
-        rules.tables["doc", default: PermissionCells()].set(.user("U"), .update, .grant)
+        rules.containers["doc", default: PermissionCells()].set(.user("U"), .update, .grant)
         rules.owner["doc"] = [.remove: .grant]
         rules.aclOperations["doc"] = [.find]
         let response = PermissionRulesLookup.Response(version: 7, rules: rules)
         let text = String(decoding: try JSONEncoder.sortedKeys.encode(response), as: UTF8.self)
         #expect(
-            text == #"{"rules":{"aclOperations":[{"operation":"Find","table":"doc"}],"#
-                + #""cells":[{"decision":"DENY","kind":"role","operation":"Find","principal":"NotAuthenticatedUser","table":""},"#
-                + #"{"decision":"GRANT","kind":"user","operation":"Update","principal":"U","table":"doc"}],"#
-                + #""owner":[{"decision":"GRANT","operation":"Remove","table":"doc"}]},"version":7}"#)
+            text == #"{"rules":{"aclOperations":[{"container":"doc","operation":"Find"}],"#
+                + #""cells":[{"container":"","decision":"DENY","kind":"role","operation":"Find","principal":"NotAuthenticatedUser"},"#
+                + #"{"container":"doc","decision":"GRANT","kind":"user","operation":"Update","principal":"U"}],"#
+                + #""owner":[{"container":"doc","decision":"GRANT","operation":"Remove"}]},"version":7}"#)
         #expect(try JSONDecoder().decode(PermissionRulesLookup.Response.self, from: Data(text.utf8)) == response)
         #expect(try JSONEncoder.sortedKeys.encode(PermissionRulesLookup.Request(appId: "A")) == Data(#"{"appId":"A"}"#.utf8))
     }

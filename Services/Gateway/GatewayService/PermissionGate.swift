@@ -35,7 +35,7 @@ actor PermissionGate: NotificationListener.Consumer {
     /// Throws 1023 when `identity` may perform the request's data operation on no row.
     func check(_ request: DataRequest, identity: Identity, context: CallContext) async throws {
         guard let rules = await rules(appID: identity.appId, context: context) else { return }
-        let plan = PermissionPlan(PermissionCaller(identity), request.operation, table: request.table, rules: rules)
+        let plan = PermissionPlan(PermissionCaller(identity), request.operation, container: request.table, rules: rules)
         if plan.constantDecision == .deny {
             throw PermissionError.denied(request.operation.rawValue, table: request.table)
         }

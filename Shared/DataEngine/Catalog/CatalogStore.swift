@@ -49,7 +49,7 @@ enum CatalogStore {
             if table.isEmpty {
                 rules.global.set(principal, operation, decision)
             } else {
-                rules.tables[table, default: PermissionCells()].set(principal, operation, decision)
+                rules.containers[table, default: PermissionCells()].set(principal, operation, decision)
             }
         }
         var owners = SQL("SELECT table_name, operation, decision FROM data.owner_policies WHERE app_id = ")

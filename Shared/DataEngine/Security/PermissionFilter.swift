@@ -4,7 +4,7 @@ import Permissions
 /// decision (`'GRANT'`, `'DENY'` or NULL) — object ACL look-ups (primary-key probes) and the
 /// owner check — and `COALESCE` takes the first, falling back to the plan's constant decision.
 struct PermissionFilter: Sendable {
-    let plan: PermissionPlan
+    let plan: PermissionPlan<DataOperation>
     let operation: DataOperation
     let appID: String
     let table: String
