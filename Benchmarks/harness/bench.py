@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Runs the benchmark (see Benchmarks/README.md): the product through its gateway, the same
+work as prepared SQL through pgbench (the physical floor), and Kinto (a peer), at fixed
+concurrencies on one machine in one run. Benchmarks/run.sh installs what is missing, builds,
+starts the private PostgreSQL cluster and calls this with its coordinates."""
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import pathlib
+import sys
+import time
+
+import report
+from drivers import LoadError, pgbench, wrk
+from kinto_peer import AUTHORIZATION, Kinto
+from procstats import ProcessGroup
+from product import PASSWORD, Product
+
+HERE = pathlib.Path(__file__).resolve().parent
+LUA, SQL = HERE.parent / "wrk", HERE.parent / "pgbench"
+
+
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--bin", type=pathlib.Path, required=True, help="folder of the seven executables")
+    parser.add_argument("--state", type=pathlib.Path, required=True, help="scratch folder (logs, PKI, scripts)")
+    parser.add_argument("--pg-port", required=True)
+    parser.add_argument("--pg-password-file", type=pathlib.Path, required=True)
+    parser.add_argument("--kinto-venv", type=pathlib.Path, help="virtualenv with kinto[postgresql]; omit to skip Kinto")
+    parser.add_argument("--quick", action="store_true", help="one second per case: checks the harness, not the speed")
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--connections", default="1,32,128")
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--out", type=pathlib.Path)
+    return parser.parse_args()
+
+
+class Run:
+    def __init__(self, options: argparse.Namespace):
+        self.options = options
+        self.seconds = 1 if options.quick else options.seconds
+        self.connections = [int(c) for c in options.connections.split(",")]
+        self.buckets = 1000
+        self.results: list[dict] = []
+        self.database = {"host": "127.0.0.1", "port": options.pg_port, "user": "baas",
+                         "password": options.pg_password_file.read_text().strip(), "database": "baas_bench",
+                         "kinto_database": "kinto_bench"}
+        self.postgres = ProcessGroup("postgresql", self._postmaster(), tree=True)
+
+    def _postmaster(self) -> int:
+        pid_file = self.options.state / "pg" / "data" / "postmaster.pid"
+        return int(pid_file.read_text().split()[0])
+
+    def measure(self, system: str, case: str, connections: int, groups: list[ProcessGroup], load) -> dict:
+        before = {group.name: group.cpu() for group in groups}
+        started = time.monotonic()
+        figures = load()
+        elapsed = time.monotonic() - started
+        cpu = {group.name: round((group.cpu() - before[group.name]) * 1000 / max(1, figures["requests"]), 4)
+               for group in groups}
+        result = {"system": system, "case": case, "connections": connections, **figures,
+                  "seconds": round(elapsed, 2), "cpu_ms_per_request": cpu}
+        print(f"  {system:10} {case:20} c={connections:<4} {figures['requests_per_second']:>10,.0f} req/s "
+              f"p50 {figures['p50_ms']:.2f} ms p99 {figures['p99_ms']:.2f} ms"
+              + (f" ({figures['errors']} errors)" if figures["errors"] else ""), flush=True)
+        self.results.append(result)
+        return result
+
+    def product_cases(self, product: Product) -> list[tuple[str, str, dict[str, str]]]:
+        plain = {"BENCH_PREFIX": product.prefix().removeprefix(product.url)}
+        server = {"BENCH_PREFIX": product.prefix(server=True).removeprefix(product.url)}
+        return [
+            ("get_by_id", "get_by_id.lua", plain),
+            ("find", "find.lua", plain),
+            ("count", "count.lua", plain),
+            ("update", "update.lua", plain),
+            ("create", "create.lua", plain),
+            ("find_acl_user", "find.lua", {**plain, "BENCH_TABLE": "Secret", "BENCH_TOKEN": product.acl_token}),
+            ("find_acl_server_key", "find.lua", {**server, "BENCH_TABLE": "Secret"}),
+            ("login", "login.lua", {**plain, "BENCH_LOGIN": product.login_user, "BENCH_PASSWORD": PASSWORD}),
+        ]
+
+    def run_product(self, product: Product):
+        pids = product.pids()
+        groups = [ProcessGroup(name, pids[name]) for name in ["gateway", "data-service", "users-service"]]
+        groups.append(self.postgres)
+        common = {"BENCH_LUA_DIR": str(LUA), "BENCH_ROWS": str(self.options.rows), "BENCH_BUCKETS": str(self.buckets)}
+        for case, script, env in self.product_cases(product):
+            if not self.options.quick:
+                wrk(product.url, LUA / script, 32, 2, {**common, **env})  # warm-up, not recorded
+            for connections in self.connections:
+                self.measure("product", case, connections, groups,
+                             lambda: wrk(product.url, LUA / script, connections, self.seconds, {**common, **env}))
+
+    def run_floor(self, schema: str):
+        connection = {key: self.database[key] for key in ["host", "port", "user", "password", "database"]}
+        variables = {"rows": str(self.options.rows), "buckets": str(self.buckets)}
+        for case in ["get_by_id", "find", "count", "update", "create"]:
+            script = self.options.state / f"{case}.sql"
+            script.write_text((SQL / f"{case}.sql").read_text().replace("SCHEMA", schema))
+            for connections in self.connections:
+                self.measure("postgresql", case, connections, [self.postgres],
+                             lambda: pgbench(script, connections, self.seconds, variables, connection))
+
+    def run_peer(self):
+        kinto = Kinto(self.options.kinto_venv, self.options.state, self.database, 8890)
+        kinto_rows = 1_000 if self.options.quick else 10_000
+        try:
+            kinto.start()
+            kinto.seed(kinto_rows, self.buckets)
+            groups = [ProcessGroup("kinto", kinto.process.pid), self.postgres]
+            env = {"BENCH_LUA_DIR": str(LUA), "BENCH_AUTHORIZATION": AUTHORIZATION, "BENCH_KINTO_ROWS": str(kinto_rows),
+                   "BENCH_BUCKETS": str(self.buckets)}
+            for case in ["kinto_get", "kinto_create"]:
+                if not self.options.quick:
+                    wrk(kinto.url, LUA / f"{case}.lua", 32, 2, env, allow_errors=True)
+                # Kinto refuses concurrent writes to one collection within the same millisecond
+                # (a unique index on its timestamps); those answers are counted, not hidden.
+                for connections in self.connections:
+                    self.measure("kinto", case, connections, groups,
+                                 lambda: wrk(kinto.url, LUA / f"{case}.lua", connections, self.seconds, env, allow_errors=True))
+            self.peak["kinto"] = groups[0].peak_rss()
+        finally:
+            kinto.stop()
+
+    def execute(self) -> int:
+        started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        product = Product(self.options.bin, self.options.state, self.database, 8090)
+        if self.options.quick:
+            product.env["BAAS_USERS_BCRYPT_COST"] = "4"
+        product.env["BAAS_INTERNAL_TIMEOUT_MS"] = "60000"
+        self.peak: dict[str, float] = {}
+        try:
+            print("starting the product and seeding", flush=True)
+            product.start()
+            product.seed(self.options.rows, self.buckets)
+            print("product through the gateway", flush=True)
+            self.run_product(product)
+            pids = product.pids()
+            for name in ["gateway", "data-service", "users-service"]:
+                self.peak[name] = ProcessGroup(name, pids[name]).peak_rss()
+            print("PostgreSQL alone (pgbench, prepared statements)", flush=True)
+            self.run_floor(product.schema)
+        finally:
+            product.stop()
+        if self.options.kinto_venv:
+            print("Kinto", flush=True)
+            self.run_peer()
+        self.peak["postgresql (largest backend)"] = self.postgres.peak_rss()
+        run = {"started": started, "mode": "quick" if self.options.quick else "full", "seconds": self.seconds,
+               "rows": self.options.rows, "machine": machine(), "results": self.results, "peak_rss_mib": self.peak}
+        out = self.options.out or (self.options.state / "results" if self.options.quick else HERE.parent / "results")
+        data, table = report.write(run, out)
+        print(table.read_text())
+        print(f"results: {data} and {table}")
+        return 0
+
+
+def machine() -> str:
+    model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    memory = next(int(line.split()[1]) for line in open("/proc/meminfo") if line.startswith("MemTotal"))
+    return f"{os.cpu_count()} × {model}, {memory / 1024 / 1024:.0f} GiB"
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(Run(arguments()).execute())
+    except LoadError as error:
+        print(f"benchmark failed: {error}", file=sys.stderr)
+        sys.exit(1)

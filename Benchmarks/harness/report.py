@@ -1,0 +1,53 @@
+"""The results as JSON and as a markdown table, with the ratios against the floor and the peer."""
+from __future__ import annotations
+
+import json
+import pathlib
+
+# Product case → its physical floor (pgbench script) and its peer case (Kinto).
+FLOOR = {"get_by_id": "get_by_id", "create": "create", "update": "update", "find": "find", "count": "count"}
+PEER = {"get_by_id": "kinto_get", "create": "kinto_create"}
+
+
+def _find(results: list[dict], system: str, case: str, connections: int) -> dict | None:
+    return next((r for r in results if r["system"] == system and r["case"] == case and r["connections"] == connections), None)
+
+
+def add_ratios(results: list[dict]):
+    for result in results:
+        if result["system"] != "product":
+            continue
+        floor = _find(results, "postgresql", FLOOR.get(result["case"], ""), result["connections"])
+        peer = _find(results, "kinto", PEER.get(result["case"], ""), result["connections"])
+        if floor:
+            result["vs_postgresql"] = round(result["requests_per_second"] / floor["requests_per_second"], 3)
+        if peer:
+            result["vs_kinto"] = round(result["requests_per_second"] / peer["requests_per_second"], 2)
+
+
+def markdown(run: dict) -> str:
+    lines = [
+        f"Run of {run['started']} — {run['mode']} mode, {run['seconds']} s per case, {run['rows']:,} rows, "
+        f"{run['machine']}.",
+        "",
+        "| system | case | conns | req/s | p50 ms | p99 ms | CPU ms/req (gateway · data · users · PostgreSQL · peer) "
+        "| vs PostgreSQL | vs Kinto | errors |",
+        "|---|---|---:|---:|---:|---:|---|---:|---:|---:|",
+    ]
+    for r in run["results"]:
+        cpu = " · ".join(f"{r['cpu_ms_per_request'].get(p, 0):.3f}" if p in r["cpu_ms_per_request"] else "–"
+                         for p in ["gateway", "data-service", "users-service", "postgresql", "kinto"])
+        lines.append(
+            f"| {r['system']} | {r['case']} | {r['connections']} | {r['requests_per_second']:,.0f} | {r['p50_ms']:.2f} "
+            f"| {r['p99_ms']:.2f} | {cpu} | {r.get('vs_postgresql', '–')} | {r.get('vs_kinto', '–')} | {r['errors'] or ''} |")
+    lines += ["", "Peak RSS (MiB): " + ", ".join(f"{name} {mib:.1f}" for name, mib in run["peak_rss_mib"].items()) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def write(run: dict, directory: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    add_ratios(run["results"])
+    data, table = directory / "results.json", directory / "results.md"
+    data.write_text(json.dumps(run, indent=2) + "\n")
+    table.write_text(markdown(run))
+    return data, table

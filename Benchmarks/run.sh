@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The benchmark in one command: installs what is missing (PostgreSQL with PostGIS, wrk, a
+# virtualenv with Kinto), builds release binaries, starts a private PostgreSQL cluster under
+# .local/bench, and runs Benchmarks/harness/bench.py: the product through its gateway, the same
+# work through pgbench, and Kinto, at 1, 32 and 128 connections; everything it starts it stops.
+#   Benchmarks/run.sh            full run (10 s per case, release build) → Benchmarks/results/
+#   Benchmarks/run.sh --quick    1 s per case on the debug build (CI: keeps the harness working)
+# Other arguments go to bench.py (--seconds, --connections, --rows, --out, --no-kinto).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source Deploy/lib/common.sh
+
+quick=0
+kinto=1
+passed=()
+for argument in "$@"; do
+  case $argument in
+    --quick) quick=1; passed+=("$argument") ;;
+    --no-kinto) kinto=0 ;;
+    *) passed+=("$argument") ;;
+  esac
+done
+
+state=$PWD/.local/bench
+pg_port=${BAAS_BENCH_POSTGRES_PORT:-55434}
+
+ensure_system_packages
+command -v wrk >/dev/null || { log "installing wrk"; apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+command -v pgbench >/dev/null || die "pgbench is missing (it comes with postgresql-15)"
+
+venv=()
+if [ $kinto = 1 ]; then
+  if [ ! -x "$state/venv/bin/kinto" ]; then
+    log "installing Kinto into $state/venv"
+    python3 -m venv "$state/venv"
+    "$state/venv/bin/pip" install -q 'kinto[postgresql]'
+  fi
+  venv=(--kinto-venv "$state/venv")
+fi
+
+if [ $quick = 1 ]; then configuration=debug; else configuration=release; fi
+bin=$(build_project "$configuration" | tail -1)
+
+rm -rf "$state/pki" "$state/logs" "$state/results"
+mkdir -p "$state/logs"
+# Room for pgbench's 128 connections beside seven pools and Kinto's; fsync stays on except in
+# the quick mode, whose numbers mean nothing.
+fsync=on
+[ $quick = 1 ] && fsync=off
+PG_FSYNC=$fsync PG_MAX_CONNECTIONS=400 pg_start "$state/pg" "$pg_port"
+trap 'pg_stop "$state/pg"' EXIT
+for database in baas_bench kinto_bench; do
+  psql_super "$state/pg" "$pg_port" -d postgres -c "DROP DATABASE IF EXISTS $database WITH (FORCE)"
+done
+pg_bootstrap "$state/pg" "$pg_port" baas_bench
+psql_super "$state/pg" "$pg_port" -d postgres -c "CREATE DATABASE kinto_bench OWNER baas"
+
+python3 Benchmarks/harness/bench.py --bin "$bin" --state "$state" --pg-port "$pg_port" \
+  --pg-password-file "$state/pg/password" "${venv[@]}" "${passed[@]}"

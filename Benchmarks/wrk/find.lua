@@ -1,0 +1,9 @@
+-- A find with a where clause on the indexed column and a page (about 100 rows match; the
+-- second page of 10). BENCH_TABLE picks the table (Secret: the one with object ACLs).
+dofile(os.getenv("BENCH_LUA_DIR") .. "/common.lua")
+local table_name = os.getenv("BENCH_TABLE") or "Item"
+function request()
+  local path = string.format("%s/data/%s?where=k%%3D%d&pageSize=10&offset=10", bench.prefix, table_name,
+    math.random(0, bench.buckets - 1))
+  return wrk.format("GET", path, bench.headers(false))
+end
