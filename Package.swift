@@ -80,6 +80,7 @@ var targets: [Target] = [
             product("X509", "swift-certificates"), product("Crypto", "swift-crypto"),
             product("SwiftASN1", "swift-asn1"),
             product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
+            product("NIOConcurrencyHelpers", "swift-nio"),
             product("NIOSSL", "swift-nio-ssl"), product("NIOHTTP2", "swift-nio-http2"),
             product("NIOTLS", "swift-nio"), product("NIOHTTP1", "swift-nio"),
             product("NIOFoundationCompat", "swift-nio"), product("HummingbirdCore", "hummingbird"),

@@ -3,22 +3,36 @@ import Foundation
 extension Identity {
     /// The identity as an ``InternalHeader/identity`` header value (base64url of its JSON).
     public func headerValue() throws -> String {
-        let json = try JSONEncoder.sortedKeys.encode(self)
-        return json.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let base64 = try Self.encoder.encode(self).base64EncodedString()
+        // Byte-wise: Foundation's string replacement was a tenth of the gateway's CPU per request.
+        return String(
+            decoding: base64.utf8.compactMap { byte -> UInt8? in
+                switch byte {
+                case UInt8(ascii: "+"): UInt8(ascii: "-")
+                case UInt8(ascii: "/"): UInt8(ascii: "_")
+                case UInt8(ascii: "="): nil
+                default: byte
+                }
+            }, as: UTF8.self)
     }
 
     /// Reads an identity from an ``InternalHeader/identity`` header value.
     public init(headerValue: String) throws {
-        var base64 = headerValue.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let json = Data(base64Encoded: base64) else {
+        var base64 = headerValue.utf8.map { byte -> UInt8 in
+            switch byte {
+            case UInt8(ascii: "-"): UInt8(ascii: "+")
+            case UInt8(ascii: "_"): UInt8(ascii: "/")
+            default: byte
+            }
+        }
+        base64 += repeatElement(UInt8(ascii: "="), count: (4 - base64.count % 4) % 4)
+        guard let json = Data(base64Encoded: Data(base64)) else {
             throw ErrorEnvelope.badRequest("Malformed identity header")
         }
         self = try JSONDecoder().decode(Identity.self, from: json)
     }
+
+    private static let encoder = JSONEncoder.sortedKeys
 }
 
 extension JSONEncoder {

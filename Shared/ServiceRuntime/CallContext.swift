@@ -34,7 +34,19 @@ public struct CallContext: Sendable {
 
     /// A fresh request id (32 lower-case hex digits).
     public static func newRequestID() -> String {
-        UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        // 128 random bits as 32 lower-case hex digits, built byte-wise (Foundation's string
+        // replacement cost the gateway a thirtieth of its CPU per request).
+        var generator = SystemRandomNumberGenerator()
+        let digits = Array("0123456789abcdef".utf8)
+        var bytes = [UInt8](repeating: 0, count: 32)
+        for half in 0..<2 {
+            var bits = generator.next() as UInt64
+            for index in 0..<16 {
+                bytes[half * 16 + index] = digits[Int(bits & 0xF)]
+                bits >>= 4
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The same context with a deadline no later than `now + timeout`.

@@ -16,18 +16,9 @@ extension RESTRouter.Call {
     }
 
     private static func decode(_ text: Substring) throws -> String {
-        let utf8 = Array(text.utf8)
-        let escapesAreValid = utf8.indices.allSatisfy { index in
-            utf8[index] != UInt8(ascii: "%")
-                || (index + 2 < utf8.count && isHexDigit(utf8[index + 1]) && isHexDigit(utf8[index + 2]))
-        }
-        guard escapesAreValid, let decoded = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding else {
+        guard let decoded = PercentEncoding.decode(text, plusAsSpace: true) else {
             throw ErrorEnvelope.badRequest("Malformed percent-encoding in the query string")
         }
         return decoded
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
     }
 }

@@ -74,7 +74,7 @@ public struct RESTRouter: Sendable {
         var parameters: [String: String] = [:]
         for (expected, actual) in zip(pattern, path) {
             if expected.hasPrefix(":") {
-                parameters[String(expected.dropFirst())] = String(actual).removingPercentEncoding ?? String(actual)
+                parameters[String(expected.dropFirst())] = PercentEncoding.decode(actual) ?? String(actual)
             } else if expected != actual {
                 return nil
             }

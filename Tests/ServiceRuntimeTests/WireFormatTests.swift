@@ -80,3 +80,20 @@ import Testing
         #expect(try JSONEncoder.sortedKeys.encode(PermissionRulesLookup.Request(appId: "A")) == Data(#"{"appId":"A"}"#.utf8))
     }
 }
+
+/// Percent-decoding of paths, query strings and forms, as Foundation's did it.
+@Suite struct PercentEncodingTests {
+    @Test func decodesEscapesPlusAndUTF8AndRefusesTheMalformed() {
+        let cases: [(String, Bool, String?)] = [
+            ("plain", false, "plain"), ("a%20b", false, "a b"), ("a+b", false, "a+b"), ("a+b", true, "a b"),
+            ("k%3D7", true, "k=7"), ("%C3%A9t%c3%a9", false, "été"), ("%", false, nil), ("%4", false, nil),
+            ("%zz", false, nil), ("%FF", false, nil), ("100%25", false, "100%"), ("", false, ""),
+        ]
+        for (text, plus, expected) in cases {
+            #expect(PercentEncoding.decode(text, plusAsSpace: plus) == expected, "\(text)")
+        }
+        for text in ["a%20b+c", "%C3%A9", "x%2Fy", "k%3D7&z"] {
+            #expect(PercentEncoding.decode(text, plusAsSpace: true) == text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding)
+        }
+    }
+}

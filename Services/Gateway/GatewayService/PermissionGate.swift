@@ -1,4 +1,3 @@
-import Foundation
 import InternalProtocol
 import Logging
 import Permissions
@@ -133,7 +132,7 @@ struct DataRequest: Equatable {
     }
 
     private init?(table: String, _ operation: DataOperation) {
-        guard let decoded = table.removingPercentEncoding, !decoded.isEmpty else { return nil }
+        guard let decoded = PercentEncoding.decode(table), !decoded.isEmpty else { return nil }
         self.init(table: decoded, operation: operation)
     }
 }

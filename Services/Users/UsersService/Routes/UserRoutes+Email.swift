@@ -45,7 +45,7 @@ extension UserRoutes {
         for pair in form.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2, parts[0] == "password" else { continue }
-            guard let value = parts[1].replacingOccurrences(of: "+", with: " ").removingPercentEncoding else {
+            guard let value = PercentEncoding.decode(parts[1], plusAsSpace: true) else {
                 throw ErrorEnvelope.badRequest("Malformed form body")
             }
             return value
