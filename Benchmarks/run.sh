@@ -30,10 +30,13 @@ command -v pgbench >/dev/null || die "pgbench is missing (it comes with postgres
 
 venv=()
 if [ $kinto = 1 ]; then
+  if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+    log "installing python3-venv"; apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+  fi
   if [ ! -x "$state/venv/bin/kinto" ]; then
     log "installing Kinto into $state/venv"
     python3 -m venv "$state/venv"
-    "$state/venv/bin/pip" install -q 'kinto[postgresql]'
+    "$state/venv/bin/pip" install -q 'kinto[postgresql]==26.5.0'
   fi
   venv=(--kinto-venv "$state/venv")
 fi
@@ -44,9 +47,10 @@ bin=$(build_project "$configuration" | tail -1)
 rm -rf "$state/pki" "$state/logs" "$state/results"
 mkdir -p "$state/logs"
 # Room for pgbench's 128 connections beside seven pools and Kinto's; fsync stays on except in
-# the quick mode, whose numbers mean nothing.
+# the quick mode, whose numbers mean nothing. A cluster left running is restarted with these.
 fsync=on
 [ $quick = 1 ] && fsync=off
+pg_stop "$state/pg"
 PG_FSYNC=$fsync PG_MAX_CONNECTIONS=400 pg_start "$state/pg" "$pg_port"
 trap 'pg_stop "$state/pg"' EXIT
 for database in baas_bench kinto_bench; do

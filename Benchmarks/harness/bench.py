@@ -44,6 +44,7 @@ class Run:
         self.connections = [int(c) for c in options.connections.split(",")]
         self.buckets = 1000
         self.results: list[dict] = []
+        self.peak: dict[str, float] = {}
         self.database = {"host": "127.0.0.1", "port": options.pg_port, "user": "baas",
                          "password": options.pg_password_file.read_text().strip(), "database": "baas_bench",
                          "kinto_database": "kinto_bench"}
@@ -53,13 +54,26 @@ class Run:
         pid_file = self.options.state / "pg" / "data" / "postmaster.pid"
         return int(pid_file.read_text().split()[0])
 
+    def settle(self, groups: list[ProcessGroup], timeout: float = 60):
+        """Waits until the measured processes are idle, so that work a load generator left in
+        flight (a queue of bcrypt logins, say) is not counted in the next case."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            before = sum(group.cpu() for group in groups)
+            time.sleep(0.3)
+            if sum(group.cpu() for group in groups) - before < 0.03:
+                return
+
     def measure(self, system: str, case: str, connections: int, groups: list[ProcessGroup], load) -> dict:
+        self.settle(groups)
         before = {group.name: group.cpu() for group in groups}
         started = time.monotonic()
         figures = load()
         elapsed = time.monotonic() - started
         cpu = {group.name: round((group.cpu() - before[group.name]) * 1000 / max(1, figures["requests"]), 4)
                for group in groups}
+        for group in groups:
+            self.peak[group.label] = max(self.peak.get(group.label, 0.0), group.peak_rss())
         result = {"system": system, "case": case, "connections": connections, **figures,
                   "seconds": round(elapsed, 2), "cpu_ms_per_request": cpu}
         print(f"  {system:10} {case:20} c={connections:<4} {figures['requests_per_second']:>10,.0f} req/s "
@@ -68,41 +82,41 @@ class Run:
         self.results.append(result)
         return result
 
-    def product_cases(self, product: Product) -> list[tuple[str, str, dict[str, str]]]:
+    def product_cases(self, product: Product) -> dict[str, tuple[str, dict[str, str]]]:
         plain = {"BENCH_PREFIX": product.prefix().removeprefix(product.url)}
         server = {"BENCH_PREFIX": product.prefix(server=True).removeprefix(product.url)}
-        return [
-            ("get_by_id", "get_by_id.lua", plain),
-            ("find", "find.lua", plain),
-            ("count", "count.lua", plain),
-            ("update", "update.lua", plain),
-            ("create", "create.lua", plain),
-            ("find_acl_user", "find.lua", {**plain, "BENCH_TABLE": "Secret", "BENCH_TOKEN": product.acl_token}),
-            ("find_acl_server_key", "find.lua", {**server, "BENCH_TABLE": "Secret"}),
-            ("login", "login.lua", {**plain, "BENCH_LOGIN": product.login_user, "BENCH_PASSWORD": PASSWORD}),
-        ]
+        return {
+            "get_by_id": ("get_by_id.lua", plain),
+            "find": ("find.lua", plain),
+            "count": ("count.lua", plain),
+            "find_acl_user": ("find.lua", {**plain, "BENCH_TABLE": "Secret", "BENCH_TOKEN": product.acl_token}),
+            "find_acl_server_key": ("find.lua", {**server, "BENCH_TABLE": "Secret"}),
+            "update": ("update.lua", plain),
+            "create": ("create.lua", plain),
+            "login": ("login.lua", {**plain, "BENCH_LOGIN": product.login_user, "BENCH_PASSWORD": PASSWORD}),
+        }
 
-    def run_product(self, product: Product):
+    def run_product_case(self, product: Product, case: str):
+        script, env = self.product_cases(product)[case]
         pids = product.pids()
         groups = [ProcessGroup(name, pids[name]) for name in ["gateway", "data-service", "users-service"]]
         groups.append(self.postgres)
-        common = {"BENCH_LUA_DIR": str(LUA), "BENCH_ROWS": str(self.options.rows), "BENCH_BUCKETS": str(self.buckets)}
-        for case, script, env in self.product_cases(product):
-            if not self.options.quick:
-                wrk(product.url, LUA / script, 32, 2, {**common, **env})  # warm-up, not recorded
-            for connections in self.connections:
-                self.measure("product", case, connections, groups,
-                             lambda: wrk(product.url, LUA / script, connections, self.seconds, {**common, **env}))
+        env = {"BENCH_LUA_DIR": str(LUA), "BENCH_ROWS": str(self.options.rows), "BENCH_BUCKETS": str(self.buckets), **env}
+        if not self.options.quick:
+            self.settle(groups)
+            wrk(product.url, LUA / script, 32, 2, env)  # warm-up, not recorded
+        for connections in self.connections:
+            self.measure("product", case, connections, groups,
+                         lambda: wrk(product.url, LUA / script, connections, self.seconds, env))
 
-    def run_floor(self, schema: str):
+    def run_floor_case(self, case: str, schema: str):
         connection = {key: self.database[key] for key in ["host", "port", "user", "password", "database"]}
         variables = {"rows": str(self.options.rows), "buckets": str(self.buckets)}
-        for case in ["get_by_id", "find", "count", "update", "create"]:
-            script = self.options.state / f"{case}.sql"
-            script.write_text((SQL / f"{case}.sql").read_text().replace("SCHEMA", schema))
-            for connections in self.connections:
-                self.measure("postgresql", case, connections, [self.postgres],
-                             lambda: pgbench(script, connections, self.seconds, variables, connection))
+        script = self.options.state / f"{case}.sql"
+        script.write_text((SQL / f"{case}.sql").read_text().replace("SCHEMA", schema))
+        for connections in self.connections:
+            self.measure("postgresql", case, connections, [self.postgres],
+                         lambda: pgbench(script, connections, self.seconds, variables, connection))
 
     def run_peer(self):
         kinto = Kinto(self.options.kinto_venv, self.options.state, self.database, 8890)
@@ -111,6 +125,7 @@ class Run:
             kinto.start()
             kinto.seed(kinto_rows, self.buckets)
             groups = [ProcessGroup("kinto", kinto.process.pid), self.postgres]
+            self.settle(groups)
             env = {"BENCH_LUA_DIR": str(LUA), "BENCH_AUTHORIZATION": AUTHORIZATION, "BENCH_KINTO_ROWS": str(kinto_rows),
                    "BENCH_BUCKETS": str(self.buckets)}
             for case in ["kinto_get", "kinto_create"]:
@@ -121,7 +136,6 @@ class Run:
                 for connections in self.connections:
                     self.measure("kinto", case, connections, groups,
                                  lambda: wrk(kinto.url, LUA / f"{case}.lua", connections, self.seconds, env, allow_errors=True))
-            self.peak["kinto"] = groups[0].peak_rss()
         finally:
             kinto.stop()
 
@@ -131,24 +145,26 @@ class Run:
         if self.options.quick:
             product.env["BAAS_USERS_BCRYPT_COST"] = "4"
         product.env["BAAS_INTERNAL_TIMEOUT_MS"] = "60000"
-        self.peak: dict[str, float] = {}
         try:
             print("starting the product and seeding", flush=True)
             product.start()
             product.seed(self.options.rows, self.buckets)
-            print("product through the gateway", flush=True)
-            self.run_product(product)
-            pids = product.pids()
-            for name in ["gateway", "data-service", "users-service"]:
-                self.peak[name] = ProcessGroup(name, pids[name]).peak_rss()
-            print("PostgreSQL alone (pgbench, prepared statements)", flush=True)
-            self.run_floor(product.schema)
+            # Reads first, each beside its floor, on the table as seeded; then the writes and
+            # their floors; login last, since it ends the ACL user's other sessions.
+            for case in ["get_by_id", "find", "count"]:
+                self.run_product_case(product, case)
+                self.run_floor_case(case, product.schema)
+            for case in ["find_acl_user", "find_acl_server_key"]:
+                self.run_product_case(product, case)
+            for case in ["update", "create"]:
+                self.run_product_case(product, case)
+                self.run_floor_case(case, product.schema)
+            self.run_product_case(product, "login")
         finally:
             product.stop()
         if self.options.kinto_venv:
             print("Kinto", flush=True)
             self.run_peer()
-        self.peak["postgresql (largest backend)"] = self.postgres.peak_rss()
         run = {"started": started, "mode": "quick" if self.options.quick else "full", "seconds": self.seconds,
                "rows": self.options.rows, "machine": machine(), "results": self.results, "peak_rss_mib": self.peak}
         out = self.options.out or (self.options.state / "results" if self.options.quick else HERE.parent / "results")

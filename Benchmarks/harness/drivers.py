@@ -35,7 +35,10 @@ def wrk(url: str, script: pathlib.Path, connections: int, seconds: float, env: d
     if run.returncode != 0:
         raise LoadError(f"wrk failed: {run.stderr or out}")
     errors = sum(int(n) for n in re.findall(r"Non-2xx or 3xx responses: (\d+)", out))
-    if "Socket errors" in out or (errors and not allow_errors):
+    socket = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+    if socket:
+        errors += sum(int(n) for n in socket.groups())
+    if errors and not allow_errors:
         raise LoadError(f"wrk saw errors:\n{out}")
     requests = int(re.search(r"(\d+) requests in", out).group(1))
     percentiles = dict(re.findall(r"^\s*(50|99)(?:\.0+)?%\s+(\S+)\s*$", out, re.M))
@@ -73,6 +76,8 @@ def pgbench(script: pathlib.Path, connections: int, seconds: float, variables: d
     failed = re.search(r"number of failed transactions: (\d+)", run.stdout)
     if failed and int(failed.group(1)) > 0:
         raise LoadError(f"pgbench saw failures:\n{run.stdout}")
+    if not latencies:
+        raise LoadError(f"pgbench logged no transaction:\n{run.stdout}")
     latencies.sort()
     return {
         "requests_per_second": float(re.search(r"tps = ([\d.]+)", run.stdout).group(1)),

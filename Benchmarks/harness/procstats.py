@@ -56,6 +56,11 @@ class ProcessGroup:
     def __init__(self, name: str, pid: int, tree: bool = False):
         self.name, self.pid, self.tree = name, pid, tree
 
+    @property
+    def label(self) -> str:
+        """The name peak RSS is reported under."""
+        return f"{self.name} (largest process)" if self.tree else self.name
+
     def cpu(self) -> float:
         if not self.tree:
             return cpu_seconds(self.pid)

@@ -40,7 +40,7 @@ extension DataEngine {
             // instance's next request must not wait for the announcement to ask the ACL.
             var version = SQL("SELECT catalog_version FROM data.settings WHERE app_id = ")
             version.bind(.text(identity.appId))
-            await cache.invalidate(identity.appId, below: try await session.column(version, as: Int64.self).first ?? .max)
+            await cache.invalidate(identity.appId, below: try await session.column(version, as: Int64.self).first ?? 0)
         }
     }
 

@@ -24,7 +24,7 @@ import Testing
         }
     }
 
-    /// Empties the permission store (ACL usage too, so the pruned and the full filter both run).
+    /// Empties the permission store (ACL usage too, so plans with and without ACL probes both run).
     func clearPermissions(_ fixture: EngineFixture) async throws {
         for table in ["permissions", "owner_policies", "object_acl", "acl_usage"] {
             try await sql(fixture, "DELETE FROM data.\(table)")

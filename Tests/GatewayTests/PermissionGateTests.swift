@@ -30,6 +30,12 @@ import TestSupport
             ("GET", "data/Doc/properties", nil), ("PUT", "data/Doc/permissions/GRANT", nil),
             ("GET", "data/_settings", nil), ("POST", "data/bulk", nil), ("GET", "users/login", nil),
             ("PATCH", "data/Doc/ABC-1", nil), ("GET", "data/%", nil),
+            // Literal query paths only for the methods data-service routes them with; otherwise
+            // the segment is an object id.
+            ("PUT", "data/Doc/count", DataRequest(table: "Doc", operation: .update)),
+            ("DELETE", "data/Doc/first", DataRequest(table: "Doc", operation: .remove)),
+            ("POST", "data/Doc/pk", nil), ("GET", "data/Doc/find", nil), ("PUT", "data/Doc//", nil),
+            ("GET", "data//Doc", nil),
         ]
         for (method, path, expected) in cases {
             let resource = path.split(separator: "/", omittingEmptySubsequences: false)

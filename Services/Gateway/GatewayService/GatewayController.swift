@@ -38,13 +38,27 @@ struct GatewayController: Sendable {
             if service == .data, let data = DataRequest(method: request.method.rawValue, resource: route.resource) {
                 try await gate.check(data, identity: resolved.identity, context: call)
             }
-            let response = try await forward(request, resource: route.resourcePath, to: service, context: call)
             if service == .data, request.method != .get, route.resource.contains("permissions") {
-                await gate.invalidate(appID: resolved.identity.appId)
+                return try await changingPermissions(request, route: route, appID: resolved.identity.appId, context: call)
             }
-            return response
+            return try await forward(request, resource: route.resourcePath, to: service, context: call)
         default:
             throw ErrorEnvelope.endpointNotFound(method: request.method.rawValue, path: route.resourcePath)
+        }
+    }
+
+    /// Forwards a permission change and drops the app's cached rules, even when the answer is
+    /// lost (the change may have committed): the caller's next request must see it.
+    private func changingPermissions(_ request: Request, route: PublicRoute, appID: String, context: CallContext)
+        async throws -> Response
+    {
+        do {
+            let response = try await forward(request, resource: route.resourcePath, to: .data, context: context)
+            await gate.invalidate(appID: appID)
+            return response
+        } catch {
+            await gate.invalidate(appID: appID)
+            throw error
         }
     }
 

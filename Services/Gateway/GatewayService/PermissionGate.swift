@@ -18,10 +18,13 @@ actor PermissionGate: NotificationListener.Consumer {
     }
 
     private var entries: [String: Entry] = [:]
-    /// The newest version announced per app, so a lookup that raced an announcement is not kept.
+    /// The newest version announced per app, kept across reconnections: rules older than it
+    /// are never used, since nothing may announce that version again.
     private var announced: [String: Int64] = [:]
-    /// Bumped by every invalidation, so a lookup begun before one is not kept.
-    private var generation = 0
+    /// Bumped per app by every invalidation, so a lookup begun before one is not kept.
+    private var generations: [String: Int] = [:]
+    /// Bumped when every entry is dropped.
+    private var epoch = 0
     private(set) var isListening = false
     private let peers: InternalClient
     private let capacity: Int
@@ -44,10 +47,12 @@ actor PermissionGate: NotificationListener.Consumer {
     private func rules(appID: String, context: CallContext) async -> PermissionRules? {
         guard isListening else { return nil }
         if let entry = entries[appID] { return entry.rules }
-        let startedIn = generation
+        let startedIn = (epoch, generations[appID, default: 0])
         do {
             let answer = try await peers.call(PermissionRulesLookup.self, .init(appId: appID), on: .data, context: context)
-            if isListening, startedIn == generation, answer.version >= announced[appID, default: 0] {
+            // An instance behind an announced change answers old rules: let data-service decide.
+            guard answer.version >= announced[appID, default: 0] else { return nil }
+            if isListening, startedIn == (epoch, generations[appID, default: 0]) {
                 if entries.count >= capacity { entries.removeAll() }
                 entries[appID] = Entry(version: answer.version, rules: answer.rules)
             }
@@ -61,26 +66,26 @@ actor PermissionGate: NotificationListener.Consumer {
     /// Drops the app's rules at once: the gateway just forwarded a change to them, and the
     /// caller's next request may come before the announcement does.
     func invalidate(appID: String) {
-        generation += 1
+        generations[appID, default: 0] += 1
         entries[appID] = nil
     }
 
     func setListening(_ listening: Bool) {
         isListening = listening
-        generation += 1
+        epoch += 1
         entries.removeAll()
-        announced.removeAll()
     }
 
     /// Reads a ``CatalogChannel`` payload; anything unreadable drops every entry.
     func receive(_ payload: String) {
         let parts = payload.split(separator: " ")
-        generation += 1
         guard parts.count == 2, let version = Int64(parts[1]) else {
+            epoch += 1
             entries.removeAll()
             return
         }
         let appID = String(parts[0])
+        generations[appID, default: 0] += 1
         announced[appID] = max(announced[appID, default: 0], version)
         if let entry = entries[appID], entry.version < version { entries[appID] = nil }
     }
@@ -99,34 +104,49 @@ struct DataRequest: Equatable {
         self.operation = operation
     }
 
-    /// Classifies `method` on `resource` (`data/…` segments after the app prefix).
+    /// Classifies `method` on `resource` (`data/…` segments after the app prefix) as data-service
+    /// routes it; nil (route, let data-service decide) for anything else, empty segments included.
     init?(method: String, resource: [Substring]) {
-        guard resource.first == "data", resource.count >= 2 else { return nil }
+        guard resource.first == "data", resource.count >= 2, !resource.contains(where: \.isEmpty) else { return nil }
         let rest = resource.dropFirst(2).map(String.init)
         let first = String(resource[1])
         if first == "bulk" {
-            guard let table = rest.first else { return nil }
-            let operations: [String: DataOperation] = ["POST": .create, "PUT": .update, "DELETE": .remove]
-            if rest.count == 2, rest[1] == "delete", method == "POST" {
-                self.init(table: table, .remove)
-            } else if rest.count == 1, let operation = operations[method] {
-                self.init(table: table, operation)
-            } else {
-                return nil
-            }
+            self.init(bulk: method, rest)
             return
         }
         guard !first.hasPrefix("_"), !["bulkupsert", "data-grouping"].contains(first) else { return nil }
-        let queries = ["count", "first", "last", "filter", "find", "bql", "pk"]
+        guard let operation = Self.operation(method, rest) else { return nil }
+        self.init(table: first, operation)
+    }
+
+    /// `data/bulk/{table}` (create, update, delete) and `POST data/bulk/{table}/delete`.
+    private init?(bulk method: String, _ rest: [String]) {
+        guard let table = rest.first else { return nil }
+        let operations: [String: DataOperation] = ["POST": .create, "PUT": .update, "DELETE": .remove]
+        if rest.count == 2, rest[1] == "delete", method == "POST" {
+            self.init(table: table, .remove)
+        } else if rest.count == 1, let operation = operations[method] {
+            self.init(table: table, operation)
+        } else {
+            return nil
+        }
+    }
+
+    /// The operation of `method` on `data/{table}/…rest`, matching data-service's routes: its
+    /// literal query paths for their own methods only, else `{id}` as an object.
+    private static func operation(_ method: String, _ rest: [String]) -> DataOperation? {
+        let queries: Set<String> = ["GET count", "POST count", "POST find", "POST bql", "GET first", "GET last",
+                                    "GET filter", "GET pk"]
         switch (method, rest.count) {
-        case ("GET", 0): self.init(table: first, .find)
-        case ("POST", 0): self.init(table: first, .create)
-        case ("DELETE", 0): self.init(table: first, .remove)
-        case (_, 1) where queries.contains(rest[0]): self.init(table: first, .find)
-        case (_, 1) where ["properties", "schema", "permissions", "upsert"].contains(rest[0]): return nil
-        case ("GET", 1): self.init(table: first, .find)
-        case ("PUT", 1): self.init(table: first, .update)
-        case ("DELETE", 1): self.init(table: first, .remove)
+        case ("GET", 0): return .find
+        case ("POST", 0): return .create
+        case ("DELETE", 0): return .remove
+        case (_, 1) where queries.contains("\(method) \(rest[0])"): return .find
+        case (_, 1) where ["properties", "schema", "permissions", "upsert", "find", "bql", "pk"].contains(rest[0]):
+            return nil
+        case ("GET", 1): return .find
+        case ("PUT", 1): return .update
+        case ("DELETE", 1): return .remove
         default: return nil
         }
     }

@@ -93,16 +93,15 @@ public enum CatalogMigrations {
     static let m0005ACLUsage = SQLMigration(
         version: 5, name: "object ACL usage per table and operation",
         statements: [
+            // Writers wait until the trigger exists, so the backfill cannot miss an ACL cell
+            // committed between its snapshot and the trigger (a rolling deploy's old instance).
+            "LOCK TABLE data.object_acl IN SHARE ROW EXCLUSIVE MODE",
             """
             CREATE TABLE data.acl_usage (
                 app_id text NOT NULL,
                 table_name text NOT NULL,
                 operation text NOT NULL,
                 PRIMARY KEY (app_id, table_name, operation))
-            """,
-            """
-            INSERT INTO data.acl_usage (app_id, table_name, operation)
-            SELECT DISTINCT app_id, table_name, operation FROM data.object_acl
             """,
             """
             CREATE FUNCTION data.record_acl_usage() RETURNS trigger
@@ -126,6 +125,10 @@ public enum CatalogMigrations {
             """
             CREATE TRIGGER object_acl_usage AFTER INSERT OR UPDATE ON data.object_acl
             FOR EACH ROW EXECUTE FUNCTION data.record_acl_usage()
+            """,
+            """
+            INSERT INTO data.acl_usage (app_id, table_name, operation)
+            SELECT DISTINCT app_id, table_name, operation FROM data.object_acl
             """,
         ])
 
