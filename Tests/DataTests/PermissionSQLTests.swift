@@ -160,6 +160,34 @@ import Testing
         }
     }
 
+    /// Another instance learns of a table's first object ACL only through the trigger's
+    /// announcement: until then its plan for the table has no ACL probes at all.
+    @Test func aFirstACLReachesAnotherInstanceThroughTheAnnouncement() async throws {
+        try await EngineFixture.with { fixture in
+            let ids = try await seedObjects(fixture)
+            let other = DataEngine(database: fixture.database, logger: fixture.logger)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await other.listener.run() }
+                defer { group.cancelAll() }
+                try await fixture.waitUntilListening(other)
+                let rest = fixture.rest
+                func visible() async throws -> Int {
+                    try await other.count("Doc", query: FindQuery(), identity: rest, logger: fixture.logger)
+                }
+                #expect(try await visible() == ids.count)
+                try await fixture.engine.setObjectPermission(
+                    PermissionChange(decision: .deny, operation: .find, principal: .role("RestUser")), table: "Doc",
+                    objectID: ids[0], identity: fixture.serverCode, logger: fixture.logger)
+                var seen = ids.count
+                for _ in 0..<150 where seen == ids.count {
+                    try await Task.sleep(for: .milliseconds(20))
+                    seen = try await visible()
+                }
+                #expect(seen == ids.count - 1)
+            }
+        }
+    }
+
     @Test func deniedSingleObjectOperationsAre403AndUnknownOnes404() async throws {
         try await EngineFixture.with { fixture in
             let ids = try await seedObjects(fixture)

@@ -1,7 +1,10 @@
 import Foundation
 import InternalProtocol
+import Logging
+import NIOCore
 import Permissions
 import Testing
+import ServiceRuntime
 import TestSupport
 
 @testable import GatewayService
@@ -41,6 +44,66 @@ import TestSupport
             let resource = path.split(separator: "/", omittingEmptySubsequences: false)
             #expect(DataRequest(method: method, resource: Array(resource)) == expected, "\(method) \(path)")
         }
+    }
+
+    /// The cache behind the gate, driven with a scripted data-service and catalog announcements.
+    @Test func cachedRulesFollowAnnouncementsAndNeverGoBack() async throws {
+        actor Script {
+            var answers: [PermissionRulesLookup.Response] = []
+            var calls = 0
+            func next() -> PermissionRulesLookup.Response {
+                calls += 1
+                return answers.count > 1 ? answers.removeFirst() : answers[0]
+            }
+            func set(_ answers: [PermissionRulesLookup.Response]) { self.answers = answers }
+        }
+        var denying = PermissionRules()
+        denying.global.set(.role("RestUser"), .find, .deny)
+        let script = Script()
+        let gate = PermissionGate { _, _ in await script.next() }
+        let anonymous = Identity.anonymous(appId: "A", keyKind: .rest)
+        let find = DataRequest(table: "Doc", operation: .find)
+        let context = CallContext(deadline: NIODeadline.now() + .seconds(5), logger: Logger(label: "test"))
+        func refused() async -> Bool {
+            do {
+                try await gate.check(find, identity: anonymous, context: context)
+                return false
+            } catch {
+                return (error as? ErrorEnvelope)?.code == 1023
+            }
+        }
+
+        await script.set([.init(version: 1, rules: denying)])
+        #expect(await !refused(), "not listening: nothing is refused, nothing asked")
+        #expect(await script.calls == 0)
+        await gate.setListening(true)
+        #expect(await refused())
+        #expect(await refused())
+        #expect(await script.calls == 1, "cached")
+        // Version 2 lifts the rule; an instance still at version 1 must not be believed.
+        await gate.receive("A 2")
+        await script.set([.init(version: 1, rules: denying), .init(version: 2, rules: PermissionRules())])
+        #expect(await !refused(), "old rules are not used: data-service decides")
+        #expect(await !refused())
+        #expect(await script.calls == 3)
+        #expect(await !refused())
+        #expect(await script.calls == 3, "version 2 is cached")
+        // A reconnection drops the entries but not what was announced.
+        await gate.setListening(false)
+        await gate.setListening(true)
+        await script.set([.init(version: 1, rules: denying)])
+        #expect(await !refused())
+        // Another app's announcement leaves this app's entry alone; an unreadable one drops all.
+        await script.set([.init(version: 3, rules: denying)])
+        await gate.receive("A 3")
+        #expect(await refused())
+        let calls = await script.calls
+        await gate.receive("B 9")
+        #expect(await refused())
+        #expect(await script.calls == calls)
+        await gate.receive("garbage")
+        #expect(await refused())
+        #expect(await script.calls == calls + 1)
     }
 
     @Test func aRuleNoRowCanOverrideIsRefusedWithoutAskingDataService() async throws {

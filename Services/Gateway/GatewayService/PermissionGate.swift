@@ -26,11 +26,22 @@ actor PermissionGate: NotificationListener.Consumer {
     /// Bumped when every entry is dropped.
     private var epoch = 0
     private(set) var isListening = false
-    private let peers: InternalClient
+    private let lookup: Lookup
     private let capacity: Int
 
+    /// Fetches an app's rules (data-service's `permissions.rules`).
+    typealias Lookup = @Sendable (_ appID: String, CallContext) async throws -> PermissionRulesLookup.Response
+
+    /// A gate asking data-service through `peers`.
     init(peers: InternalClient, capacity: Int = 10_000) {
-        self.peers = peers
+        self.init(capacity: capacity) { appID, context in
+            try await peers.call(PermissionRulesLookup.self, .init(appId: appID), on: .data, context: context)
+        }
+    }
+
+    /// A gate fetching rules with `lookup` (tests drive the cache with it).
+    init(capacity: Int = 10_000, lookup: @escaping Lookup) {
+        self.lookup = lookup
         self.capacity = capacity
     }
 
@@ -49,7 +60,7 @@ actor PermissionGate: NotificationListener.Consumer {
         if let entry = entries[appID] { return entry.rules }
         let startedIn = (epoch, generations[appID, default: 0])
         do {
-            let answer = try await peers.call(PermissionRulesLookup.self, .init(appId: appID), on: .data, context: context)
+            let answer = try await lookup(appID, context)
             // An instance behind an announced change answers old rules: let data-service decide.
             guard answer.version >= announced[appID, default: 0] else { return nil }
             if isListening, startedIn == (epoch, generations[appID, default: 0]) {
