@@ -1,7 +1,8 @@
 /// The security model as a plain function: whether `caller` may perform `operation` on one
-/// asset (a data object; a file) in a container (its table; its directory), walking the seed's nine layers (S0:7288-7296) in order; the first layer with a
-/// decision ends the walk, within a layer any DENY beats a GRANT, and when no layer decides
-/// the permissive default grants. The SQL row filters must agree with it on every input.
+/// asset (a data object; a file) in a container (its table; its directory), walking the seed's
+/// nine layers (S0:7288-7296) in order; the first layer with a decision ends the walk, within a
+/// layer any DENY beats a GRANT, and when no layer decides the permissive default grants. The
+/// SQL row filters and the gateway's check must agree with it on every input.
 public enum PermissionOracle {
     /// The decision for one asset, given its owner and its ACL.
     public static func allows<Operation>(

@@ -1,9 +1,9 @@
 /// What the row-independent part of the nine layers leaves for one caller, operation and
-/// container (for data: a table, whose rows are the assets): the row-dependent layers still to ask, in order (object ACLs only where the table's
-/// ACLs name the operation, the owner check only for a logged-in caller under an owner policy),
-/// and the decision once none of them decides. With no row layer left the decision is
-/// constant: the data engine then filters nothing or refuses at once, and the gateway can
-/// refuse before it routes.
+/// container (for data: a table, whose rows are the assets): the row-dependent layers still to
+/// ask, in order (object ACLs only where the table's ACLs name the operation, the owner check
+/// only for a logged-in caller under an owner policy), and the decision once none of them
+/// decides. With no row layer left the decision is constant: the data engine then filters
+/// nothing or refuses at once, and the gateway can refuse before it routes.
 public struct PermissionPlan<Operation: PermissionOperation>: Sendable, Equatable {
     /// A row-dependent layer.
     public enum RowLayer: Sendable, Equatable {

@@ -32,12 +32,3 @@ public enum PermissionRulesLookup: RPCOperation {
         }
     }
 }
-
-/// The error the data engine and the gateway answer for a denied data operation.
-public enum PermissionError {
-    /// 1023, HTTP 403: the caller may not perform `operation` on `table` (or, for a single
-    /// object, on that object).
-    public static func denied(_ operation: String, table: String) -> ErrorEnvelope {
-        ErrorEnvelope(code: 1023, message: "Permission denied: \(operation) on table '\(table)'", status: 403)
-    }
-}

@@ -1,4 +1,5 @@
 import Permissions
+
 /// One column of an app table as the catalog records it.
 public struct ColumnSchema: Sendable, Hashable {
     /// The column name as first written (the SQL identifier, quoted).
