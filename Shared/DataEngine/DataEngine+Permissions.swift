@@ -147,9 +147,10 @@ extension DataEngine {
         var cells: [JSONValue] = []
         for row in try await session(logger).rows(sql) {
             let (kind, name, operationText, decisionText) = try row.decode((String, String, String, String).self)
-            guard let operation = DataOperation(rawValue: operationText), let decision = PermissionDecision(rawValue: decisionText)
+            guard let operation = DataOperation(rawValue: operationText),
+                let decision = PermissionDecision(rawValue: decisionText), let principal = Principal(kind: kind, name: name)
             else { continue }
-            cells.append(Self.cellJSON(kind == "user" ? .user(name) : .role(name), operation, decision))
+            cells.append(Self.cellJSON(principal, operation, decision))
         }
         return .array(cells)
     }

@@ -125,7 +125,7 @@ struct DataRequest: Equatable {
             self.init(bulk: method, rest)
             return
         }
-        guard !first.hasPrefix("_"), !["bulkupsert", "data-grouping"].contains(first) else { return nil }
+        guard !first.hasPrefix("_"), !Self.otherRoots.contains(first) else { return nil }
         guard let operation = Self.operation(method, rest) else { return nil }
         self.init(table: first, operation)
     }
@@ -133,10 +133,9 @@ struct DataRequest: Equatable {
     /// `data/bulk/{table}` (create, update, delete) and `POST data/bulk/{table}/delete`.
     private init?(bulk method: String, _ rest: [String]) {
         guard let table = rest.first else { return nil }
-        let operations: [String: DataOperation] = ["POST": .create, "PUT": .update, "DELETE": .remove]
         if rest.count == 2, rest[1] == "delete", method == "POST" {
             self.init(table: table, .remove)
-        } else if rest.count == 1, let operation = operations[method] {
+        } else if rest.count == 1, let operation = Self.bulkOperations[method] {
             self.init(table: table, operation)
         } else {
             return nil
@@ -146,21 +145,26 @@ struct DataRequest: Equatable {
     /// The operation of `method` on `data/{table}/…rest`, matching data-service's routes: its
     /// literal query paths for their own methods only, else `{id}` as an object.
     private static func operation(_ method: String, _ rest: [String]) -> DataOperation? {
-        let queries: Set<String> = ["GET count", "POST count", "POST find", "POST bql", "GET first", "GET last",
-                                    "GET filter", "GET pk"]
         switch (method, rest.count) {
         case ("GET", 0): return .find
         case ("POST", 0): return .create
         case ("DELETE", 0): return .remove
         case (_, 1) where queries.contains("\(method) \(rest[0])"): return .find
-        case (_, 1) where ["properties", "schema", "permissions", "upsert", "find", "bql", "pk"].contains(rest[0]):
-            return nil
+        case (_, 1) where unclassified.contains(rest[0]): return nil
         case ("GET", 1): return .find
         case ("PUT", 1): return .update
         case ("DELETE", 1): return .remove
         default: return nil
         }
     }
+
+    // Built once: classification runs on every data request.
+    private static let otherRoots: Set<String> = ["bulkupsert", "data-grouping"]
+    private static let bulkOperations: [String: DataOperation] = ["POST": .create, "PUT": .update, "DELETE": .remove]
+    private static let queries: Set<String> = [
+        "GET count", "POST count", "POST find", "POST bql", "GET first", "GET last", "GET filter", "GET pk",
+    ]
+    private static let unclassified: Set<String> = ["properties", "schema", "permissions", "upsert", "find", "bql", "pk"]
 
     private init?(table: String, _ operation: DataOperation) {
         guard let decoded = PercentEncoding.decode(table), !decoded.isEmpty else { return nil }

@@ -43,9 +43,8 @@ enum CatalogStore {
         for row in try await session.rows(cells) {
             let (table, kind, name, operationText, decisionText) = try row.decode((String, String, String, String, String).self)
             guard let operation = DataOperation(rawValue: operationText),
-                let decision = PermissionDecision(rawValue: decisionText)
+                let decision = PermissionDecision(rawValue: decisionText), let principal = Principal(kind: kind, name: name)
             else { continue }
-            let principal = kind == "user" ? Principal.user(name) : .role(name)
             if table.isEmpty {
                 rules.global.set(principal, operation, decision)
             } else {
