@@ -35,6 +35,7 @@ func product(_ name: String, _ package: String) -> Target.Dependency {
 /// What a service's test target needs beyond its library, its engines and ``testProducts``.
 let testExtras: [String: [Target.Dependency]] = [
     "Data": [product("PropertyBased", "swift-property-based")],
+    "Gateway": [product("NIOEmbedded", "swift-nio")],
 ]
 
 /// Products every service library imports directly.

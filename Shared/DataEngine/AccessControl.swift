@@ -34,7 +34,7 @@ public struct AccessControl: Sendable {
     public func authorize(_ identity: Identity, _ operation: DataOperation, table: String, catalog: AppCatalog) throws
         -> AccessGrant
     {
-        if identity.isSystem == true { return .allRows }
+        if identity.isSystem { return .allRows }
         let caller = PermissionCaller(identity)
         switch operation {
         case .schema:

@@ -55,7 +55,7 @@ extension DataEngine {
         }
         let key = try await ruleKey(tableName, appID: identity.appId)
         let (kind, name) = change.principal.parts
-        _ = try await mappingErrors(table: tableName ?? "*") {
+        _ = try await mappingErrors(table: tableName ?? "*", logger: logger) {
             try await editor(logger).change(appID: identity.appId) { session, _ in
                 let sql = Self.cellStatement(
                     "data.permissions",

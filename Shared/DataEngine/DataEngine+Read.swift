@@ -18,7 +18,7 @@ extension DataEngine {
         let (catalog, table) = try await table(tableName, app: identity.appId)
         let grant = try access.authorize(identity, .find, table: tableName, catalog: catalog)
         let sql = try FindStatement(query: query, table: table, schema: catalog.schemaName, grant: grant).page()
-        return try await mappingErrors(table: table.name) {
+        return try await mappingErrors(table: table.name, logger: logger) {
             try await session.column(sql, as: String.self)
         }
     }
@@ -28,7 +28,7 @@ extension DataEngine {
         let (catalog, table) = try await table(tableName, app: identity.appId)
         let grant = try access.authorize(identity, .find, table: tableName, catalog: catalog)
         let sql = try FindStatement(query: query, table: table, schema: catalog.schemaName, grant: grant).count()
-        return try await mappingErrors(table: table.name) {
+        return try await mappingErrors(table: table.name, logger: logger) {
             Int(try await session(logger).column(sql, as: Int64.self).first ?? 0)
         }
     }

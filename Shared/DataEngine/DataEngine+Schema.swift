@@ -32,7 +32,7 @@ extension DataEngine {
     {
         _ = try access.authorize(identity, .schema, table: tableName)
         guard Identifier.isValid(tableName) else { throw DataError.invalidName(tableName) }
-        let catalog = try await mappingErrors(table: tableName) {
+        let catalog = try await mappingErrors(table: tableName, logger: logger) {
             try await editor(logger).change(appID: identity.appId) { session, fresh in
                 for column in columns where fresh.table(named: tableName)?.column(named: column.name) != nil {
                     throw DataError.schemaConflict("Column '\(column.name)' already exists in table '\(tableName)'")
@@ -49,7 +49,7 @@ extension DataEngine {
         _ tableName: String, column name: String, changes: JSONObject, identity: Identity, logger: Logger
     ) async throws -> JSONValue {
         _ = try access.authorize(identity, .schema, table: tableName)
-        let catalog = try await mappingErrors(table: tableName) {
+        let catalog = try await mappingErrors(table: tableName, logger: logger) {
             try await editor(logger).change(appID: identity.appId) { session, fresh in
                 guard let table = fresh.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
                 guard let column = table.column(named: name) else { throw DataError.columnNotFound(name, table: table.name) }

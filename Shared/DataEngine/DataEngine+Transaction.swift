@@ -35,7 +35,7 @@ extension DataEngine {
             return try Self.failureEnvelope(failure.error, operation: failure.operation.echo)
         } catch {
             // The commit itself can fail (a serialization conflict); no operation is to blame.
-            return try Self.failureEnvelope(DatabaseErrors.map(error, table: ""), operation: .null)
+            return try Self.failureEnvelope(DatabaseErrors.map(error, table: "", logger: logger), operation: .null)
         }
     }
 

@@ -128,11 +128,11 @@ extension DataEngine {
         // and announcing every row.
         guard change != .bulkCreate && change != .bulkUpsert else {
             WriteStatements.selectCount(table: table, change: change, appID: catalog.appID, into: &sql)
-            _ = try await mappingErrors(table: table.name) { try await context.session.rows(sql) }
+            _ = try await mappingErrors(table: table.name, logger: logger) { try await context.session.rows(sql) }
             return (ids, [])
         }
         WriteStatements.selectObjects(table: table, change: change, appID: catalog.appID, into: &sql)
-        let rows = try await mappingErrors(table: table.name) { try await context.session.column(sql, as: String.self) }
+        let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: String.self) }
         return (ids, rows)
     }
 
@@ -145,7 +145,7 @@ extension DataEngine {
             WriteStatements.byId(id, grant: grant, into: &sql)
         }
         WriteStatements.selectObjects(table: table, change: .update, appID: catalog.appID, into: &sql)
-        let rows = try await mappingErrors(table: table.name) { try await context.session.column(sql, as: String.self) }
+        let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: String.self) }
         guard let row = rows.first else {
             throw try await missing(id, table: tableName, appID: context.identity.appId, operation: .update, session: context.session)
         }
@@ -160,7 +160,7 @@ extension DataEngine {
             WriteStatements.byId(id, grant: grant, into: &sql)
         }
         WriteStatements.selectCount(table: table, change: .delete, appID: catalog.appID, into: &sql)
-        let rows = try await mappingErrors(table: table.name) { try await context.session.column(sql, as: Int64.self) }
+        let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: Int64.self) }
         guard rows.first == 1 else {
             throw try await missing(id, table: tableName, appID: context.identity.appId, operation: .remove, session: context.session)
         }
@@ -178,7 +178,7 @@ extension DataEngine {
             try Self.filter(condition, grant: grant, table: table, into: &sql)
         }
         WriteStatements.selectCount(table: table, change: .bulkUpdate, appID: catalog.appID, into: &sql)
-        let rows = try await mappingErrors(table: table.name) { try await context.session.column(sql, as: Int64.self) }
+        let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: Int64.self) }
         return Int(rows.first ?? 0)
     }
 
@@ -190,7 +190,7 @@ extension DataEngine {
             try Self.filter(condition, grant: grant, table: table, into: &sql)
         }
         WriteStatements.selectCount(table: table, change: .bulkDelete, appID: catalog.appID, into: &sql)
-        let rows = try await mappingErrors(table: table.name) { try await context.session.column(sql, as: Int64.self) }
+        let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: Int64.self) }
         return Int(rows.first ?? 0)
     }
 

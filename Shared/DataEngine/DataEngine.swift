@@ -49,11 +49,11 @@ public struct DataEngine: Sendable {
     }
 
     /// Runs `body`, turning PostgreSQL refusals into client errors for `table`.
-    func mappingErrors<Result>(table: String, _ body: () async throws -> Result) async throws -> Result {
+    func mappingErrors<Result>(table: String, logger: Logger, _ body: () async throws -> Result) async throws -> Result {
         do {
             return try await body()
         } catch {
-            throw DatabaseErrors.map(error, table: table)
+            throw DatabaseErrors.map(error, table: table, logger: logger)
         }
     }
 

@@ -44,14 +44,21 @@ public enum DataError {
     }
 
     /// 1014, 400: a required column without a value.
+    /// 1014 when PostgreSQL finds a NOT NULL column without a value (its name stays in the log).
+    public static let requiredValueMissing = ErrorEnvelope(
+        code: 1014, message: "Unable to save object - a required property has no value", status: 400)
+
     public static func requiredMissing(_ column: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 1014, message: "Unable to save object - required property '\(column)' has no value", status: 400)
     }
 
     /// 1015, 409: a unique column already holds the value.
-    public static func duplicateValue(_ detail: String) -> ErrorEnvelope {
-        ErrorEnvelope(code: 1015, message: "Unable to save object - duplicate value: \(detail)", status: 409)
-    }
+    public static let duplicateValue = ErrorEnvelope(
+        code: 1015, message: "Unable to save object - a unique property already has this value", status: 409)
+
+    /// 1015 for any other constraint the value breaks.
+    public static let constraintViolated = ErrorEnvelope(
+        code: 1015, message: "Unable to save object - a value violates a constraint of the table", status: 409)
 
     /// 1016, 400: a query parameter out of range or malformed.
     public static func invalidParameter(_ message: String) -> ErrorEnvelope {
@@ -102,17 +109,14 @@ public enum DataError {
     }
 
     /// 1025, 409: a create naming an objectId that already exists.
-    public static func objectExists(_ detail: String) -> ErrorEnvelope {
-        ErrorEnvelope(code: 1025, message: "An object with this objectId already exists: \(detail)", status: 409)
-    }
+    public static let objectExists = ErrorEnvelope(
+        code: 1025, message: "An object with this objectId already exists", status: 409)
 
     /// 1026, 409: a transaction lost a serialization conflict or deadlock to a concurrent one;
     /// retrying it is safe.
-    public static func transactionConflict(_ detail: String) -> ErrorEnvelope {
-        ErrorEnvelope(
-            code: 1026, message: "The transaction conflicted with a concurrent one and was rolled back; retry it (\(detail))",
-            status: 409)
-    }
+    public static let transactionConflict = ErrorEnvelope(
+        code: 1026, message: "The transaction conflicted with a concurrent one and was rolled back; retry it",
+        status: 409)
 
     /// Runs a query-language parse, mapping its refusal to 1017 or 1018.
     public static func parsing<Value>(_ parse: () throws(QueryLanguageError) -> Value) throws(ErrorEnvelope) -> Value {

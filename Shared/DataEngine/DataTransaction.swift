@@ -46,7 +46,7 @@ extension DataEngine {
     public func ensure(table: String, columns: [ColumnSchema], appID: String, logger: Logger) async throws {
         let existing = try await cache.catalog(for: appID).table(named: table)
         if let existing, columns.allSatisfy({ existing.column(named: $0.name) != nil }) { return }
-        _ = try await mappingErrors(table: table) {
+        _ = try await mappingErrors(table: table, logger: logger) {
             try await editor(logger).change(appID: appID) { session, fresh in
                 try await SchemaEditor.ensure(table: table, columns: columns, in: fresh, session: session)
             }

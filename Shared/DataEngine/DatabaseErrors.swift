@@ -1,28 +1,46 @@
 import InternalProtocol
+import Logging
 import PostgresNIO
 
-/// Turns PostgreSQL's refusals of client-caused statements into client errors. Anything not
-/// listed stays an internal error (logged, answered 500 without details).
+/// Turns PostgreSQL's refusals of client-caused statements into client errors with messages this
+/// project wrote: the server's message, detail, constraint and column names go to the log with
+/// the request id, never to the client. Anything not listed stays an internal error (logged,
+/// answered 500 without details).
 enum DatabaseErrors {
     /// The client error for `error`, or `error` itself.
-    static func map(_ error: any Error, table: String) -> any Error {
+    static func map(_ error: any Error, table: String, logger: Logger) -> any Error {
         guard let psql = error as? PSQLError, let state = psql.serverInfo?[.sqlState] else { return error }
-        let detail = psql.serverInfo?[.detail] ?? psql.serverInfo?[.message] ?? ""
-        let message = psql.serverInfo?[.message] ?? "invalid statement"
+        let mapped = clientError(state: state, psql: psql, table: table)
+        if mapped != nil {
+            logger.debug(
+                "statement refused",
+                metadata: [
+                    "sqlstate": "\(state)", "message": "\(psql.serverInfo?[.message] ?? "")",
+                    "detail": "\(psql.serverInfo?[.detail] ?? "")",
+                ])
+        }
+        return mapped ?? error
+    }
+
+    private static func clientError(state: String, psql: PSQLError, table: String) -> ErrorEnvelope? {
         switch state {
         case "23505" where psql.serverInfo?[.constraintName]?.hasSuffix("_pkey") == true:
-            return DataError.objectExists(detail)
-        case "23505": return DataError.duplicateValue(detail)
-        case "23502": return DataError.requiredMissing(psql.serverInfo?[.columnName] ?? "?")
+            return DataError.objectExists
+        case "23505": return DataError.duplicateValue
+        case "23502": return DataError.requiredValueMissing
+        case "23514", "23P01", "23001", "23503": return DataError.constraintViolated
         case "42P01": return DataError.tableNotFound(table)
-        case "42703": return DataError.invalidQuery(message)
-        case "42803", "42883", "42804", "42P10", "42725", "42P18", "42846":
-            return DataError.invalidQuery("Invalid query: \(message)")
+        case "42703": return DataError.invalidQuery("The query names a property the table does not have")
+        case "42803", "42P10", "42P18":
+            return DataError.invalidQuery("Invalid query: an aggregate, grouping or ordering that cannot be computed")
+        case "42883", "42804", "42725", "42846":
+            return DataError.invalidQuery("Invalid query: an operator or function does not apply to the property's type")
+        case "22012": return DataError.invalidQuery("Invalid value: division by zero")
         case _ where state.hasPrefix("22"):
-            return DataError.invalidQuery("Invalid value: \(message)")
+            return DataError.invalidQuery("Invalid value: a value is out of range or not of the property's type")
         case "54001": return DataError.queryTooComplex("The query is too complex")
-        case "40001", "40P01": return DataError.transactionConflict(message)
-        default: return error
+        case "40001", "40P01": return DataError.transactionConflict
+        default: return nil
         }
     }
 }

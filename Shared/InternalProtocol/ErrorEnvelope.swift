@@ -51,8 +51,17 @@ extension ErrorEnvelope {
         ErrorEnvelope(code: 504, message: "Service \(service.executable) did not answer in time", status: 504)
     }
 
+    /// 504: a streamed transfer stayed silent longer than its route's idle timeout.
+    public static func idleTimeout(_ service: ServiceName) -> ErrorEnvelope {
+        ErrorEnvelope(code: 504, message: "Transfer with \(service.executable) stalled past its idle timeout", status: 504)
+    }
+
     /// 500: something failed that the client cannot fix; details go to the log, never the body.
     public static let internalError = ErrorEnvelope(code: 500, message: "Internal server error", status: 500)
+
+    /// 403: the calling service is not one the operation or route admits.
+    public static let callerRefused = ErrorEnvelope(
+        code: 403, message: "The calling service may not call this operation", status: 403)
 
     /// 403: the caller is not an authenticated internal peer.
     public static let originRefused = ErrorEnvelope(

@@ -13,10 +13,15 @@ public struct Identity: Codable, Sendable, Equatable {
     /// The stored id (token hash) of the user's session, so that users-service can end it
     /// without the token itself travelling further than the gateway.
     public var sessionId: String?
-    /// Set only by a service acting for itself (users-service writing `Users` rows), never by
-    /// the gateway: such calls are not subject to the app's permissions, which an app may
-    /// tighten so far that logins would otherwise fail.
-    public var isSystem: Bool?
+    /// Set only inside a process acting for itself (users-service writing `Users` rows through
+    /// its embedded engine, an administrator's command): such work is not subject to the app's
+    /// permissions, which an app may tighten so far that logins would otherwise fail. It is never
+    /// encoded or decoded, so no header or body can claim it.
+    public var isSystem = false
+
+    private enum CodingKeys: String, CodingKey {
+        case appId, keyKind, userId, roles, sessionId
+    }
 
     /// Creates an identity.
     public init(appId: String, keyKind: APIKeyKind, userId: String? = nil, roles: [String]) {

@@ -3,6 +3,7 @@ public enum SystemStatus: RPCOperation {
     public typealias Request = Empty
     public static let name = "system.status"
     public static let isIdempotent = true
+    public static let callers: Set<ServiceName> = [.gateway]
 
     /// A service's readiness.
     public struct Response: Codable, Sendable, Equatable {
@@ -27,6 +28,7 @@ public enum SystemStatus: RPCOperation {
 public enum ResolveAPIKey: RPCOperation {
     public static let name = "apps.resolveKey"
     public static let isIdempotent = true
+    public static let callers: Set<ServiceName> = [.gateway]
 
     /// The pair to check.
     public struct Request: Codable, Sendable, Equatable {
@@ -64,6 +66,7 @@ public enum ResolveAPIKey: RPCOperation {
 public enum GetApp: RPCOperation {
     public static let name = "apps.get"
     public static let isIdempotent = true
+    public static let callers: Set<ServiceName> = [.gateway]
 
     /// The app to look up.
     public struct Request: Codable, Sendable, Equatable {
@@ -87,20 +90,13 @@ public enum GetApp: RPCOperation {
     }
 }
 
-/// `rest` (every backend): a public REST request forwarded by the gateway. The public body
-/// travels as the internal body unchanged; method and path travel in ``InternalHeader`` fields,
-/// and the service's answer (status, content type, body) goes back to the client as it is.
-public enum RESTForward {
-    /// The operation's path segment.
-    public static let name = "rest"
-}
-
 /// `users.resolveToken` (users-service): turns a `user-token` into the user it belongs to and
 /// the user's custom roles, or fails with 3064 when no live session has it. Resolving a token
 /// counts as activity for the session's inactivity timeout.
 public enum ResolveUserToken: RPCOperation {
     public static let name = "users.resolveToken"
     public static let isIdempotent = true
+    public static let callers: Set<ServiceName> = [.gateway]
 
     /// The token to resolve.
     public struct Request: Codable, Sendable, Equatable {

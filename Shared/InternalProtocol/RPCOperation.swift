@@ -9,6 +9,9 @@ public protocol RPCOperation: Sendable {
     static var name: String { get }
     /// Whether a call may be retried once after a lost connection.
     static var isIdempotent: Bool { get }
+    /// The services allowed to call the operation (by their certificates); any other caller is
+    /// refused before the handler runs.
+    static var callers: Set<ServiceName> { get }
 }
 
 /// A request or response without fields, encoded as `{}`.
@@ -27,10 +30,6 @@ public enum InternalHeader {
     public static let deadline = "x-deadline-ms"
     /// The request's ``Identity`` as base64url JSON.
     public static let identity = "x-baas-identity"
-    /// For ``RESTForward``: the public request's method.
-    public static let publicMethod = "x-public-method"
-    /// For ``RESTForward``: the public path after the app prefix, with its query string.
-    public static let publicPath = "x-public-path"
     /// The public client's IP address as the gateway saw it, for per-address limits.
     public static let clientAddress = "x-client-address"
     /// On a users-service answer: the id of a user whose sessions or roles just changed, so

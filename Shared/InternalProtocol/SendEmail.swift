@@ -3,6 +3,7 @@
 public enum SendEmail: RPCOperation {
     public static let name = "email.send"
     public static let isIdempotent = false
+    public static let callers: Set<ServiceName> = [.users]
 
     /// The message.
     public struct Request: Codable, Sendable, Equatable {

@@ -6,6 +6,7 @@ import InternalProtocol
 public enum PermissionRulesLookup: RPCOperation {
     public static let name = "permissions.rules"
     public static let isIdempotent = true
+    public static let callers: Set<ServiceName> = [.gateway]
 
     /// The app whose rules are wanted.
     public struct Request: Codable, Sendable, Equatable {

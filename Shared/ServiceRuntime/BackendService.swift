@@ -15,9 +15,9 @@ public protocol BackendService: SendableMetatype {
     /// Other owners' migrations the service's code relies on (a shared engine's tables),
     /// applied first; runners of one owner never apply a version twice.
     static var sharedMigrations: [(owner: ServiceName, migrations: [any DatabaseMigration])] { get }
-    /// Adds the service's internal operations and public REST endpoints.
+    /// Adds the service's internal operations and declares its public routes.
     static func register(
-        operations: inout OperationRegistry, endpoints: inout RESTRouter, environment: ServiceEnvironment) throws
+        operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment) throws
 }
 
 /// The dependencies handed to a backend when it builds its handlers.
@@ -84,15 +84,13 @@ extension BackendService {
             configuration: configuration, database: database, peers: peers, logger: logger)
         let readiness = DatabaseReadiness(service: name, database: database, logger: logger)
         var operations = OperationRegistry()
-        var endpoints = RESTRouter(service: name)
-        try register(operations: &operations, endpoints: &endpoints, environment: environment)
+        var routes = PublicRoutes(service: name)
+        try register(operations: &operations, routes: &routes, environment: environment)
         operations.register(SystemStatus.self) { _, _ in await readiness.check() }
-        operations.register(name: RESTForward.name) { [endpoints] request, context in
-            try await endpoints.respond(to: request, context: context)
-        }
+        operations.register(SystemRoutes.self) { [manifest = routes.manifest] _, _ in manifest }
         var rpc = try RPCServer.make(
             service: name, host: configuration.bindHost, port: configuration.rpcPort, tls: tls,
-            registry: operations, ports: ports,
+            registry: operations, routes: routes, ports: ports,
             defaultTimeout: .milliseconds(Int64(configuration.internalTimeoutMilliseconds)), logger: logger)
         if configuration.migrateOnStart {
             let runners = migrationRunners

@@ -13,16 +13,10 @@ import ServiceLifecycle
 /// a peer's envelope is rethrown unchanged, an unreachable peer is 503, a missed deadline 504.
 /// Run it in the process's `ServiceGroup` so it shuts down with the process.
 public final class InternalClient: Service, Sendable {
-    /// A peer's raw answer, for forwarded public requests.
-    public struct RawResponse: Sendable {
-        /// HTTP status.
-        public var status: Int
-        /// Content type, if the peer set one.
-        public var contentType: String?
-        /// The body.
-        public var body: ByteBuffer
-        /// The ``InternalHeader/sessionsChanged`` header, if the peer set one.
-        public var sessionsChanged: String?
+    /// A peer's answer to a typed operation.
+    struct RawResponse: Sendable {
+        var status: Int
+        var body: ByteBuffer
     }
 
     /// The underlying client, for tests that need raw HTTP.
@@ -31,11 +25,13 @@ public final class InternalClient: Service, Sendable {
     /// Largest response body accepted from a peer.
     static let maximumResponseBytes = 256 << 20
 
-    /// Creates a client presenting `tls`'s leaf, calling peers at `peers`' base URLs.
-    public init(tls: TLSMaterial, peers: [ServiceName: String]) throws {
+    /// Creates a client presenting `tls`'s leaf, calling peers at `peers`' base URLs. An answer
+    /// whose body stays silent for `idleRead` (after the request was sent) ends with an error.
+    public init(tls: TLSMaterial, peers: [ServiceName: String], idleRead: TimeAmount = .seconds(60)) throws {
         var configuration = HTTPClient.Configuration(tlsConfiguration: try tls.clientConfiguration())
         configuration.httpVersion = .automatic
-        configuration.timeout = .init(connect: .seconds(5))
+        configuration.redirectConfiguration = .disallow
+        configuration.timeout = .init(connect: .seconds(5), read: idleRead)
         http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.peers = peers
     }
@@ -63,18 +59,6 @@ public final class InternalClient: Service, Sendable {
         }
     }
 
-    /// Forwards a public request to the service that owns it (the ``RESTForward`` operation).
-    public func forward(
-        method: String, path: String, contentType: String?, body: ByteBuffer, to service: ServiceName,
-        context: CallContext
-    ) async throws -> RawResponse {
-        var headers = [InternalHeader.publicMethod: method, InternalHeader.publicPath: path]
-        headers["content-type"] = contentType
-        return try await send(
-            operation: RESTForward.name, to: service, body: body, extraHeaders: headers, context: context,
-            retryOnConnectionLoss: method == "GET" || method == "HEAD")
-    }
-
     private func send(
         operation: String, to service: ServiceName, body: ByteBuffer, extraHeaders: [String: String],
         context: CallContext, retryOnConnectionLoss: Bool
@@ -98,7 +82,7 @@ public final class InternalClient: Service, Sendable {
     }
 
     /// A connection closed under a request; idempotent calls may be retried once.
-    private struct ConnectionLost: Error {}
+    struct ConnectionLost: Error {}
 
     private func execute(_ request: HTTPClientRequest, service: ServiceName, context: CallContext) async throws
         -> RawResponse
@@ -110,31 +94,46 @@ public final class InternalClient: Service, Sendable {
                 throw ErrorEnvelope.internalError
             }
             let body = try await response.body.collect(upTo: Self.maximumResponseBytes)
-            return RawResponse(
-                status: Int(response.status.code), contentType: response.headers.first(name: "content-type"),
-                body: body, sessionsChanged: response.headers.first(name: InternalHeader.sessionsChanged))
-        } catch let error as HTTPClientError where error == .deadlineExceeded {
-            throw ErrorEnvelope.deadlineExceeded(service)
-        } catch let envelope as ErrorEnvelope {
-            throw envelope
-        } catch let error as HTTPClientError where error == .remoteConnectionClosed {
-            throw ConnectionLost()
+            return RawResponse(status: Int(response.status.code), body: body)
         } catch {
+            throw Self.failure(error, service: service, context: context)
+        }
+    }
+
+    /// The envelope for a call that failed before its answer arrived; a lost connection is
+    /// ``ConnectionLost`` so the caller may retry.
+    static func failure(_ error: any Error, service: ServiceName, context: CallContext) -> any Error {
+        switch error {
+        case let error as HTTPClientError where error == .deadlineExceeded:
+            return ErrorEnvelope.deadlineExceeded(service)
+        case let envelope as ErrorEnvelope:
+            return envelope
+        case let error as HTTPClientError where error == .remoteConnectionClosed:
+            return ConnectionLost()
+        case is CancellationError:
+            return error
+        default:
             context.logger.warning(
                 "internal call failed", metadata: ["peer": "\(service.executable)", "error": "\(error)"])
-            throw ErrorEnvelope.serviceUnavailable(service)
+            return ErrorEnvelope.serviceUnavailable(service)
         }
     }
 
     private func headers(context: CallContext, extra: [String: String]) throws -> HTTPHeaders {
-        var headers = HTTPHeaders()
+        var headers = try Self.contextHeaders(context)
         headers.add(name: "content-type", value: "application/json")
+        for (name, value) in extra { headers.replaceOrAdd(name: name, value: value) }
+        return headers
+    }
+
+    /// The headers carrying a call's context: request id, deadline, trace, client address, identity.
+    static func contextHeaders(_ context: CallContext) throws -> HTTPHeaders {
+        var headers = HTTPHeaders()
         headers.add(name: InternalHeader.requestID, value: context.requestID)
         headers.add(name: InternalHeader.deadline, value: String(context.remainingMilliseconds))
         if let traceparent = context.traceparent { headers.add(name: InternalHeader.traceparent, value: traceparent) }
         if let address = context.clientAddress { headers.add(name: InternalHeader.clientAddress, value: address) }
         if let identity = context.identity { headers.add(name: InternalHeader.identity, value: try identity.headerValue()) }
-        for (name, value) in extra { headers.replaceOrAdd(name: name, value: value) }
         return headers
     }
 
@@ -142,4 +141,9 @@ public final class InternalClient: Service, Sendable {
     static func envelope(from response: RawResponse) -> ErrorEnvelope {
         (try? JSONDecoder().decode(ErrorEnvelope.self, from: response.body)) ?? .internalError
     }
+}
+
+extension InternalClient {
+    /// The base URL the client calls `service` at, if it knows one.
+    public func baseURL(of service: ServiceName) -> String? { peers[service] }
 }

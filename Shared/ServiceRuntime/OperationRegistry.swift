@@ -14,12 +14,14 @@ public struct OperationRegistry: Sendable {
     /// Creates an empty registry.
     public init() {}
 
-    /// Registers a typed operation: the body is decoded as `Op.Request` (a malformed body is a
-    /// 400 envelope) and the result encoded as JSON.
+    /// Registers a typed operation: a caller not among `Op.callers` is refused with 403 before
+    /// anything else, the body is decoded as `Op.Request` (a malformed body is a 400 envelope)
+    /// and the result encoded as JSON.
     public mutating func register<Op: RPCOperation>(
         _ operation: Op.Type, _ handle: @escaping @Sendable (Op.Request, CallContext) async throws -> Op.Response
     ) {
         handlers[Op.name] = { request, context in
+            guard let caller = context.caller, Op.callers.contains(caller) else { throw ErrorEnvelope.callerRefused }
             let body = try await request.body.collect(upTo: context.maxUploadSize)
             let decoded: Op.Request
             do {
@@ -31,9 +33,13 @@ public struct OperationRegistry: Sendable {
         }
     }
 
-    /// Registers an operation that reads and writes raw HTTP.
-    public mutating func register(name: String, _ handler: @escaping Handler) {
-        handlers[name] = handler
+    /// Registers an operation over raw HTTP that only `callers` may call (refused with 403 before
+    /// the handler runs otherwise).
+    public mutating func register(name: String, callers: Set<ServiceName>, _ handler: @escaping Handler) {
+        handlers[name] = { request, context in
+            guard let caller = context.caller, callers.contains(caller) else { throw ErrorEnvelope.callerRefused }
+            return try await handler(request, context)
+        }
     }
 
     /// Answers one call.

@@ -4,8 +4,9 @@ import InternalProtocol
 import Logging
 import NIOCore
 
-/// The internal server of a backend: `POST /rpc/{operation}` over HTTP/2 with TLS 1.3 and a
-/// required client certificate (HTTP/1.1 remains possible over the same TLS, for tools).
+/// The internal server of a backend over HTTP/2 with TLS 1.3 and a required client certificate
+/// (HTTP/1.1 remains possible over the same TLS, for tools): `POST /rpc/{operation}` for typed
+/// operations, and the service's public routes at their public paths, passed through by the gateway.
 public enum RPCServer {
     /// The application type the builder returns, so callers can add start-up work.
     public typealias App = Application<RouterResponder<RPCRequestContext>>
@@ -13,7 +14,7 @@ public enum RPCServer {
     /// Builds the internal server.
     public static func make(
         service: ServiceName, host: String, port: Int, tls: TLSMaterial, registry: OperationRegistry,
-        ports: BoundPorts, defaultTimeout: TimeAmount, logger: Logger
+        routes: PublicRoutes, ports: BoundPorts, defaultTimeout: TimeAmount, logger: Logger
     ) throws -> App {
         let router = Router(context: RPCRequestContext.self)
         router.middlewares.add(MetricsMiddleware())
@@ -22,6 +23,7 @@ public enum RPCServer {
             let operation = try context.parameters.require("operation")
             return try await registry.respond(to: request, operation: operation, context: context)
         }
+        routes.register(on: router)
         return Application(
             router: router,
             server: try .http2Upgrade(tlsConfiguration: tls.serverConfiguration()),

@@ -11,7 +11,7 @@ import TestSupport
         try await BackendChecks.notReadyWithoutDatabase(DataService.self)
     }
 
-    @Test func unknownEndpointsAnswerWithAnEnvelopeNamingTheService() async throws {
-        try await BackendChecks.unknownEndpointNamesService(DataService.self)
+    @Test func servesItsManifestToTheGatewayOnly() async throws {
+        try await BackendChecks.servesItsManifestToTheGatewayOnly(DataService.self)
     }
 }

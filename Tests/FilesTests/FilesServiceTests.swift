@@ -11,7 +11,7 @@ import TestSupport
         try await BackendChecks.notReadyWithoutDatabase(FilesService.self)
     }
 
-    @Test func unknownEndpointsAnswerWithAnEnvelopeNamingTheService() async throws {
-        try await BackendChecks.unknownEndpointNamesService(FilesService.self)
+    @Test func servesItsManifestToTheGatewayOnly() async throws {
+        try await BackendChecks.servesItsManifestToTheGatewayOnly(FilesService.self)
     }
 }

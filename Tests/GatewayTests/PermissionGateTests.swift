@@ -13,39 +13,6 @@ import TestSupport
 /// refused with 1023 before it is routed, anything a row may decide reaches data-service, and a
 /// change to the rules takes effect on the caller's very next request.
 @Suite(.timeLimit(.minutes(2))) struct PermissionGateTests {
-    @Test func dataRoutesAreClassifiedByTheirOneOperation() {
-        let cases: [(String, String, DataRequest?)] = [
-            ("GET", "data/Doc", DataRequest(table: "Doc", operation: .find)),
-            ("GET", "data/Doc/count", DataRequest(table: "Doc", operation: .find)),
-            ("POST", "data/Doc/find", DataRequest(table: "Doc", operation: .find)),
-            ("GET", "data/Doc/first", DataRequest(table: "Doc", operation: .find)),
-            ("GET", "data/Doc/ABC-1", DataRequest(table: "Doc", operation: .find)),
-            ("POST", "data/Doc", DataRequest(table: "Doc", operation: .create)),
-            ("PUT", "data/Doc/ABC-1", DataRequest(table: "Doc", operation: .update)),
-            ("DELETE", "data/Doc/ABC-1", DataRequest(table: "Doc", operation: .remove)),
-            ("DELETE", "data/Doc", DataRequest(table: "Doc", operation: .remove)),
-            ("POST", "data/bulk/Doc", DataRequest(table: "Doc", operation: .create)),
-            ("PUT", "data/bulk/Doc", DataRequest(table: "Doc", operation: .update)),
-            ("DELETE", "data/bulk/Doc", DataRequest(table: "Doc", operation: .remove)),
-            ("POST", "data/bulk/Doc/delete", DataRequest(table: "Doc", operation: .remove)),
-            ("GET", "data/My%20Table", DataRequest(table: "My Table", operation: .find)),
-            ("PUT", "data/Doc", nil), ("PUT", "data/Doc/upsert", nil), ("PUT", "data/bulkupsert/Doc", nil),
-            ("GET", "data/Doc/properties", nil), ("PUT", "data/Doc/permissions/GRANT", nil),
-            ("GET", "data/_settings", nil), ("POST", "data/bulk", nil), ("GET", "users/login", nil),
-            ("PATCH", "data/Doc/ABC-1", nil), ("GET", "data/%", nil),
-            // Literal query paths only for the methods data-service routes them with; otherwise
-            // the segment is an object id.
-            ("PUT", "data/Doc/count", DataRequest(table: "Doc", operation: .update)),
-            ("DELETE", "data/Doc/first", DataRequest(table: "Doc", operation: .remove)),
-            ("POST", "data/Doc/pk", nil), ("GET", "data/Doc/find", nil), ("PUT", "data/Doc//", nil),
-            ("GET", "data//Doc", nil),
-        ]
-        for (method, path, expected) in cases {
-            let resource = path.split(separator: "/", omittingEmptySubsequences: false)
-            #expect(DataRequest(method: method, resource: Array(resource)) == expected, "\(method) \(path)")
-        }
-    }
-
     /// The cache behind the gate, driven with a scripted data-service and catalog announcements.
     @Test func cachedRulesFollowAnnouncementsAndNeverGoBack() async throws {
         actor Script {

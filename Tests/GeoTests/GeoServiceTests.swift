@@ -11,7 +11,7 @@ import TestSupport
         try await BackendChecks.notReadyWithoutDatabase(GeoService.self)
     }
 
-    @Test func unknownEndpointsAnswerWithAnEnvelopeNamingTheService() async throws {
-        try await BackendChecks.unknownEndpointNamesService(GeoService.self)
+    @Test func servesItsManifestToTheGatewayOnly() async throws {
+        try await BackendChecks.servesItsManifestToTheGatewayOnly(GeoService.self)
     }
 }

@@ -11,7 +11,7 @@ import TestSupport
         try await BackendChecks.notReadyWithoutDatabase(MessagingService.self)
     }
 
-    @Test func unknownEndpointsAnswerWithAnEnvelopeNamingTheService() async throws {
-        try await BackendChecks.unknownEndpointNamesService(MessagingService.self)
+    @Test func servesItsManifestToTheGatewayOnly() async throws {
+        try await BackendChecks.servesItsManifestToTheGatewayOnly(MessagingService.self)
     }
 }

@@ -11,7 +11,7 @@ import TestSupport
         try await BackendChecks.notReadyWithoutDatabase(RelationsService.self)
     }
 
-    @Test func unknownEndpointsAnswerWithAnEnvelopeNamingTheService() async throws {
-        try await BackendChecks.unknownEndpointNamesService(RelationsService.self)
+    @Test func servesItsManifestToTheGatewayOnly() async throws {
+        try await BackendChecks.servesItsManifestToTheGatewayOnly(RelationsService.self)
     }
 }

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Configuration
 import Foundation
 import InternalProtocol
@@ -6,6 +7,7 @@ import NIOFoundationCompat
 import PostgresSupport
 import ServiceLifecycle
 import ServiceRuntime
+import Synchronization
 import Testing
 
 /// Checks every backend service must pass, run by each service's own test target: it starts,
@@ -97,18 +99,59 @@ public enum BackendChecks {
         }
     }
 
-    /// A public path it has no endpoint for: a 404 envelope that names the service.
-    public static func unknownEndpointNamesService<Backend: BackendService>(_ backend: Backend.Type) async throws {
+    /// `backend`'s manifest as it answers it on `system.routes`.
+    public static func manifest<Backend: BackendService>(of backend: Backend.Type, database: DatabaseConfiguration)
+        async throws -> RouteManifest
+    {
+        let manifest = Mutex<RouteManifest?>(nil)
+        try await with(backend, database: database) { running async throws in
+            let answer = try await running.client.call(SystemRoutes.self, Empty(), on: running.service, context: context())
+            manifest.withLock { $0 = answer }
+        }
+        return try #require(manifest.withLock { $0 })
+    }
+
+    /// Its manifest on `system.routes` for the gateway only; every public route refused to any
+    /// other caller before a handler runs; unknown paths a JSON 404.
+    public static func servesItsManifestToTheGatewayOnly<Backend: BackendService>(_ backend: Backend.Type)
+        async throws
+    {
         try await TestDatabase.with { database async throws in
             try await with(backend, database: database) { running async throws in
-                let answer = try await running.client.forward(
-                    method: "GET", path: "nowhere/x?y=1", contentType: nil, body: ByteBuffer(), to: running.service,
-                    context: context())
-                #expect(answer.status == 404)
-                let envelope = try JSONDecoder().decode(ErrorEnvelope.self, from: Data(buffer: answer.body))
-                #expect(envelope.code == 404)
-                #expect(envelope.message == "No endpoint for GET /nowhere/x in \(running.service.executable)")
+                let manifest = try await running.client.call(
+                    SystemRoutes.self, Empty(), on: running.service, context: context())
+                #expect(manifest.service == running.service)
+                let other: ServiceName = running.service == .users ? .data : .users
+                let stranger = try InternalClient(
+                    tls: TestPKI.material(for: other),
+                    peers: [running.service: running.client.baseURL(of: running.service)!])
+                await #expect(throws: ErrorEnvelope.callerRefused) {
+                    try await stranger.call(SystemRoutes.self, Empty(), on: running.service, context: context())
+                }
+                for route in manifest.routes {
+                    let path = route.path.split(separator: "/").map { $0.hasPrefix(":") || $0.hasPrefix("*") ? "x" : $0 }
+                    let answer = try await raw(stranger, route.method, path.joined(separator: "/"), running: running)
+                    #expect(answer.status == 403, "\(route.method) \(route.path)")
+                    #expect(answer.envelope == .callerRefused, "\(route.method) \(route.path)")
+                }
+                let unknown = try await raw(running.client, "GET", "nowhere/x?y=1", running: running)
+                #expect(unknown.status == 404)
+                #expect(unknown.envelope?.code == 404)
+                try await stranger.http.shutdown()
             }
         }
+    }
+
+    /// A request sent as it is, with an identity header, answered with status and envelope.
+    static func raw(_ client: InternalClient, _ method: String, _ path: String, running: Running) async throws
+        -> (status: Int, envelope: ErrorEnvelope?)
+    {
+        var request = HTTPClientRequest(url: "\(running.client.baseURL(of: running.service)!)/\(path)")
+        request.method = .init(rawValue: method)
+        let identity = Identity.anonymous(appId: UUID().uuidString, keyKind: .rest)
+        request.headers.add(name: InternalHeader.identity, value: try identity.headerValue())
+        let response = try await client.http.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return (Int(response.status.code), try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(buffer: body)))
     }
 }

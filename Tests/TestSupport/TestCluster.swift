@@ -68,16 +68,20 @@ public struct TestCluster: Sendable {
     }
 
     /// Starts the cluster, runs `body`, stops everything.
-    /// - Parameter environment: extra configuration keys (`BAAS_GATEWAY_…`) for every process.
+    /// - Parameters:
+    ///   - environment: extra configuration keys (`BAAS_GATEWAY_…`) for every process.
+    ///   - replacing: backends to run in place of a service (a test library with its own
+    ///     routes), under that service's name, certificate and port.
     public static func with<Result: Sendable>(
-        environment extra: [String: String] = [:], _ body: @Sendable (TestCluster) async throws -> Result
+        environment extra: [String: String] = [:], replacing: [ServiceName: any BackendService.Type] = [:],
+        _ body: @Sendable (TestCluster) async throws -> Result
     ) async throws -> Result {
         try await TestDatabase.with { database in
             let environment = try await environment(database: database).merging(extra) { $1 }
             var groups: [ServiceName: ServiceGroup] = [:]
             var ports: [ServiceName: BoundPorts] = [:]
             for service in ServiceName.allCases {
-                let parts = try makeParts(service, environment: environment)
+                let parts = try makeParts(service, environment: environment, replacement: replacing[service])
                 groups[service] = ServiceGroup(
                     configuration: .init(services: parts.services, logger: TestDatabase.logger))
                 ports[service] = parts.ports
@@ -111,6 +115,7 @@ public struct TestCluster: Sendable {
                 for service in ServiceName.backends {
                     _ = try await withTimeout(.seconds(60)) { await ports[service]!.port(.rpc) }
                 }
+                try await waitUntilReady(operationsPort: await ports[.gateway]!.port(.operations))
                 let app = try await PostgresClient.with(database, logger: TestDatabase.logger) { client in
                     try await AppRepository(database: client).create(name: "test app", logger: TestDatabase.logger)
                 }
@@ -129,8 +134,20 @@ public struct TestCluster: Sendable {
         }
     }
 
+    /// Waits until the gateway reports ready: it has every service's routes and users-service answers.
+    private static func waitUntilReady(operationsPort: Int) async throws {
+        try await withTimeout(.seconds(60)) {
+            while try await HTTPTestClient.send(.GET, "http://127.0.0.1:\(operationsPort)/ready").status != 200 {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+    }
+
     private static func environment(database: DatabaseConfiguration) async throws -> [String: String] {
         var environment = [
+            // Readiness calls share the CPU with every other suite; a live service must never
+            // be reported down for being slow.
+            "BAAS_GATEWAY_INFO_DEADLINE_MS": "20000",
             "BAAS_OPS_PORT": "0", "BAAS_GATEWAY_PORT": "0", "BAAS_GATEWAY_HOST": "127.0.0.1",
             "BAAS_POSTGRES_HOST": database.host, "BAAS_POSTGRES_PORT": "\(database.port)",
             "BAAS_POSTGRES_USER": database.username, "BAAS_POSTGRES_DATABASE": database.database,
@@ -143,7 +160,9 @@ public struct TestCluster: Sendable {
         return environment
     }
 
-    private static func makeParts(_ service: ServiceName, environment: [String: String]) throws -> ServiceParts {
+    private static func makeParts(
+        _ service: ServiceName, environment: [String: String], replacement: (any BackendService.Type)?
+    ) throws -> ServiceParts {
         var environment = environment
         if service != .gateway {
             let url = environment["BAAS_PEER_\(service.rawValue.uppercased())_URL"]!
@@ -154,6 +173,7 @@ public struct TestCluster: Sendable {
         let tls = TestPKI.material(for: service)
         var logger = TestDatabase.logger
         logger[metadataKey: "service"] = .string(service.executable)
+        if let replacement { return try replacement.parts(configuration: runtime, tls: tls, logger: logger) }
         switch service {
         case .gateway:
             return try GatewayService.parts(

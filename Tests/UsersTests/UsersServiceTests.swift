@@ -13,8 +13,8 @@ import TestSupport
         try await BackendChecks.notReadyWithoutDatabase(UsersService.self)
     }
 
-    @Test func unknownEndpointsAnswerWithAnEnvelopeNamingTheService() async throws {
-        try await BackendChecks.unknownEndpointNamesService(UsersService.self)
+    @Test func servesItsManifestToTheGatewayOnly() async throws {
+        try await BackendChecks.servesItsManifestToTheGatewayOnly(UsersService.self)
     }
 
     @Test func aBcryptCostOutsideItsRangeStopsStartUp() throws {

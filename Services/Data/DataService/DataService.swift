@@ -12,7 +12,7 @@ public enum DataService: BackendService {
     public static let migrations: [any DatabaseMigration] = CatalogMigrations.all
 
     public static func register(
-        operations: inout OperationRegistry, endpoints: inout RESTRouter, environment: ServiceEnvironment
+        operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
         let engine = DataEngine(database: environment.database, logger: environment.logger)
         environment.background.add(engine.listener)
@@ -20,6 +20,13 @@ public enum DataService: BackendService {
             let catalog = try await engine.cache.catalog(for: request.appId)
             return .init(version: catalog.version, rules: catalog.permissions)
         }
-        DataRoutes(engine: engine).add(to: &endpoints)
+        DataRoutes(engine: engine).add(to: &routes)
+    }
+}
+
+extension RoutePermission {
+    /// The data operation a route performs on the table its `:table` parameter names.
+    static func data(_ operation: DataOperation) -> RoutePermission {
+        RoutePermission(operation: operation.rawValue, containerParameter: "table")
     }
 }

@@ -39,12 +39,17 @@ struct AppResolver: Sendable {
         return authenticated
     }
 
-    func resolve(_ credentials: PublicRoute.Credentials, headers: HTTPFields, context: CallContext) async throws
-        -> Resolved
-    {
+    /// The app and key kind of a request: from its path parameters, its headers, or (keyless
+    /// routes) the app alone.
+    func resolve(
+        _ credentials: Credentials, context request: GatewayRequestContext, headers: HTTPFields, call context: CallContext
+    ) async throws -> Resolved {
+        let appID = request.decodedParameter(Credentials.appParameter)
         switch credentials {
-        case .path(let appID, let apiKey):
-            guard let apiKey else { throw ErrorEnvelope.invalidApplicationInfo }
+        case .path:
+            guard let appID, let apiKey = request.decodedParameter(Credentials.keyParameter) else {
+                throw ErrorEnvelope.invalidApplicationInfo
+            }
             return try await resolve(appID: appID, apiKey: apiKey, context: context)
         case .headers:
             guard let appID = headers[.init("application-id")!] ?? configuration.defaultAppID else {
@@ -55,7 +60,8 @@ struct AppResolver: Sendable {
             }
             guard configuration.keylessAPIPath else { throw ErrorEnvelope.invalidApplicationInfo }
             return try await anonymous(appID: appID, context: context)
-        case .appOnly(let appID):
+        case .appOnly:
+            guard let appID else { throw ErrorEnvelope.invalidApplicationInfo }
             return try await anonymous(appID: appID, context: context)
         }
     }

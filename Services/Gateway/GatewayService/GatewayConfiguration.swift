@@ -18,6 +18,8 @@ import Configuration
 ///   `X-Forwarded-For` names the client (for per-address login limits; default none).
 /// - `BAAS_GATEWAY_CORS_ORIGINS`: comma-separated allowed origins, or `*` for any (default `*`).
 /// - `BAAS_GATEWAY_INFO_DEADLINE_MS`: how long `/info` waits for each service (default 2000).
+/// - `BAAS_GATEWAY_ROUTES_REFRESH_SECONDS`: how often the services' route manifests are asked
+///   for again once all have answered (default 30).
 public struct GatewayConfiguration: Sendable {
     /// Public bind address.
     public var host: String
@@ -39,6 +41,8 @@ public struct GatewayConfiguration: Sendable {
     public var corsOrigins: [String]
     /// Deadline of each readiness call made by `/info`, in milliseconds.
     public var infoDeadlineMilliseconds: Int
+    /// Seconds between two rounds of asking the services for their route manifests.
+    public var routesRefreshSeconds: Int
 
     /// Reads the gateway keys.
     public init(reader: ConfigReader) {
@@ -56,5 +60,6 @@ public struct GatewayConfiguration: Sendable {
         let origins = gateway.string(forKey: "corsOrigins", default: "*")
         corsOrigins = origins == "*" ? [] : origins.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         infoDeadlineMilliseconds = gateway.int(forKey: "infoDeadlineMs", default: 2_000)
+        routesRefreshSeconds = max(1, gateway.int(forKey: "routesRefreshSeconds", default: 30))
     }
 }

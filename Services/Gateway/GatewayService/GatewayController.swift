@@ -2,58 +2,75 @@ import Hummingbird
 import InternalProtocol
 import Logging
 import NIOCore
+import Permissions
 import ServiceRuntime
 
-/// Answers every public request: checks the body size, resolves app and key into an identity,
-/// then serves `info` itself or forwards the request to the service that owns the path.
+/// Answers every public request: checks the body's declared size, resolves app and key into an
+/// identity, applies the route's row-independent permission check, and passes the request to
+/// the service that owns the route, streaming both ways.
 struct GatewayController: Sendable {
     let resolver: AppResolver
     let readiness: ServiceReadiness
     let peers: InternalClient
     let gate: PermissionGate
+    /// The cap on buffered (JSON) bodies, whatever a route declares.
     let bodyLimit: Int
     let defaultTimeout: TimeAmount
     /// Proxies whose `X-Forwarded-For` names the client.
     var trustedProxies: Set<String> = []
 
-    func handle(_ request: Request, context: GatewayRequestContext) async throws -> Response {
-        guard let route = PublicRoute(path: request.uri.path) else { return try banner() }
-        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > bodyLimit {
-            throw ErrorEnvelope.payloadTooLarge(limit: bodyLimit)
+    /// Answers a request matched to `route` of `service`.
+    func handle(
+        _ request: Request, context: GatewayRequestContext, route: RouteDescriptor, service: ServiceName,
+        credentials: Credentials
+    ) async throws -> Response {
+        let limit = route.transfer == .buffered ? min(route.bodyLimit, bodyLimit) : route.bodyLimit
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
+            throw ErrorEnvelope.payloadTooLarge(limit: limit)
         }
+        var (_, call) = try await resolve(request, context: context, credentials: credentials)
+        if let permission = route.permission, service == .data, let identity = call.identity,
+            let operation = DataOperation(rawValue: permission.operation),
+            let table = context.decodedParameter(permission.containerParameter)
+        {
+            try await gate.check(DataRequest(table: table, operation: operation), identity: identity, context: call)
+        }
+        var limited = route
+        limited.bodyLimit = limit
+        call.deadline = .now() + defaultTimeout
+        guard route.changesPermissions else {
+            return try await pass(request, route: limited, to: service, credentials: credentials, context: call)
+        }
+        return try await changingPermissions(request, route: limited, to: service, credentials: credentials, context: call)
+    }
+
+    /// The caller's app and identity (the `user-token`'s user when one is sent), and the call's
+    /// context carrying them.
+    private func resolve(_ request: Request, context: GatewayRequestContext, credentials: Credentials)
+        async throws -> (AppResolver.Resolved, CallContext)
+    {
         var call = CallContext(
             requestID: context.requestID, traceparent: request.headers[.init(InternalHeader.traceparent)!],
             deadline: .now() + defaultTimeout, logger: context.logger)
         call.clientAddress = ClientAddress.resolve(
             peer: context.clientAddress, forwardedFor: request.headers[.init("x-forwarded-for")!], trusted: trustedProxies)
-        var resolved = try await resolver.resolve(route.credentials, headers: request.headers, context: call)
+        var resolved = try await resolver.resolve(credentials, context: context, headers: request.headers, call: call)
         if let token = request.headers[.init("user-token")!], !token.isEmpty {
             resolved.identity = try await resolver.authenticate(resolved.identity, token: token, context: call)
         }
         call.identity = resolved.identity
-        switch route.target {
-        case .gatewayInfo where request.method == .get:
-            return try await info(appName: resolved.appName, identity: resolved.identity, context: call)
-        case .backend(let service):
-            if service == .data, let data = DataRequest(method: request.method.rawValue, resource: route.resource) {
-                try await gate.check(data, identity: resolved.identity, context: call)
-            }
-            if service == .data, request.method != .get, route.resource.contains("permissions") {
-                return try await changingPermissions(request, route: route, appID: resolved.identity.appId, context: call)
-            }
-            return try await forward(request, resource: route.resourcePath, to: service, context: call)
-        default:
-            throw ErrorEnvelope.endpointNotFound(method: request.method.rawValue, path: route.resourcePath)
-        }
+        return (resolved, call)
     }
 
-    /// Forwards a permission change and drops the app's cached rules, even when the answer is
+    /// Passes a permission change on and drops the app's cached rules, even when the answer is
     /// lost (the change may have committed): the caller's next request must see it.
-    private func changingPermissions(_ request: Request, route: PublicRoute, appID: String, context: CallContext)
-        async throws -> Response
-    {
+    private func changingPermissions(
+        _ request: Request, route: RouteDescriptor, to service: ServiceName, credentials: Credentials,
+        context: CallContext
+    ) async throws -> Response {
+        let appID = context.identity?.appId ?? ""
         do {
-            let response = try await forward(request, resource: route.resourcePath, to: .data, context: context)
+            let response = try await pass(request, route: route, to: service, credentials: credentials, context: context)
             await gate.invalidate(appID: appID)
             return response
         } catch {
@@ -62,40 +79,68 @@ struct GatewayController: Sendable {
         }
     }
 
-    private func forward(_ request: Request, resource: String, to service: ServiceName, context: CallContext)
-        async throws -> Response
-    {
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: bodyLimit)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw ErrorEnvelope.payloadTooLarge(limit: bodyLimit)
-        }
-        let path = request.uri.query.map { "\(resource)?\($0)" } ?? resource
-        let answer = try await peers.forward(
-            method: request.method.rawValue, path: path, contentType: request.headers[.contentType], body: body,
+    private func pass(
+        _ request: Request, route: RouteDescriptor, to service: ServiceName, credentials: Credentials,
+        context: CallContext
+    ) async throws -> Response {
+        let answer = try await peers.pass(
+            request, resource: Self.resource(path: request.uri.path, credentials: credentials), route: route,
             to: service, context: context)
         if let userID = answer.sessionsChanged, let appID = context.identity?.appId {
             // The caller's next request may come before the announcement reaches this gateway.
             await resolver.sessions.invalidate(appID: appID, userID: userID)
         }
-        var headers = HTTPFields()
-        headers[.contentType] = answer.contentType
-        return Response(status: .init(code: answer.status), headers: headers, body: .init(byteBuffer: answer.body))
+        return answer.response
+    }
+
+    /// The path after the app prefix, as the client sent it: `data/Person` of
+    /// `/{appId}/{key}/data/Person`, `/api/data/Person` or `/{appId}/data/Person`.
+    static func resource(path: String, credentials: Credentials) -> String {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        return segments.dropFirst(credentials == .path ? 2 : 1).joined(separator: "/")
     }
 
     /// `GET …/info`: the app's name and every service's readiness.
-    private func info(appName: String, identity: Identity, context: CallContext) async throws -> Response {
-        let services = await readiness.all(context: context)
+    func info(_ request: Request, context: GatewayRequestContext, credentials: Credentials) async throws -> Response {
+        let (resolved, call) = try await resolve(request, context: context, credentials: credentials)
+        let services = await readiness.all(context: call)
+        let identity = resolved.identity
         return try .json(
             AppInfo(
-                appId: identity.appId, name: appName, keyKind: identity.keyKind, roles: identity.roles,
+                appId: identity.appId, name: resolved.appName, keyKind: identity.keyKind, roles: identity.roles,
                 ready: services.allSatisfy(\.ready), services: services))
     }
 
+    /// A request no route matches: the caller's credentials are still checked (a wrong key is
+    /// 2002 on any path), then 404 naming the path after the app prefix.
+    func unmatched(_ request: Request, context: GatewayRequestContext) async throws -> Response {
+        let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let credentials: Credentials = segments.first == "api" ? .headers : .path
+        var matched = context
+        if credentials == .path {
+            matched.coreContext.parameters = [
+                Credentials.appParameter[...]: segments.first ?? "",
+                Credentials.keyParameter[...]: segments.dropFirst().first ?? "",
+            ]
+        }
+        _ = try await resolve(request, context: matched, credentials: credentials)
+        let resource = Self.resource(path: request.uri.path, credentials: credentials)
+        throw ErrorEnvelope.endpointNotFound(method: request.method.rawValue, path: resource)
+    }
+
     /// `GET /` and `GET /api`: the endpoint is up (the seed's browser check).
-    private func banner() throws -> Response {
+    static func banner() throws -> Response {
         try .json(["name": "BaaS gateway", "status": "API endpoint is working"])
+    }
+}
+
+extension GatewayRequestContext {
+    /// A path parameter, percent-decoded; nil when missing, empty or malformed.
+    func decodedParameter(_ name: String) -> String? {
+        guard let raw = parameters.get(name), let decoded = PercentEncoding.decode(raw), !decoded.isEmpty else {
+            return nil
+        }
+        return decoded
     }
 }
 

@@ -6,12 +6,15 @@ import PostgresNIO
 import PostgresSupport
 import ServiceRuntime
 
-/// The public gateway: one HTTP port for every client, API-key check, identity, routing to
-/// the owning service over the internal protocol, body limit, CORS and request ids.
+/// The public gateway: one HTTP port for every client, API-key check, identity, routing by the
+/// services' route manifests, streaming passthrough to the owning service over the internal
+/// protocol, body limits, CORS and request ids.
 public enum GatewayService {
-    /// Assembles the gateway process: internal client, public server and operations server.
+    /// Assembles the gateway process: internal client, manifest loader, public server and
+    /// operations server. It routes by the manifests of `services` (every backend by default).
     public static func parts(
-        runtime: RuntimeConfiguration, configuration: GatewayConfiguration, tls: TLSMaterial, logger: Logger
+        runtime: RuntimeConfiguration, configuration: GatewayConfiguration, tls: TLSMaterial, logger: Logger,
+        services: [ServiceName] = ServiceName.backends
     ) throws -> ServiceParts {
         let ports = BoundPorts()
         let peers = try InternalClient(tls: tls, peers: runtime.peers)
@@ -34,8 +37,20 @@ public enum GatewayService {
             readiness: readiness, peers: peers, gate: gate, bodyLimit: configuration.bodyLimit,
             defaultTimeout: .milliseconds(Int64(runtime.internalTimeoutMilliseconds)))
         controller.trustedProxies = configuration.trustedProxies
+        let routes = GatewayRoutes(services: services, unmatched: controller.unmatched) { [controller] route, service in
+            guard service != .gateway else {
+                return { request, context, credentials in
+                    try await controller.info(request, context: context, credentials: credentials)
+                }
+            }
+            return { request, context, credentials in
+                try await controller.handle(request, context: context, route: route, service: service, credentials: credentials)
+            }
+        }
+        let loader = ManifestLoader(
+            routes: routes, peers: peers, refresh: .seconds(configuration.routesRefreshSeconds), logger: logger)
         let publicServer = Application(
-            router: router(controller: controller, configuration: configuration),
+            router: router(controller: controller, routes: routes, configuration: configuration),
             server: .http1AndH2C(),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gateway"),
             onServerRunning: { channel in await ports.bound(.publicAPI, channel.localAddress?.port ?? 0) },
@@ -43,17 +58,22 @@ public enum GatewayService {
         let operations = OperationsServer.make(
             service: .gateway, host: runtime.bindHost, port: runtime.opsPort, ports: ports, logger: logger
         ) {
-            // The gateway can serve when it can resolve keys, that is when users-service is ready.
+            // The gateway can serve when it knows every service's routes and can resolve keys,
+            // that is when users-service is ready.
+            if let missing = routes.missing.first {
+                return .init(service: .gateway, ready: false, detail: "routes of \(missing.executable) not loaded")
+            }
             let context = CallContext(deadline: .now() + .seconds(1), logger: logger)
             let users = await readiness.status(of: .users, context: context)
             return .init(service: .gateway, ready: users.ready, detail: users.ready ? nil : "users-service not ready")
         }
-        return ServiceParts(services: [peers, database, listener, catalogListener, publicServer, operations], ports: ports)
+        return ServiceParts(
+            services: [peers, database, listener, catalogListener, loader, publicServer, operations], ports: ports)
     }
 
-    static func router(controller: GatewayController, configuration: GatewayConfiguration) -> Router<
-        GatewayRequestContext
-    > {
+    static func router(controller: GatewayController, routes: GatewayRoutes, configuration: GatewayConfiguration)
+        -> Router<GatewayRequestContext>
+    {
         let router = Router(context: GatewayRequestContext.self)
         router.middlewares.add(OriginFilterMiddleware(allowed: configuration.corsOrigins))
         router.middlewares.add(
@@ -67,9 +87,13 @@ public enum GatewayService {
                 exposedHeaders: [InternalHeader.requestID], maxAge: .seconds(3600)))
         router.middlewares.add(MetricsMiddleware())
         router.middlewares.add(GatewayEdgeMiddleware())
+        router.get("/") { _, _ in try GatewayController.banner() }
+        router.get("/api") { _, _ in try GatewayController.banner() }
         for method: HTTPRequest.Method in [.get, .post, .put, .delete, .patch, .head] {
-            router.on("/", method: method) { request, context in try await controller.handle(request, context: context) }
-            router.on("**", method: method) { request, context in try await controller.handle(request, context: context) }
+            // `/api/**` too: the trie does not fall back from the `/api` literal to a root wildcard.
+            for path: RouterPath in ["**", "/api/**"] {
+                router.on(path, method: method) { request, context in try await routes.respond(to: request, context: context) }
+            }
         }
         return router
     }

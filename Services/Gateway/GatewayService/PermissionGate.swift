@@ -102,72 +102,9 @@ actor PermissionGate: NotificationListener.Consumer {
     }
 }
 
-/// A public data request as the permission model sees it: its table and operation. Only the
-/// routes with one clear operation are named; the rest (saves that may create or update,
-/// upserts, schema, permissions, settings, units of work) are left to data-service.
+/// A public data request as the permission model sees it: its table and the one operation its
+/// route declares in data-service's manifest.
 struct DataRequest: Equatable {
     let table: String
     let operation: DataOperation
-
-    /// A request on `table` for `operation`.
-    init(table: String, operation: DataOperation) {
-        self.table = table
-        self.operation = operation
-    }
-
-    /// Classifies `method` on `resource` (`data/…` segments after the app prefix) as data-service
-    /// routes it; nil (route, let data-service decide) for anything else, empty segments included.
-    init?(method: String, resource: [Substring]) {
-        guard resource.first == "data", resource.count >= 2, !resource.contains(where: \.isEmpty) else { return nil }
-        let rest = resource.dropFirst(2).map(String.init)
-        let first = String(resource[1])
-        if first == "bulk" {
-            self.init(bulk: method, rest)
-            return
-        }
-        guard !first.hasPrefix("_"), !Self.otherRoots.contains(first) else { return nil }
-        guard let operation = Self.operation(method, rest) else { return nil }
-        self.init(table: first, operation)
-    }
-
-    /// `data/bulk/{table}` (create, update, delete) and `POST data/bulk/{table}/delete`.
-    private init?(bulk method: String, _ rest: [String]) {
-        guard let table = rest.first else { return nil }
-        if rest.count == 2, rest[1] == "delete", method == "POST" {
-            self.init(table: table, .remove)
-        } else if rest.count == 1, let operation = Self.bulkOperations[method] {
-            self.init(table: table, operation)
-        } else {
-            return nil
-        }
-    }
-
-    /// The operation of `method` on `data/{table}/…rest`, matching data-service's routes: its
-    /// literal query paths for their own methods only, else `{id}` as an object.
-    private static func operation(_ method: String, _ rest: [String]) -> DataOperation? {
-        switch (method, rest.count) {
-        case ("GET", 0): return .find
-        case ("POST", 0): return .create
-        case ("DELETE", 0): return .remove
-        case (_, 1) where queries.contains("\(method) \(rest[0])"): return .find
-        case (_, 1) where unclassified.contains(rest[0]): return nil
-        case ("GET", 1): return .find
-        case ("PUT", 1): return .update
-        case ("DELETE", 1): return .remove
-        default: return nil
-        }
-    }
-
-    // Built once: classification runs on every data request.
-    private static let otherRoots: Set<String> = ["bulkupsert", "data-grouping"]
-    private static let bulkOperations: [String: DataOperation] = ["POST": .create, "PUT": .update, "DELETE": .remove]
-    private static let queries: Set<String> = [
-        "GET count", "POST count", "POST find", "POST bql", "GET first", "GET last", "GET filter", "GET pk",
-    ]
-    private static let unclassified: Set<String> = ["properties", "schema", "permissions", "upsert", "find", "bql", "pk"]
-
-    private init?(table: String, _ operation: DataOperation) {
-        guard let decoded = PercentEncoding.decode(table), !decoded.isEmpty else { return nil }
-        self.init(table: decoded, operation: operation)
-    }
 }

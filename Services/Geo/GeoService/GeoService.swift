@@ -10,6 +10,6 @@ public enum GeoService: BackendService {
     public static let migrations: [any DatabaseMigration] = []
 
     public static func register(
-        operations: inout OperationRegistry, endpoints: inout RESTRouter, environment: ServiceEnvironment
+        operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {}
 }

@@ -9,9 +9,9 @@ import ServiceRuntime
 struct EmailRoutes {
     let mailer: Mailer
 
-    func add(to router: inout RESTRouter) {
+    func add(to router: inout PublicRoutes) {
         router.add(.post, "messaging/email") { call in
-            let identity = try call.identity
+            let identity = call.identity
             guard identity.keyKind == .serverCode else {
                 throw ErrorEnvelope(
                     code: 4000, message: "Permission denied: sending email needs the server-code key", status: 403)
@@ -35,7 +35,7 @@ struct EmailRoutes {
         var attachment: [String]?
     }
 
-    private static func request(_ call: RESTRouter.Call) throws -> SendEmail.Request {
+    private static func request(_ call: PublicCall) throws -> SendEmail.Request {
         let body: Body
         do {
             body = try JSONDecoder().decode(Body.self, from: Data(call.body.readableBytesView))

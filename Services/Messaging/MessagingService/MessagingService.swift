@@ -10,12 +10,12 @@ public enum MessagingService: BackendService {
     public static let migrations: [any DatabaseMigration] = []
 
     public static func register(
-        operations: inout OperationRegistry, endpoints: inout RESTRouter, environment: ServiceEnvironment
+        operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
         let mailer = Mailer(relay: try MailRelay.read(environment.configuration.reader))
         operations.register(SendEmail.self) { request, context in
             try await mailer.send(request, within: context)
         }
-        EmailRoutes(mailer: mailer).add(to: &endpoints)
+        EmailRoutes(mailer: mailer).add(to: &routes)
     }
 }

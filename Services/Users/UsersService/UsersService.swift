@@ -26,7 +26,7 @@ public enum UsersService: BackendService {
     ]
 
     public static func register(
-        operations: inout OperationRegistry, endpoints: inout RESTRouter, environment: ServiceEnvironment
+        operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
         let apps = AppRepository(database: environment.database)
         operations.register(ResolveAPIKey.self) { request, context in
@@ -43,7 +43,7 @@ public enum UsersService: BackendService {
         operations.register(ResolveUserToken.self) { request, context in
             try await accounts.resolve(appID: request.appId, token: request.token, logger: context.logger)
         }
-        UserRoutes(accounts: accounts).add(to: &endpoints)
+        UserRoutes(accounts: accounts).add(to: &routes)
     }
 
     /// Confirmation and reset emails, sent through messaging-service's `email.send`.

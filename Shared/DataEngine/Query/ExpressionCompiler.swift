@@ -150,6 +150,8 @@ struct ExpressionCompiler {
             sql.append(")")
             return type
         case .negated(let inner):
+            // Checked before any SQL: PostgreSQL's own refusal would name its operators.
+            _ = try staticType(value)
             sql.append("(-")
             let type = try self.value(inner, context: context, into: &sql)
             sql.append(")")
@@ -255,7 +257,12 @@ struct ExpressionCompiler {
         case .number: return .double
         case .boolean: return .boolean
         case .string, .null, .list: return nil
-        case .negated(let inner): return try staticType(inner)
+        case .negated(let inner):
+            let type = try staticType(inner)
+            if let type, !type.isNumeric {
+                throw DataError.invalidQuery("A minus sign applies to numbers, not to \(type.rawValue) values")
+            }
+            return type
         case .arithmetic(_, let left, let right):
             let types = [try staticType(left), try staticType(right)]
             for type in types.compactMap({ $0 }) where !type.isNumeric {

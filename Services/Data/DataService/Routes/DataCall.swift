@@ -6,7 +6,7 @@ import NIOCore
 import ServiceRuntime
 
 /// Reading a forwarded data request: identity, path parameters, query string and JSON body.
-extension RESTRouter.Call {
+extension PublicCall {
     /// The `:table` path parameter.
     var table: String { parameters["table"] ?? "" }
 

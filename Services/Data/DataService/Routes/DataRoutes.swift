@@ -1,6 +1,7 @@
 import DataEngine
 import Hummingbird
 import InternalProtocol
+import Permissions
 import QueryLanguage
 import ServiceRuntime
 
@@ -9,7 +10,7 @@ import ServiceRuntime
 struct DataRoutes {
     let engine: DataEngine
 
-    func add(to router: inout RESTRouter) {
+    func add(to router: inout PublicRoutes) {
         addSettings(to: &router)
         addPermissions(to: &router)
         addBulk(to: &router)
@@ -18,7 +19,7 @@ struct DataRoutes {
         addObjects(to: &router)
         router.add(.post, "transaction/unit-of-work") { call in
             let work = try UnitOfWork(body: try call.json)
-            return .json(try await engine.execute(work, identity: try call.identity, logger: call.context.logger))
+            return .json(try await engine.execute(work, identity: call.identity, logger: call.context.logger))
         }
     }
 
@@ -28,48 +29,48 @@ struct DataRoutes {
         return try DataError.parsing { () throws(QueryLanguageError) in try QueryParser.condition(text) }
     }
 
-    private func addSettings(to router: inout RESTRouter) {
+    private func addSettings(to router: inout PublicRoutes) {
         router.add(.get, "data/_settings") { call in
-            .json(try await engine.settings(identity: try call.identity))
+            .json(try await engine.settings(identity: call.identity))
         }
         router.add(.put, "data/_settings") { call in
             guard let enabled = try call.object["dynamicSchema"]?.boolValue else {
                 throw DataError.invalidBody("Expected {\"dynamicSchema\": true|false}")
             }
-            return .json(try await engine.setDynamicSchema(enabled, identity: try call.identity, logger: call.context.logger))
+            return .json(try await engine.setDynamicSchema(enabled, identity: call.identity, logger: call.context.logger))
         }
     }
 
-    private func addBulk(to router: inout RESTRouter) {
-        router.add(.post, "data/bulk/:table") { call in
+    private func addBulk(to router: inout PublicRoutes) {
+        router.add(.post, "data/bulk/:table", permission: .data(.create)) { call in
             let ids = try await engine.createBulk(
-                call.table, objects: try call.objects, identity: try call.identity, logger: call.context.logger)
+                call.table, objects: try call.objects, identity: call.identity, logger: call.context.logger)
             return .json(.array(ids.map(JSONValue.string)))
         }
         router.add(.put, "data/bulkupsert/:table") { call in
             let ids = try await engine.upsertBulk(
-                call.table, objects: try call.objects, identity: try call.identity, logger: call.context.logger)
+                call.table, objects: try call.objects, identity: call.identity, logger: call.context.logger)
             return .json(.array(ids.map(JSONValue.string)))
         }
-        router.add(.put, "data/bulk/:table") { call in
+        router.add(.put, "data/bulk/:table", permission: .data(.update)) { call in
             let condition = try Self.condition(try call.queryParameters.scalar("where"))
             let count = try await engine.updateBulk(
-                call.table, condition: condition, changes: try call.object, identity: try call.identity,
+                call.table, condition: condition, changes: try call.object, identity: call.identity,
                 logger: call.context.logger)
             return .json(.integer(Int64(count)))
         }
-        router.add(.delete, "data/bulk/:table") { call in
+        router.add(.delete, "data/bulk/:table", permission: .data(.remove)) { call in
             // A malformed body is ignored here, as before: the where clause is the 5.x+ form.
             try await bulkDelete(call, whereText: try call.queryParameters.scalar("where"), body: try? call.json)
         }
-        router.add(.post, "data/bulk/:table/delete") { call in
+        router.add(.post, "data/bulk/:table/delete", permission: .data(.remove)) { call in
             let body = try call.json
             return try await bulkDelete(call, whereText: body?.object?["where"]?.string, body: body)
         }
     }
 
     /// Deletes by where clause, or (4.x) by a JSON array of objects or ids in the body.
-    private func bulkDelete(_ call: RESTRouter.Call, whereText: String?, body: JSONValue?) async throws -> Response {
+    private func bulkDelete(_ call: PublicCall, whereText: String?, body: JSONValue?) async throws -> Response {
         var condition = try Self.condition(whereText)
         if condition == nil, let items = body?.array {
             let ids = items.compactMap { $0.string ?? $0.object?["objectId"]?.string }
@@ -77,7 +78,7 @@ struct DataRoutes {
             condition = .membership(.property(PropertyPath(["objectId"])), ids.map(ValueExpression.string), negated: false)
         }
         let count = try await engine.deleteBulk(
-            call.table, condition: condition, identity: try call.identity, logger: call.context.logger)
+            call.table, condition: condition, identity: call.identity, logger: call.context.logger)
         return .json(.integer(Int64(count)))
     }
 }

@@ -11,34 +11,34 @@ extension DataRoutes {
     /// (owner policy), the last two with the server-code key. Bodies: `{"permission": "FIND",
     /// "user": "<id>|*"}` or `{"permission": …, "role": "<name>|*"}`. `GET` on the same paths
     /// reads them back (the object's ACL with the Permission right, the rest with the server-code key).
-    func addPermissions(to router: inout RESTRouter) {
+    func addPermissions(to router: inout PublicRoutes) {
         router.add(.get, "data/:table/permissions") { call in
-            .json(try await engine.rulePermissions(table: call.table == "*" ? nil : call.table, identity: try call.identity))
+            .json(try await engine.rulePermissions(table: call.table == "*" ? nil : call.table, identity: call.identity))
         }
-        router.add(.get, "data/:table/permissions/:objectId") { call in
+        router.add(.get, "data/:table/permissions/:target") { call in
             .json(
                 try await engine.objectPermissions(
-                    table: call.table, objectID: call.parameters["objectId"] ?? "", identity: try call.identity,
+                    table: call.table, objectID: call.parameters["target"] ?? "", identity: call.identity,
                     logger: call.context.logger))
         }
-        router.add(.put, "data/:table/permissions/owner/:action") { call in
+        router.add(.put, "data/:table/permissions/owner/:action", options: .permissionChange) { call in
             let (decision, operation, _) = try Self.permission(call)
             try await engine.setOwnerPolicy(
-                decision, operation: operation, table: call.table, identity: try call.identity, logger: call.context.logger)
+                decision, operation: operation, table: call.table, identity: call.identity, logger: call.context.logger)
             return Response(status: .ok)
         }
-        router.add(.put, "data/:table/permissions/:action/:objectId") { call in
+        router.add(.put, "data/:table/permissions/:target/:objectId", options: .permissionChange) { call in
             let (decision, operation, principal) = try Self.permission(call)
             try await engine.setObjectPermission(
                 PermissionChange(decision: decision, operation: operation, principal: principal), table: call.table,
-                objectID: call.parameters["objectId"] ?? "", identity: try call.identity, logger: call.context.logger)
+                objectID: call.parameters["objectId"] ?? "", identity: call.identity, logger: call.context.logger)
             return Response(status: .ok)
         }
-        router.add(.put, "data/:table/permissions/:action") { call in
+        router.add(.put, "data/:table/permissions/:target", options: .permissionChange) { call in
             let (decision, operation, principal) = try Self.permission(call)
             try await engine.setRulePermission(
                 PermissionChange(decision: decision, operation: operation, principal: principal),
-                table: call.table == "*" ? nil : call.table, identity: try call.identity, logger: call.context.logger)
+                table: call.table == "*" ? nil : call.table, identity: call.identity, logger: call.context.logger)
             return Response(status: .ok)
         }
     }
@@ -46,8 +46,8 @@ extension DataRoutes {
     /// The action (GRANT, DENY, or INHERIT as nil), the operation and the principal of a
     /// permission request; 1022 for anything else. A body naming neither user nor role means
     /// every role, as the JS SDK sends it.
-    private static func permission(_ call: RESTRouter.Call) throws -> (PermissionDecision?, DataOperation, Principal) {
-        let action = (call.parameters["action"] ?? "").uppercased()
+    private static func permission(_ call: PublicCall) throws -> (PermissionDecision?, DataOperation, Principal) {
+        let action = (call.parameters["target"] ?? call.parameters["action"] ?? "").uppercased()
         guard action == "INHERIT" || PermissionDecision(rawValue: action) != nil else {
             throw DataError.invalidBody("The permission action must be GRANT, DENY or INHERIT, not '\(action)'")
         }

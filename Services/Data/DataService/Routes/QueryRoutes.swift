@@ -1,64 +1,65 @@
 import DataEngine
 import Hummingbird
 import InternalProtocol
+import Permissions
 import QueryLanguage
 import ServiceRuntime
 
 extension DataRoutes {
     /// Finds, counts, first/last and the QuickBlox and BQL dialects.
-    func addQueries(to router: inout RESTRouter) {
-        router.add(.get, "data/:table/count") { call in
+    func addQueries(to router: inout PublicRoutes) {
+        router.add(.get, "data/:table/count", permission: .data(.find)) { call in
             try await count(call, try FindQuery(try call.queryParameters, paged: false))
         }
-        router.add(.post, "data/:table/count") { call in
+        router.add(.post, "data/:table/count", permission: .data(.find)) { call in
             try await count(call, try FindQuery(try bodyParameters(call), paged: false))
         }
-        router.add(.post, "data/:table/find") { call in
+        router.add(.post, "data/:table/find", permission: .data(.find)) { call in
             try await find(call, try FindQuery(try bodyParameters(call)))
         }
-        router.add(.get, "data/:table/first") { call in
+        router.add(.get, "data/:table/first", permission: .data(.find)) { call in
             try await edge(call, last: false)
         }
-        router.add(.get, "data/:table/last") { call in
+        router.add(.get, "data/:table/last", permission: .data(.find)) { call in
             try await edge(call, last: true)
         }
-        router.add(.get, "data/:table/filter") { call in
+        router.add(.get, "data/:table/filter", permission: .data(.find)) { call in
             try await quickBlox(call)
         }
-        router.add(.post, "data/:table/bql") { call in
+        router.add(.post, "data/:table/bql", permission: .data(.find)) { call in
             try await bql(call)
         }
-        router.add(.get, "data/:table") { call in
+        router.add(.get, "data/:table", permission: .data(.find)) { call in
             try await find(call, try FindQuery(try call.queryParameters))
         }
     }
 
     /// POST bodies: the JS object form or Swift's arrays and numeric strings.
-    func bodyParameters(_ call: RESTRouter.Call) throws -> QueryParameters {
+    func bodyParameters(_ call: PublicCall) throws -> QueryParameters {
         guard let body = try call.json else { return QueryParameters() }
         guard let object = body.object else { throw DataError.invalidBody("The query body must be a JSON object") }
         return try QueryParameters(body: object)
     }
 
-    private func find(_ call: RESTRouter.Call, _ query: FindQuery) async throws -> Response {
-        .jsonArray(try await engine.find(call.table, query: query, identity: try call.identity, logger: call.context.logger))
+    private func find(_ call: PublicCall, _ query: FindQuery) async throws -> Response {
+        .jsonArray(try await engine.find(call.table, query: query, identity: call.identity, logger: call.context.logger))
     }
 
-    private func count(_ call: RESTRouter.Call, _ query: FindQuery) async throws -> Response {
-        let count = try await engine.count(call.table, query: query, identity: try call.identity, logger: call.context.logger)
+    private func count(_ call: PublicCall, _ query: FindQuery) async throws -> Response {
+        let count = try await engine.count(call.table, query: query, identity: call.identity, logger: call.context.logger)
         return .json(.integer(Int64(count)))
     }
 
-    private func edge(_ call: RESTRouter.Call, last: Bool) async throws -> Response {
+    private func edge(_ call: PublicCall, last: Bool) async throws -> Response {
         let query = try FindQuery(try call.queryParameters, paged: false)
         let object = try await engine.edge(
-            call.table, last: last, query: query, identity: try call.identity, logger: call.context.logger)
+            call.table, last: last, query: query, identity: call.identity, logger: call.context.logger)
         return .jsonText(object ?? "null")
     }
 
     /// QuickBlox filters on the query string; `count=1` answers `{"count": n}`, otherwise
     /// `{"items": [...], "skip", "limit"}` as QuickBlox clients read them.
-    private func quickBlox(_ call: RESTRouter.Call) async throws -> Response {
+    private func quickBlox(_ call: PublicCall) async throws -> Response {
         let parameters = try call.dataQueryItems
         let filter = try DataError.parsing { () throws(QueryLanguageError) in try QuickBloxFilter.parse(parameters) }
         var query = FindQuery()
@@ -66,7 +67,7 @@ extension DataRoutes {
         query.sort = filter.sort
         if let include = filter.include { query.properties = include.map { SelectItem(expression: .property(PropertyPath([$0])), alias: nil) } }
         query.excluded = filter.exclude ?? []
-        let identity = try call.identity
+        let identity = call.identity
         if filter.countOnly {
             let count = try await engine.count(call.table, query: query, identity: identity, logger: call.context.logger)
             return .json(.object(JSONObject([("count", .integer(Int64(count)))])))
@@ -95,7 +96,7 @@ extension DataRoutes {
 
     /// BQL: `{"query": "where x > ?", "params": [...], "limit": n, "offset": n}` answers
     /// `{"objects": [...], "totalCount": n}` as Backbeam clients read them.
-    private func bql(_ call: RESTRouter.Call) async throws -> Response {
+    private func bql(_ call: PublicCall) async throws -> Response {
         let body = try call.object
         let parameters = try (body["params"]?.array ?? []).map(Self.bqlParameter)
         var query = FindQuery()
@@ -108,7 +109,7 @@ extension DataRoutes {
         guard (1...FindQuery.maximumPageSize).contains(query.pageSize), query.offset >= 0 else {
             throw DataError.invalidParameter("limit must be between 1 and 100, offset at least 0")
         }
-        let identity = try call.identity
+        let identity = call.identity
         async let objects = engine.find(call.table, query: query, identity: identity, logger: call.context.logger)
         async let total = engine.count(call.table, query: query, identity: identity, logger: call.context.logger)
         let (page, count) = try await (objects, total)

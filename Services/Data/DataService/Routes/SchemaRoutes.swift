@@ -5,9 +5,9 @@ import ServiceRuntime
 
 extension DataRoutes {
     /// `properties` (the contract's describe) and schema management with the server-code key.
-    func addSchema(to router: inout RESTRouter) {
+    func addSchema(to router: inout PublicRoutes) {
         router.add(.get, "data/:table/properties") { call in
-            .json(try await engine.properties(call.table, identity: try call.identity))
+            .json(try await engine.properties(call.table, identity: call.identity))
         }
         router.add(.post, "data/:table/properties") { call in
             try await addColumns(call)
@@ -19,32 +19,32 @@ extension DataRoutes {
             .json(
                 try await engine.alterColumn(
                     call.table, column: call.parameters["column"] ?? "", changes: try call.object,
-                    identity: try call.identity, logger: call.context.logger))
+                    identity: call.identity, logger: call.context.logger))
         }
         router.add(.delete, "data/:table/properties/:column") { call in
             try await engine.dropColumn(
-                call.table, column: call.parameters["column"] ?? "", identity: try call.identity,
+                call.table, column: call.parameters["column"] ?? "", identity: call.identity,
                 logger: call.context.logger)
             return .json(.object(JSONObject()))
         }
         router.add(.delete, "data/:table/schema") { call in
-            try await engine.dropTable(call.table, identity: try call.identity, logger: call.context.logger)
+            try await engine.dropTable(call.table, identity: call.identity, logger: call.context.logger)
             return .json(.object(JSONObject()))
         }
     }
 
     /// Column definitions from an object, an array of them, or nothing (a bare table).
-    private func addColumns(_ call: RESTRouter.Call) async throws -> Response {
+    private func addColumns(_ call: PublicCall) async throws -> Response {
         let body = try call.json
         let definitions: [JSONObject] =
             switch body {
             case nil: []
             case .object(let object)?: [object]
-            case .array?: try RESTRouter.Call.objects(in: body)
+            case .array?: try PublicCall.objects(in: body)
             default: throw DataError.invalidBody("Expected a column definition or an array of them")
             }
         let columns = try definitions.map { definition throws in try DataEngine.columnDefinition(definition) }
         return .json(
-            try await engine.addColumns(call.table, columns: columns, identity: try call.identity, logger: call.context.logger))
+            try await engine.addColumns(call.table, columns: columns, identity: call.identity, logger: call.context.logger))
     }
 }

@@ -8,37 +8,37 @@ import ServiceRuntime
 extension UserRoutes {
     /// Password recovery and email confirmation: the API calls, and the pages their links open
     /// (`/{appId}/account/…`, which the gateway serves without an API key).
-    func addEmail(to router: inout RESTRouter) {
+    func addEmail(to router: inout PublicRoutes) {
         router.add(.get, "users/restorepassword/:identity") { call in
             try await accounts.restorePassword(
-                appID: try call.identity.appId, identity: call.parameters["identity"] ?? "",
+                appID: call.identity.appId, identity: call.parameters["identity"] ?? "",
                 clientAddress: call.context.clientAddress, deadline: call.context.deadline, logger: call.context.logger)
             return Response(status: .ok)
         }
         router.add(.post, "users/resendconfirmation/:identity") { call in
             try await accounts.resendConfirmation(
-                appID: try call.identity.appId, identity: call.parameters["identity"] ?? "",
+                appID: call.identity.appId, identity: call.parameters["identity"] ?? "",
                 clientAddress: call.context.clientAddress, deadline: call.context.deadline, logger: call.context.logger)
             return Response(status: .ok)
         }
-        router.add(.get, "account/reset-password/:token") { _ in
+        router.add(.get, "account/reset-password/:token", options: .keylessJSON) { _ in
             .html(AccountPages.resetForm)
         }
-        router.add(.post, "account/reset-password/:token") { call in
+        router.add(.post, "account/reset-password/:token", options: .keylessJSON) { call in
             let userID = try await accounts.resetPassword(
-                appID: try call.identity.appId, token: call.parameters["token"] ?? "", password: try Self.newPassword(call),
+                appID: call.identity.appId, token: call.parameters["token"] ?? "", password: try Self.newPassword(call),
                 clientAddress: call.context.clientAddress, logger: call.context.logger)
             return Response.html(AccountPages.passwordChanged).endingSessions(of: userID)
         }
-        router.add(.get, "account/confirm-email/:token") { call in
+        router.add(.get, "account/confirm-email/:token", options: .keylessJSON) { call in
             try await accounts.confirmEmail(
-                appID: try call.identity.appId, token: call.parameters["token"] ?? "", logger: call.context.logger)
+                appID: call.identity.appId, token: call.parameters["token"] ?? "", logger: call.context.logger)
             return .html(AccountPages.emailConfirmed)
         }
     }
 
     /// The new password from the page's form (`password=…`) or a JSON body.
-    private static func newPassword(_ call: RESTRouter.Call) throws -> String {
+    private static func newPassword(_ call: PublicCall) throws -> String {
         let bytes = Array(call.body.readableBytesView)
         if let object = try? JSONParser.parse(bytes).object { return object["password"]?.string ?? "" }
         let form = String(decoding: bytes, as: UTF8.self)
@@ -83,22 +83,22 @@ extension Response {
 
 extension UserRoutes {
     /// The app's user settings and email templates (server-code key).
-    func addSettings(to router: inout RESTRouter) {
+    func addSettings(to router: inout PublicRoutes) {
         router.add(.get, "users/settings") { call in
-            .jsonText(try await accounts.settings(identity: try call.identity, logger: call.context.logger))
+            .jsonText(try await accounts.settings(identity: call.identity, logger: call.context.logger))
         }
         router.add(.put, "users/settings") { call in
             .jsonText(
                 try await accounts.changeSettings(
-                    body: Data(call.body.readableBytesView), identity: try call.identity, logger: call.context.logger))
+                    body: Data(call.body.readableBytesView), identity: call.identity, logger: call.context.logger))
         }
         router.add(.get, "users/emailtemplates/:event") { call in
-            .jsonText(try await accounts.emailTemplate(call.parameters["event"] ?? "", identity: try call.identity, logger: call.context.logger))
+            .jsonText(try await accounts.emailTemplate(call.parameters["event"] ?? "", identity: call.identity, logger: call.context.logger))
         }
         router.add(.put, "users/emailtemplates/:event") { call in
             .jsonText(
                 try await accounts.changeEmailTemplate(
-                    call.parameters["event"] ?? "", body: Data(call.body.readableBytesView), identity: try call.identity,
+                    call.parameters["event"] ?? "", body: Data(call.body.readableBytesView), identity: call.identity,
                     logger: call.context.logger))
         }
     }

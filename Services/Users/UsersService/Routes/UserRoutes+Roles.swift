@@ -6,19 +6,19 @@ import ServiceRuntime
 extension UserRoutes {
     /// The caller's and other users' roles, assigning them, members of a role, and (server-code
     /// key) creating and deleting custom roles.
-    func addRoles(to router: inout RESTRouter) {
+    func addRoles(to router: inout PublicRoutes) {
         router.add(.get, "users/userroles") { call in
-            Self.names(try call.identity.roles)
+            Self.names(call.identity.roles)
         }
         router.add(.get, "users/userroles/:id") { call in
-            Self.names(try await accounts.roles(ofUser: call.parameters["id"] ?? "", identity: try call.identity, logger: call.context.logger))
+            Self.names(try await accounts.roles(ofUser: call.parameters["id"] ?? "", identity: call.identity, logger: call.context.logger))
         }
         router.add(.post, "users/assignRole") { call in
-            let userID = try await accounts.assignRole(body: try Self.body(call), identity: try call.identity, logger: call.context.logger)
+            let userID = try await accounts.assignRole(body: try Self.body(call), identity: call.identity, logger: call.context.logger)
             return Response(status: .ok).endingSessions(of: userID)
         }
         router.add(.post, "users/unassignRole") { call in
-            let userID = try await accounts.unassignRole(body: try Self.body(call), identity: try call.identity, logger: call.context.logger)
+            let userID = try await accounts.unassignRole(body: try Self.body(call), identity: call.identity, logger: call.context.logger)
             return Response(status: .ok).endingSessions(of: userID)
         }
         router.add(.get, "users/role/:name") { call in
@@ -27,23 +27,23 @@ extension UserRoutes {
             let query = try FindQuery(QueryParameters(queryItems: items.filter { $0.name != "loadRoles" }))
             return .jsonText(
                 try await accounts.users(
-                    inRole: call.parameters["name"] ?? "", query: query, loadRoles: loadRoles, identity: try call.identity,
+                    inRole: call.parameters["name"] ?? "", query: query, loadRoles: loadRoles, identity: call.identity,
                     logger: call.context.logger))
         }
         addRoleManagement(to: &router)
     }
 
-    private func addRoleManagement(to router: inout RESTRouter) {
+    private func addRoleManagement(to router: inout PublicRoutes) {
         router.add(.get, "users/roles") { call in
-            Self.names(try await accounts.customRoles(identity: try call.identity, logger: call.context.logger))
+            Self.names(try await accounts.customRoles(identity: call.identity, logger: call.context.logger))
         }
         router.add(.put, "users/roles/:name") { call in
             let name = call.parameters["name"] ?? ""
-            let created = try await accounts.createRole(name, identity: try call.identity, logger: call.context.logger)
+            let created = try await accounts.createRole(name, identity: call.identity, logger: call.context.logger)
             return .jsonText(JSONValue.object(JSONObject([("name", .string(name))])).jsonText, status: created ? .created : .ok)
         }
         router.add(.delete, "users/roles/:name") { call in
-            try await accounts.deleteRole(call.parameters["name"] ?? "", identity: try call.identity, logger: call.context.logger)
+            try await accounts.deleteRole(call.parameters["name"] ?? "", identity: call.identity, logger: call.context.logger)
             return Response(status: .ok)
         }
     }

@@ -8,7 +8,7 @@ import ServiceRuntime
 struct UserRoutes {
     let accounts: Accounts
 
-    func add(to router: inout RESTRouter) {
+    func add(to router: inout PublicRoutes) {
         addSessions(to: &router)
         // Roles first: `PUT users/roles/status` is a role, not the status of a user "roles".
         addRoles(to: &router)
@@ -17,37 +17,37 @@ struct UserRoutes {
         addProfiles(to: &router)
     }
 
-    private func addSessions(to router: inout RESTRouter) {
+    private func addSessions(to router: inout PublicRoutes) {
         router.add(.post, "users/register") { call in
-            let identity = try call.identity
+            let identity = call.identity
             return .jsonText(
                 try await accounts.register(
                     appID: identity.appId, body: try Self.body(call), callerID: identity.userId, logger: call.context.logger))
         }
         router.add(.post, "users/register/guest") { call in
-            .jsonText(try await accounts.registerGuest(appID: try call.identity.appId, logger: call.context.logger))
+            .jsonText(try await accounts.registerGuest(appID: call.identity.appId, logger: call.context.logger))
         }
         router.add(.post, "users/login") { call in
-            let identity = try call.identity
+            let identity = call.identity
             return .jsonText(
                 try await accounts.login(
                     appID: identity.appId, body: try Self.body(call), clientAddress: call.context.clientAddress,
                     logger: call.context.logger))
         }
         router.add(.get, "users/logout") { call in
-            let identity = try call.identity
+            let identity = call.identity
             try await accounts.logout(identity, logger: call.context.logger)
             return Response(status: .ok).endingSessions(of: identity.userId)
         }
         router.add(.get, "users/isvalidusertoken/:token") { call in
             let valid = try await accounts.isValid(
-                appID: try call.identity.appId, token: call.parameters["token"] ?? "", logger: call.context.logger)
+                appID: call.identity.appId, token: call.parameters["token"] ?? "", logger: call.context.logger)
             return .jsonText(valid ? "true" : "false")
         }
     }
 
     /// The body as a JSON object; duplicate keys are the seed's 3043, anything else not an object 3038.
-    static func body(_ call: RESTRouter.Call) throws -> JSONObject {
+    static func body(_ call: PublicCall) throws -> JSONObject {
         do {
             guard let object = try JSONParser.parse(Array(call.body.readableBytesView)).object else {
                 throw UserError.missingRegistrationData

@@ -1,0 +1,123 @@
+import Hummingbird
+import InternalProtocol
+import Synchronization
+
+/// The gateway's routes, built from the services' ``RouteManifest``s with Hummingbird's router:
+/// each manifest route under `/{appId}/{apiKey}/…` and `/api/…` (and `/{appId}/…` when keyless).
+/// Rebuilt whenever a manifest changes, so a route a service adds is routed without a gateway edit.
+final class GatewayRoutes: Sendable {
+    /// Answers a request no route matches (by throwing).
+    typealias Unmatched = @Sendable (Request, GatewayRequestContext) async throws -> Response
+    /// Makes the handler for one route of one service.
+    typealias Handler = @Sendable (RouteDescriptor, ServiceName) -> RouteHandler
+    /// Answers a matched request; `credentials` says where its app and key come from.
+    typealias RouteHandler = @Sendable (Request, GatewayRequestContext, Credentials) async throws -> Response
+
+    private struct State {
+        var manifests: [ServiceName: RouteManifest] = [:]
+        var responder: RouterResponder<GatewayRequestContext>?
+    }
+
+    /// The services whose manifests the gateway routes by.
+    let services: [ServiceName]
+    private let handler: Handler
+    private let unmatched: Unmatched
+    private let state = Mutex(State())
+
+    /// Routes for `services`, answering matched requests with `handler` and the rest with
+    /// `unmatched` (a plain 404 by default).
+    init(services: [ServiceName], unmatched: Unmatched? = nil, handler: @escaping Handler) {
+        self.services = services
+        self.handler = handler
+        self.unmatched = unmatched ?? { request, _ in
+            throw ErrorEnvelope.endpointNotFound(method: request.method.rawValue, path: String(request.uri.path.dropFirst()))
+        }
+    }
+
+    /// The services whose manifests have not arrived yet.
+    var missing: [ServiceName] {
+        state.withLock { state in services.filter { state.manifests[$0] == nil } }
+    }
+
+    /// Takes a service's manifest; rebuilds the router when it differs from the one in use.
+    func update(_ manifest: RouteManifest) {
+        state.withLock { state in
+            guard state.manifests[manifest.service] != manifest else { return }
+            state.manifests[manifest.service] = manifest
+            let manifests = [Self.gatewayManifest] + services.compactMap { state.manifests[$0] }
+            state.responder = Self.build(manifests, handler: handler, notFound: notFound)
+        }
+    }
+
+    /// Answers a public request by the route it matches; unmatched requests are 404, or 503
+    /// while some service's routes are unknown.
+    func respond(to request: Request, context: GatewayRequestContext) async throws -> Response {
+        guard let responder = state.withLock({ $0.responder }) else { return try await notFound(request, context) }
+        return try await responder.respond(to: request, context: context)
+    }
+
+    /// A request no route matches: 503 while a service's routes are unknown, else `unmatched`.
+    private func notFound(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        if let service = missing.first { throw ErrorEnvelope.serviceUnavailable(service) }
+        return try await unmatched(request, context)
+    }
+
+    /// The gateway's own route: `GET …/info`.
+    static let gatewayManifest = RouteManifest(
+        service: .gateway, routes: [RouteDescriptor(method: "GET", path: "info", bodyLimit: 0)])
+
+    private static func build(_ manifests: [RouteManifest], handler: Handler, notFound: @escaping Unmatched)
+        -> RouterResponder<GatewayRequestContext>
+    {
+        let router = Router(context: GatewayRequestContext.self)
+        // The router answers "no route" itself with an empty 404; this turns it into ours.
+        router.middlewares.add(NotFoundMiddleware(notFound: notFound))
+        for manifest in manifests {
+            for route in manifest.routes {
+                guard let method = HTTPRequest.Method(route.method) else { continue }
+                let answer = handler(route, manifest.service)
+                router.on(RouterPath("/:\(Credentials.appParameter)/:\(Credentials.keyParameter)/\(route.path)"), method: method) {
+                    request, context in try await answer(request, context, .path)
+                }
+                router.on(RouterPath("/api/\(route.path)"), method: method) { request, context in
+                    try await answer(request, context, .headers)
+                }
+                if route.keyless {
+                    router.on(RouterPath("/:\(Credentials.appParameter)/\(route.path)"), method: method) {
+                        request, context in try await answer(request, context, .appOnly)
+                    }
+                }
+            }
+        }
+        return router.buildResponder()
+    }
+}
+
+/// Where a matched request's app and key come from.
+enum Credentials: Equatable, Sendable {
+    /// `/{appId}/{apiKey}/…`.
+    case path
+    /// `/api/…`: app and key come from headers or configuration.
+    case headers
+    /// `/{appId}/…` on a keyless route: the app's anonymous REST client.
+    case appOnly
+
+    static let appParameter = "baasAppId"
+    static let keyParameter = "baasApiKey"
+}
+
+/// Hands the router's "no route" to the gateway (key check, then a JSON 404).
+struct NotFoundMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
+    let notFound: GatewayRoutes.Unmatched
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            return try await notFound(request, context)
+        }
+    }
+}

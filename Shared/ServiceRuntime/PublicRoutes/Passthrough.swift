@@ -1,0 +1,105 @@
+import AsyncHTTPClient
+import Hummingbird
+import InternalProtocol
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// The headers a passed-through request and its answer keep; everything else stays at its hop.
+public enum PassthroughHeaders {
+    /// Request headers the owning service sees.
+    public static let request: [String] = [
+        "content-type", "range", "if-range", "if-none-match", "if-modified-since", "if-match",
+        "if-unmodified-since", "accept", "accept-encoding", "accept-language", "user-agent",
+    ]
+    /// Answer headers the client sees.
+    public static let response: [String] = [
+        "content-type", "content-length", "etag", "last-modified", "content-range", "accept-ranges",
+        "content-disposition", "cache-control", "location", "content-encoding", "expires", "vary",
+    ]
+}
+
+/// A public request passed to its owning service, and the answer as it arrives.
+public struct PassedResponse: Sendable {
+    /// The answer, its body streaming from the service.
+    public var response: Response
+    /// The ``InternalHeader/sessionsChanged`` header, if the service set one.
+    public var sessionsChanged: String?
+}
+
+extension InternalClient {
+    /// Passes a public request to `service` as a real HTTP/2 request on the same method, path
+    /// and query, with the allowed headers and the call's context, streaming the body both ways
+    /// with backpressure. A request body crossing `route.bodyLimit` ends the call with 413; a
+    /// streamed route is bounded by its idle timeout instead of the call's deadline.
+    public func pass(
+        _ request: Request, resource: String, route: RouteDescriptor, to service: ServiceName, context: CallContext
+    ) async throws -> PassedResponse {
+        guard let base = peers[service] else { throw ErrorEnvelope.serviceUnavailable(service) }
+        let query = request.uri.query.map { "?\($0)" } ?? ""
+        var outgoing = HTTPClientRequest(url: "\(base)/\(resource)\(query)")
+        outgoing.method = .init(rawValue: request.method.rawValue)
+        outgoing.headers = try Self.contextHeaders(context)
+        for name in PassthroughHeaders.request {
+            for value in request.headers[values: .init(name)!] { outgoing.headers.add(name: name, value: value) }
+        }
+        let activity = TransferActivity(idle: route.idleTimeoutMilliseconds.map { .milliseconds($0) })
+        let hasBody = Self.hasBody(request)
+        if hasBody {
+            let length = request.headers[.contentLength].flatMap(Int64.init)
+            outgoing.body = .stream(
+                LimitedBody(base: request.body, limit: route.bodyLimit, activity: activity),
+                length: length.map { .known($0) } ?? .unknown)
+        }
+        let deadline = route.transfer == .buffered ? context.deadline : .distantFuture
+        let answer: HTTPClientResponse
+        do {
+            // The idle timeout covers the upload (the answer's head comes after it); the client's
+            // read timeout covers the answer's body, resetting on every part.
+            answer = try await activity.watch(service: service) { [outgoing, retry = !hasBody && request.method == .get] in
+                try await self.executeOnce(outgoing, retry: retry, deadline: deadline, context: context)
+            }
+        } catch is ConnectionLost {
+            throw ErrorEnvelope.serviceUnavailable(service)
+        } catch {
+            throw Self.failure(error, service: service, context: context)
+        }
+        return PassedResponse(
+            response: Self.response(answer),
+            sessionsChanged: answer.headers.first(name: InternalHeader.sessionsChanged))
+    }
+
+    private func executeOnce(_ request: HTTPClientRequest, retry: Bool, deadline: NIODeadline, context: CallContext)
+        async throws -> HTTPClientResponse
+    {
+        do {
+            return try await http.execute(request, deadline: deadline, logger: context.logger)
+        } catch let error as HTTPClientError where error == .remoteConnectionClosed && retry {
+            return try await http.execute(request, deadline: deadline, logger: context.logger)
+        }
+    }
+
+    /// Whether the public request carries a body to pass on.
+    static func hasBody(_ request: Request) -> Bool {
+        if let length = request.headers[.contentLength] { return length != "0" }
+        if request.headers[.transferEncoding] != nil { return true }
+        // HTTP/2 requests may stream a body without declaring its length.
+        return ![.get, .head, .delete, .options].contains(request.method)
+    }
+
+    /// The client's answer: status, the allowed headers and the body as it streams. A service
+    /// failing mid-body ends the client's response with an error, never a truncated success.
+    private static func response(_ answer: HTTPClientResponse) -> Response {
+        var headers = HTTPFields()
+        for name in PassthroughHeaders.response {
+            let values = answer.headers[name]
+            if !values.isEmpty { headers[values: .init(name)!] = values }
+        }
+        let length = answer.headers.first(name: "content-length").flatMap(Int.init)
+        let body = ResponseBody(contentLength: length) { writer in
+            for try await chunk in answer.body { try await writer.write(chunk) }
+            try await writer.finish(nil)
+        }
+        return Response(status: .init(code: Int(answer.status.code)), headers: headers, body: body)
+    }
+}

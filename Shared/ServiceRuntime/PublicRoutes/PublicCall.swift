@@ -1,0 +1,51 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import InternalProtocol
+import NIOCore
+
+/// One public request on a buffered route, its body already read within the route's limit.
+public struct PublicCall: Sendable {
+    /// The public method.
+    public var method: HTTPRequest.Method
+    /// The public path and query, as the client sent them after the app prefix.
+    public var uri: URI
+    /// The request's headers (those the gateway passes on).
+    public var headers: HTTPFields
+    /// Captured `:name` segments, percent-decoded.
+    public var parameters: [String: String]
+    /// The public body, unchanged.
+    public var body: ByteBuffer
+    /// Who the request acts for.
+    public var identity: Identity
+    /// Request id, deadline and client address.
+    public var context: CallContext
+
+    /// The query string's name/value pairs, `+` and percent escapes decoded, in order; a
+    /// malformed escape is a 400.
+    public var queryItems: [(name: String, value: String)] {
+        get throws {
+            guard let query = uri.query, !query.isEmpty else { return [] }
+            return try query.split(separator: "&").map { pair in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                return (try Self.decode(parts[0]), parts.count > 1 ? try Self.decode(parts[1]) : "")
+            }
+        }
+    }
+
+    private static func decode(_ text: Substring) throws -> String {
+        guard let decoded = PercentEncoding.decode(text, plusAsSpace: true) else {
+            throw ErrorEnvelope.badRequest("Malformed percent-encoding in the query string")
+        }
+        return decoded
+    }
+}
+
+extension PublicRequestContext {
+    /// The route's path parameters, percent-decoded (a malformed escape is kept as sent).
+    public var decodedParameters: [String: String] {
+        var decoded: [String: String] = [:]
+        for (name, value) in parameters { decoded[String(name)] = PercentEncoding.decode(value) ?? String(value) }
+        return decoded
+    }
+}

@@ -1,0 +1,25 @@
+import Hummingbird
+import InternalProtocol
+import Logging
+
+/// The request context of a service's public routes: a child of the internal server's context
+/// that exists only for a request the gateway forwarded with a verified ``Identity``, so no
+/// public handler can run without one.
+public struct PublicRequestContext: ChildRequestContext {
+    public typealias ParentContext = RPCRequestContext
+
+    public var coreContext: CoreRequestContextStorage
+    /// Who the request acts for, as the gateway resolved it.
+    public let identity: Identity
+    /// Request id, deadline and client address.
+    public var call: CallContext
+
+    /// Admits only the gateway's calls, and only with an identity (2002 otherwise).
+    public init(context: RPCRequestContext) throws {
+        guard context.caller == .gateway else { throw ErrorEnvelope.callerRefused }
+        guard let identity = context.call.identity else { throw ErrorEnvelope.invalidApplicationInfo }
+        coreContext = context.coreContext
+        self.identity = identity
+        call = context.call
+    }
+}

@@ -1,0 +1,143 @@
+import Hummingbird
+import InternalProtocol
+import NIOCore
+
+/// A service's public routes, declared once: each declaration registers its handler on the
+/// service's Hummingbird router (under ``PublicRequestContext``) and becomes an entry of the
+/// ``RouteManifest`` the gateway routes by.
+public struct PublicRoutes: Sendable {
+    /// A handler of a buffered route, called with the body already read.
+    public typealias Handler = @Sendable (PublicCall) async throws -> Response
+    /// A handler of a streamed route, reading and writing bodies as they flow.
+    public typealias StreamHandler = @Sendable (Request, PublicRequestContext) async throws -> Response
+
+    private struct Entry: Sendable {
+        let descriptor: RouteDescriptor
+        let responder: StreamHandler
+    }
+
+    /// The service serving the routes.
+    public let service: ServiceName
+    private var entries: [Entry] = []
+
+    /// An empty table for `service`.
+    public init(service: ServiceName) {
+        self.service = service
+    }
+
+    /// The manifest the gateway routes by.
+    public var manifest: RouteManifest {
+        RouteManifest(service: service, routes: entries.map(\.descriptor))
+    }
+
+    /// Declares a buffered route: `path` in Hummingbird's syntax without a leading slash
+    /// (`data/:table/:id`); the body is read whole within `options.bodyLimit` (413 beyond it,
+    /// refused by its declared length before any byte is read).
+    public mutating func add(
+        _ method: HTTPRequest.Method, _ path: String, permission: RoutePermission? = nil,
+        options: RouteOptions = .json, _ handler: @escaping Handler
+    ) {
+        let limit = options.bodyLimit
+        declare(method, path, permission: permission, options: options) { request, context in
+            let call = PublicCall(
+                method: request.method, uri: request.uri, headers: request.headers,
+                parameters: context.decodedParameters, body: try await Self.body(of: request, limit: limit),
+                identity: context.identity, context: context.call)
+            return try await handler(call)
+        }
+    }
+
+    /// Declares a streamed route: the handler reads the request body as it arrives and may
+    /// answer a streamed body; `options` names its limit and idle timeout.
+    public mutating func stream(
+        _ method: HTTPRequest.Method, _ path: String, permission: RoutePermission? = nil, options: RouteOptions,
+        _ handler: @escaping StreamHandler
+    ) {
+        declare(method, path, permission: permission, options: options, handler)
+    }
+
+    private mutating func declare(
+        _ method: HTTPRequest.Method, _ path: String, permission: RoutePermission?, options: RouteOptions,
+        _ responder: @escaping StreamHandler
+    ) {
+        let descriptor = options.descriptor(method: method.rawValue, path: path, permission: permission)
+        precondition(
+            !entries.contains { $0.descriptor.method == descriptor.method && $0.descriptor.path == path },
+            "\(service.executable) declares \(method) \(path) twice")
+        entries.append(Entry(descriptor: descriptor, responder: responder))
+    }
+
+    /// Registers every handler on the internal server's router.
+    func register(on router: Router<RPCRequestContext>) {
+        let group = router.group(context: PublicRequestContext.self)
+        for entry in entries {
+            let method = HTTPRequest.Method(entry.descriptor.method)!
+            group.on(RouterPath("/" + entry.descriptor.path), method: method, use: entry.responder)
+        }
+    }
+
+    /// The whole body, refused with 413 by its declared length or once it crosses `limit`.
+    static func body(of request: Request, limit: Int) async throws -> ByteBuffer {
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
+            throw ErrorEnvelope.payloadTooLarge(limit: limit)
+        }
+        do {
+            return try await request.body.collect(upTo: limit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw ErrorEnvelope.payloadTooLarge(limit: limit)
+        }
+    }
+}
+
+/// A route's limits and transfer kind.
+public struct RouteOptions: Sendable {
+    /// The largest request body in bytes.
+    public var bodyLimit: Int
+    /// How bodies travel.
+    public var transfer: RouteDescriptor.Transfer
+    /// For streams: how long a transfer may stay silent.
+    public var idleTimeout: Duration?
+    /// Also served without an API key (see ``RouteDescriptor/keyless``).
+    public var keyless = false
+    /// A successful call changes the app's permission rules.
+    public var changesPermissions = false
+
+    /// Creates options.
+    public init(bodyLimit: Int, transfer: RouteDescriptor.Transfer, idleTimeout: Duration? = nil) {
+        self.bodyLimit = bodyLimit
+        self.transfer = transfer
+        self.idleTimeout = idleTimeout
+    }
+
+    /// The default JSON body limit: 32 MiB.
+    public static let jsonBodyLimit = 32 << 20
+
+    /// A JSON route: bodies up to ``jsonBodyLimit``, read whole.
+    public static let json = RouteOptions(bodyLimit: jsonBodyLimit, transfer: .buffered)
+
+    /// A keyless JSON route (the account pages).
+    public static var keylessJSON: RouteOptions {
+        var options = json
+        options.keyless = true
+        return options
+    }
+
+    /// A JSON route that changes permission rules.
+    public static var permissionChange: RouteOptions {
+        var options = json
+        options.changesPermissions = true
+        return options
+    }
+
+    /// A streamed route taking bodies up to `limit` bytes, cut after `idleTimeout` of silence.
+    public static func streamed(limit: Int, idleTimeout: Duration) -> RouteOptions {
+        RouteOptions(bodyLimit: limit, transfer: .streamed, idleTimeout: idleTimeout)
+    }
+
+    func descriptor(method: String, path: String, permission: RoutePermission?) -> RouteDescriptor {
+        RouteDescriptor(
+            method: method, path: path, permission: permission, bodyLimit: bodyLimit, transfer: transfer,
+            idleTimeoutMilliseconds: idleTimeout.map { Int($0.nanoseconds / 1_000_000) },
+            keyless: keyless, changesPermissions: changesPermissions)
+    }
+}
