@@ -60,7 +60,7 @@ def pgbench(script: pathlib.Path, connections: int, seconds: float, variables: d
     as :func:`wrk` (percentiles computed from the logs)."""
     with tempfile.TemporaryDirectory() as logs:
         command = ["pgbench", "-n", "-M", "prepared", "-c", str(connections), "-j", str(min(connections, 2)),
-                   "-T", str(max(1, round(seconds))), "-f", str(script), "--log", "--log-prefix", f"{logs}/tx",
+                   "-T", str(max(3, round(seconds))), "-f", str(script), "--log", "--log-prefix", f"{logs}/tx",
                    "-h", connection["host"], "-p", connection["port"], "-U", connection["user"], connection["database"]]
         for name, value in variables.items():
             command += ["-D", f"{name}={value}"]
