@@ -25,13 +25,17 @@ public final class InternalClient: Service, Sendable {
     /// Largest response body accepted from a peer.
     static let maximumResponseBytes = 256 << 20
 
-    /// Creates a client presenting `tls`'s leaf, calling peers at `peers`' base URLs. An answer
-    /// whose body stays silent for `idleRead` (after the request was sent) ends with an error.
-    public init(tls: TLSMaterial, peers: [ServiceName: String], idleRead: TimeAmount = .seconds(60)) throws {
+    /// Creates a client presenting `tls`'s leaf, calling peers at `peers`' base URLs. Opening a
+    /// connection may take `connectTimeout`; an answer whose body stays silent for `idleRead`
+    /// (after the request was sent) ends with an error.
+    public init(
+        tls: TLSMaterial, peers: [ServiceName: String], connectTimeout: TimeAmount = .seconds(5),
+        idleRead: TimeAmount = .seconds(60)
+    ) throws {
         var configuration = HTTPClient.Configuration(tlsConfiguration: try tls.clientConfiguration())
         configuration.httpVersion = .automatic
         configuration.redirectConfiguration = .disallow
-        configuration.timeout = .init(connect: .seconds(5), read: idleRead)
+        configuration.timeout = .init(connect: connectTimeout, read: idleRead)
         http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.peers = peers
     }
@@ -48,8 +52,7 @@ public final class InternalClient: Service, Sendable {
     ) async throws -> Op.Response {
         let body = ByteBuffer(bytes: try JSONEncoder().encode(request))
         let response = try await send(
-            operation: Op.name, to: service, body: body, extraHeaders: [:], context: context,
-            retryOnConnectionLoss: Op.isIdempotent)
+            operation: Op.name, to: service, body: body, context: context, retryOnConnectionLoss: Op.isIdempotent)
         guard (200..<300).contains(response.status) else { throw Self.envelope(from: response) }
         do {
             return try JSONDecoder().decode(Op.Response.self, from: response.body)
@@ -60,56 +63,60 @@ public final class InternalClient: Service, Sendable {
     }
 
     private func send(
-        operation: String, to service: ServiceName, body: ByteBuffer, extraHeaders: [String: String],
-        context: CallContext, retryOnConnectionLoss: Bool
+        operation: String, to service: ServiceName, body: ByteBuffer, context: CallContext,
+        retryOnConnectionLoss: Bool
     ) async throws -> RawResponse {
         guard let base = peers[service] else { throw ErrorEnvelope.serviceUnavailable(service) }
         var request = HTTPClientRequest(url: "\(base)/rpc/\(operation)")
         request.method = .POST
-        request.headers = try headers(context: context, extra: extraHeaders)
+        request.headers = try Self.contextHeaders(context)
+        request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(body)
-        do {
-            return try await execute(request, service: service, context: context)
-        } catch is ConnectionLost {
-            guard retryOnConnectionLoss else { throw ErrorEnvelope.serviceUnavailable(service) }
-            context.logger.debug("retrying after lost connection", metadata: ["peer": "\(service.executable)"])
-            do {
-                return try await execute(request, service: service, context: context)
-            } catch is ConnectionLost {
-                throw ErrorEnvelope.serviceUnavailable(service)
-            }
+        return try await attempt(on: service, retryingLostConnection: retryOnConnectionLoss, context: context) { [request] in
+            try await self.execute(request, service: service, context: context)
         }
     }
 
-    /// A connection closed under a request; idempotent calls may be retried once.
-    struct ConnectionLost: Error {}
-
-    private func execute(_ request: HTTPClientRequest, service: ServiceName, context: CallContext) async throws
-        -> RawResponse
-    {
+    /// Runs one call to `service`, turning failures into envelopes: a connection lost under it
+    /// is tried once more when `retry` allows (idempotent calls), and is 503 otherwise.
+    func attempt<Answer: Sendable>(
+        on service: ServiceName, retryingLostConnection retry: Bool, context: CallContext,
+        _ call: @Sendable () async throws -> Answer
+    ) async throws -> Answer {
         do {
-            let response = try await http.execute(request, deadline: context.deadline, logger: context.logger)
-            guard response.version == .http2 else {
-                context.logger.error("internal call not on HTTP/2", metadata: ["peer": "\(service.executable)"])
-                throw ErrorEnvelope.internalError
+            return try await call()
+        } catch let error as HTTPClientError where error == .remoteConnectionClosed && retry {
+            context.logger.debug("retrying after lost connection", metadata: ["peer": "\(service.executable)"])
+            do {
+                return try await call()
+            } catch {
+                throw Self.failure(error, service: service, context: context)
             }
-            let body = try await response.body.collect(upTo: Self.maximumResponseBytes)
-            return RawResponse(status: Int(response.status.code), body: body)
         } catch {
             throw Self.failure(error, service: service, context: context)
         }
     }
 
-    /// The envelope for a call that failed before its answer arrived; a lost connection is
-    /// ``ConnectionLost`` so the caller may retry.
+    private func execute(_ request: HTTPClientRequest, service: ServiceName, context: CallContext) async throws
+        -> RawResponse
+    {
+        let response = try await http.execute(request, deadline: context.deadline, logger: context.logger)
+        guard response.version == .http2 else {
+            context.logger.error("internal call not on HTTP/2", metadata: ["peer": "\(service.executable)"])
+            throw ErrorEnvelope.internalError
+        }
+        let body = try await response.body.collect(upTo: Self.maximumResponseBytes)
+        return RawResponse(status: Int(response.status.code), body: body)
+    }
+
+    /// The envelope for a call that failed before its answer arrived: a missed deadline is 504,
+    /// an unreachable or lost peer 503.
     static func failure(_ error: any Error, service: ServiceName, context: CallContext) -> any Error {
         switch error {
         case let error as HTTPClientError where error == .deadlineExceeded:
             return ErrorEnvelope.deadlineExceeded(service)
         case let envelope as ErrorEnvelope:
             return envelope
-        case let error as HTTPClientError where error == .remoteConnectionClosed:
-            return ConnectionLost()
         case is CancellationError:
             return error
         default:
@@ -117,13 +124,6 @@ public final class InternalClient: Service, Sendable {
                 "internal call failed", metadata: ["peer": "\(service.executable)", "error": "\(error)"])
             return ErrorEnvelope.serviceUnavailable(service)
         }
-    }
-
-    private func headers(context: CallContext, extra: [String: String]) throws -> HTTPHeaders {
-        var headers = try Self.contextHeaders(context)
-        headers.add(name: "content-type", value: "application/json")
-        for (name, value) in extra { headers.replaceOrAdd(name: name, value: value) }
-        return headers
     }
 
     /// The headers carrying a call's context: request id, deadline, trace, client address, identity.
@@ -146,4 +146,13 @@ public final class InternalClient: Service, Sendable {
 extension InternalClient {
     /// The base URL the client calls `service` at, if it knows one.
     public func baseURL(of service: ServiceName) -> String? { peers[service] }
+}
+
+extension InternalClient {
+    /// The client a process configured with `configuration` uses.
+    public convenience init(tls: TLSMaterial, configuration: RuntimeConfiguration) throws {
+        try self.init(
+            tls: tls, peers: configuration.peers,
+            connectTimeout: .milliseconds(Int64(configuration.connectTimeoutMilliseconds)))
+    }
 }

@@ -20,8 +20,7 @@ public struct OperationRegistry: Sendable {
     public mutating func register<Op: RPCOperation>(
         _ operation: Op.Type, _ handle: @escaping @Sendable (Op.Request, CallContext) async throws -> Op.Response
     ) {
-        handlers[Op.name] = { request, context in
-            guard let caller = context.caller, Op.callers.contains(caller) else { throw ErrorEnvelope.callerRefused }
+        register(name: Op.name, callers: Op.callers) { request, context in
             let body = try await request.body.collect(upTo: context.maxUploadSize)
             let decoded: Op.Request
             do {

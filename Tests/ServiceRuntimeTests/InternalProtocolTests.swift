@@ -98,7 +98,8 @@ import TestSupport
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             let baseURL = "https://127.0.0.1:\(await ports.port(.rpc))"
-            let client = try InternalClient(tls: TestPKI.material(for: .gateway), peers: [.data: baseURL])
+            let client = try InternalClient(
+                tls: TestPKI.material(for: .gateway), peers: [.data: baseURL], connectTimeout: TestPKI.connectTimeout)
             do {
                 try await body(client, baseURL, counter)
             } catch {
@@ -185,7 +186,9 @@ import TestSupport
 
     @Test func anUnreachablePeerIs503() async throws {
         let port = try await FreePort.next()
-        let client = try InternalClient(tls: TestPKI.material(for: .gateway), peers: [.data: "https://127.0.0.1:\(port)"])
+        let client = try InternalClient(
+            tls: TestPKI.material(for: .gateway), peers: [.data: "https://127.0.0.1:\(port)"],
+            connectTimeout: TestPKI.connectTimeout)
         await #expect(throws: ErrorEnvelope.serviceUnavailable(.data)) {
             try await client.call(EchoOperation.self, Empty(), on: .data, context: context(timeout: .seconds(2)))
         }
@@ -209,26 +212,11 @@ import TestSupport
     }
 
     @Test func aCertificateFromAnotherAuthorityIsRefused() async throws {
-        try await withServer { _, baseURL, counter async throws in
-            let rogue = try InternalClient(
-                tls: TestPKI.foreignMaterial(commonName: "gateway"), peers: [.data: baseURL])
-            await #expect(throws: ErrorEnvelope.serviceUnavailable(.data)) {
-                try await rogue.call(EchoOperation.self, Empty(), on: .data, context: context())
-            }
-            try await rogue.http.shutdown()
-            #expect(counter.count == 0)
-        }
+        try await expectRefused(presenting: TestPKI.foreignMaterial(commonName: "gateway"), with: ErrorEnvelope.serviceUnavailable(.data))
     }
 
     @Test func aCertificateNamingNoServiceIsRefused() async throws {
-        try await withServer { _, baseURL, counter async throws in
-            let intruder = try InternalClient(tls: TestPKI.material(commonName: "intruder"), peers: [.data: baseURL])
-            await #expect(throws: ErrorEnvelope.originRefused) {
-                try await intruder.call(EchoOperation.self, Empty(), on: .data, context: context())
-            }
-            try await intruder.http.shutdown()
-            #expect(counter.count == 0)
-        }
+        try await expectRefused(presenting: TestPKI.material(commonName: "intruder"), with: ErrorEnvelope.originRefused)
     }
 
     @Test func aMalformedBodyIsA400() async throws {
@@ -242,15 +230,22 @@ import TestSupport
     }
 
     @Test func aCallerTheOperationDoesNotNameNeverReachesItsHandler() async throws {
+        try await expectRefused(presenting: TestPKI.material(for: .users), with: ErrorEnvelope.callerRefused)
+    }
+
+    /// Calls the echo and fail operations presenting `material`: each is refused with `expected`
+    /// and no handler runs.
+    private func expectRefused(presenting material: TLSMaterial, with expected: ErrorEnvelope) async throws {
         try await withServer { _, baseURL, counter async throws in
-            let users = try InternalClient(tls: TestPKI.material(for: .users), peers: [.data: baseURL])
-            await #expect(throws: ErrorEnvelope.callerRefused) {
-                try await users.call(EchoOperation.self, Empty(), on: .data, context: context())
+            let caller = try InternalClient(
+                tls: material, peers: [.data: baseURL], connectTimeout: TestPKI.connectTimeout)
+            await #expect(throws: expected) {
+                try await caller.call(EchoOperation.self, Empty(), on: .data, context: context())
             }
-            await #expect(throws: ErrorEnvelope.callerRefused) {
-                try await users.call(FailOperation.self, Empty(), on: .data, context: context())
+            await #expect(throws: expected) {
+                try await caller.call(FailOperation.self, Empty(), on: .data, context: context())
             }
-            try await users.http.shutdown()
+            try await caller.http.shutdown()
             #expect(counter.count == 0)
         }
     }

@@ -28,7 +28,7 @@ struct GatewayController: Sendable {
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
             throw ErrorEnvelope.payloadTooLarge(limit: limit)
         }
-        var (_, call) = try await resolve(request, context: context, credentials: credentials)
+        let (_, call) = try await resolve(request, context: context, credentials: credentials)
         if let permission = route.permission, service == .data, let identity = call.identity,
             let operation = DataOperation(rawValue: permission.operation),
             let table = context.decodedParameter(permission.containerParameter)
@@ -37,7 +37,6 @@ struct GatewayController: Sendable {
         }
         var limited = route
         limited.bodyLimit = limit
-        call.deadline = .now() + defaultTimeout
         guard route.changesPermissions else {
             return try await pass(request, route: limited, to: service, credentials: credentials, context: call)
         }
@@ -131,16 +130,6 @@ struct GatewayController: Sendable {
     /// `GET /` and `GET /api`: the endpoint is up (the seed's browser check).
     static func banner() throws -> Response {
         try .json(["name": "BaaS gateway", "status": "API endpoint is working"])
-    }
-}
-
-extension GatewayRequestContext {
-    /// A path parameter, percent-decoded; nil when missing, empty or malformed.
-    func decodedParameter(_ name: String) -> String? {
-        guard let raw = parameters.get(name), let decoded = PercentEncoding.decode(raw), !decoded.isEmpty else {
-            return nil
-        }
-        return decoded
     }
 }
 

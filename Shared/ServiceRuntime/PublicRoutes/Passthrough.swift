@@ -52,31 +52,16 @@ extension InternalClient {
                 length: length.map { .known($0) } ?? .unknown)
         }
         let deadline = route.transfer == .buffered ? context.deadline : .distantFuture
-        let answer: HTTPClientResponse
-        do {
-            // The idle timeout covers the upload (the answer's head comes after it); the client's
-            // read timeout covers the answer's body, resetting on every part.
-            answer = try await activity.watch(service: service) { [outgoing, retry = !hasBody && request.method == .get] in
-                try await self.executeOnce(outgoing, retry: retry, deadline: deadline, context: context)
+        // The idle timeout covers the upload (the answer's head comes after it); the client's
+        // read timeout covers the answer's body, resetting on every part.
+        let answer = try await activity.watch(service: service) { [outgoing, retry = !hasBody && request.method == .get] in
+            try await self.attempt(on: service, retryingLostConnection: retry, context: context) {
+                try await self.http.execute(outgoing, deadline: deadline, logger: context.logger)
             }
-        } catch is ConnectionLost {
-            throw ErrorEnvelope.serviceUnavailable(service)
-        } catch {
-            throw Self.failure(error, service: service, context: context)
         }
         return PassedResponse(
             response: Self.response(answer),
             sessionsChanged: answer.headers.first(name: InternalHeader.sessionsChanged))
-    }
-
-    private func executeOnce(_ request: HTTPClientRequest, retry: Bool, deadline: NIODeadline, context: CallContext)
-        async throws -> HTTPClientResponse
-    {
-        do {
-            return try await http.execute(request, deadline: deadline, logger: context.logger)
-        } catch let error as HTTPClientError where error == .remoteConnectionClosed && retry {
-            return try await http.execute(request, deadline: deadline, logger: context.logger)
-        }
     }
 
     /// Whether the public request carries a body to pass on.

@@ -41,11 +41,19 @@ public struct PublicCall: Sendable {
     }
 }
 
-extension PublicRequestContext {
+extension RequestContext {
     /// The route's path parameters, percent-decoded (a malformed escape is kept as sent).
     public var decodedParameters: [String: String] {
         var decoded: [String: String] = [:]
         for (name, value) in parameters { decoded[String(name)] = PercentEncoding.decode(value) ?? String(value) }
+        return decoded
+    }
+
+    /// One path parameter, percent-decoded; nil when missing, empty or malformed.
+    public func decodedParameter(_ name: String) -> String? {
+        guard let raw = parameters.get(name), let decoded = PercentEncoding.decode(raw), !decoded.isEmpty else {
+            return nil
+        }
         return decoded
     }
 }
