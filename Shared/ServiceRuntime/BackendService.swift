@@ -79,7 +79,7 @@ extension BackendService {
     {
         let ports = BoundPorts()
         let database = PostgresClient(configuration.database, logger: logger)
-        let peers = try InternalClient(tls: tls, peers: configuration.peers)
+        let peers = try InternalClient(tls: tls, configuration: configuration)
         let environment = ServiceEnvironment(
             configuration: configuration, database: database, peers: peers, logger: logger)
         let readiness = DatabaseReadiness(service: name, database: database, logger: logger)
@@ -107,15 +107,18 @@ extension BackendService {
     }
 }
 
-/// A backend is ready when its database answers within a second.
-struct DatabaseReadiness: Sendable {
+/// A backend is ready when its database answers within ``timeout``.
+public struct DatabaseReadiness: Sendable {
+    /// How long a readiness check waits for the database.
+    public static let timeout = Duration.seconds(1)
+
     let service: ServiceName
     let database: PostgresClient
     let logger: Logger
 
     @Sendable func check() async -> SystemStatus.Response {
         do {
-            try await withTimeout(.seconds(1)) { [database, logger] in
+            try await withTimeout(Self.timeout) { [database, logger] in
                 _ = try await database.query("SELECT 1", logger: logger).collect()
             }
             return .init(service: service, ready: true)

@@ -13,6 +13,8 @@ import PostgresSupport
 ///   (default `https://127.0.0.1:<its default port>`).
 /// - `BAAS_PKI_DIR`: folder with `ca.pem` and `<executable>.pem` / `<executable>-key.pem` (default `.local/pki`).
 /// - `BAAS_INTERNAL_TIMEOUT_MS`: deadline of an internal call when the caller sets none (default 10000).
+/// - `BAAS_INTERNAL_CONNECT_TIMEOUT_MS`: how long opening a connection to a peer (TCP and TLS) may
+///   take (default 5000).
 /// - `BAAS_MIGRATE_ON_START`: apply the service's migrations before serving (default true).
 /// - `BAAS_POSTGRES_HOST`, `_PORT`, `_USER`, `_PASSWORD`, `_DATABASE`, `_MAX_CONNECTIONS`.
 /// - `BAAS_LOG_LEVEL`: trace, debug, info, notice, warning, error or critical (default info).
@@ -31,6 +33,8 @@ public struct RuntimeConfiguration: Sendable {
     public var pkiDirectory: String
     /// Default internal call deadline in milliseconds.
     public var internalTimeoutMilliseconds: Int
+    /// How long opening a connection to a peer may take, in milliseconds.
+    public var connectTimeoutMilliseconds: Int
     /// Whether to apply migrations before serving.
     public var migrateOnStart: Bool
     /// The database.
@@ -56,6 +60,7 @@ public struct RuntimeConfiguration: Sendable {
             })
         pkiDirectory = baas.string(forKey: "pkiDir", default: ".local/pki")
         internalTimeoutMilliseconds = baas.int(forKey: "internalTimeoutMs", default: 10_000)
+        connectTimeoutMilliseconds = baas.int(forKey: "internalConnectTimeoutMs", default: 5_000)
         migrateOnStart = baas.bool(forKey: "migrateOnStart", default: true)
         database = Self.readDatabase(baas.scoped(to: "postgres"))
         logLevel = Logger.Level(rawValue: baas.string(forKey: "logLevel", default: "info")) ?? .info

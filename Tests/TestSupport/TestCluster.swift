@@ -138,7 +138,7 @@ public struct TestCluster: Sendable {
     private static func waitUntilReady(operationsPort: Int) async throws {
         try await withTimeout(.seconds(60)) {
             while try await HTTPTestClient.send(.GET, "http://127.0.0.1:\(operationsPort)/ready").status != 200 {
-                try await Task.sleep(for: .milliseconds(50))
+                try await Task.sleep(for: .milliseconds(100))
             }
         }
     }
@@ -148,6 +148,7 @@ public struct TestCluster: Sendable {
             // Readiness calls share the CPU with every other suite; a live service must never
             // be reported down for being slow.
             "BAAS_GATEWAY_INFO_DEADLINE_MS": "20000",
+            "BAAS_INTERNAL_CONNECT_TIMEOUT_MS": "\(TestPKI.connectTimeout.nanoseconds / 1_000_000)",
             "BAAS_OPS_PORT": "0", "BAAS_GATEWAY_PORT": "0", "BAAS_GATEWAY_HOST": "127.0.0.1",
             "BAAS_POSTGRES_HOST": database.host, "BAAS_POSTGRES_PORT": "\(database.port)",
             "BAAS_POSTGRES_USER": database.username, "BAAS_POSTGRES_DATABASE": database.database,

@@ -1,5 +1,6 @@
 import Foundation
 import InternalProtocol
+import NIOCore
 import ServiceRuntime
 import X509
 
@@ -10,6 +11,11 @@ public enum TestPKI {
     public static let authority: InternalPKI.Credential = try! InternalPKI.makeAuthority()
 
     /// TLS material for a service, issued by the test CA.
+    /// How long test clients and services may take to open an internal connection: every suite
+    /// shares the process's event loops at once, so a TLS handshake can wait far longer than in
+    /// production.
+    public static let connectTimeout = TimeAmount.seconds(30)
+
     public static func material(for service: ServiceName) -> TLSMaterial {
         material(commonName: service.executable)
     }

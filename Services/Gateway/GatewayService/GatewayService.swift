@@ -17,7 +17,7 @@ public enum GatewayService {
         services: [ServiceName] = ServiceName.backends
     ) throws -> ServiceParts {
         let ports = BoundPorts()
-        let peers = try InternalClient(tls: tls, peers: runtime.peers)
+        let peers = try InternalClient(tls: tls, configuration: runtime)
         // The gateway's only database use: two connections listening for session and catalog changes.
         var listening = runtime.database
         listening.maximumConnections = 2
