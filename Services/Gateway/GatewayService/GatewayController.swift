@@ -37,10 +37,19 @@ struct GatewayController: Sendable {
         }
         var limited = route
         limited.bodyLimit = limit
-        guard route.changesPermissions else {
-            return try await pass(request, route: limited, to: service, credentials: credentials, context: call)
-        }
-        return try await changingPermissions(request, route: limited, to: service, credentials: credentials, context: call)
+        let target = Target(route: limited, service: service, credentials: credentials, eventLoop: context.eventLoop)
+        guard route.changesPermissions else { return try await pass(request, to: target, context: call) }
+        return try await changingPermissions(request, to: target, context: call)
+    }
+
+    /// Where a matched request goes and how it travels.
+    private struct Target {
+        /// The route, with the body limit that applies.
+        let route: RouteDescriptor
+        let service: ServiceName
+        let credentials: Credentials
+        /// The client connection's event loop, which the answer is written at the pace of.
+        let eventLoop: any EventLoop
     }
 
     /// The caller's app and identity (the `user-token`'s user when one is sent), and the call's
@@ -63,13 +72,12 @@ struct GatewayController: Sendable {
 
     /// Passes a permission change on and drops the app's cached rules, even when the answer is
     /// lost (the change may have committed): the caller's next request must see it.
-    private func changingPermissions(
-        _ request: Request, route: RouteDescriptor, to service: ServiceName, credentials: Credentials,
-        context: CallContext
-    ) async throws -> Response {
+    private func changingPermissions(_ request: Request, to target: Target, context: CallContext)
+        async throws -> Response
+    {
         let appID = context.identity?.appId ?? ""
         do {
-            let response = try await pass(request, route: route, to: service, credentials: credentials, context: context)
+            let response = try await pass(request, to: target, context: context)
             await gate.invalidate(appID: appID)
             return response
         } catch {
@@ -78,13 +86,10 @@ struct GatewayController: Sendable {
         }
     }
 
-    private func pass(
-        _ request: Request, route: RouteDescriptor, to service: ServiceName, credentials: Credentials,
-        context: CallContext
-    ) async throws -> Response {
+    private func pass(_ request: Request, to target: Target, context: CallContext) async throws -> Response {
         let answer = try await peers.pass(
-            request, resource: Self.resource(path: request.uri.path, credentials: credentials), route: route,
-            to: service, context: context)
+            request, resource: Self.resource(path: request.uri.path, credentials: target.credentials),
+            route: target.route, to: target.service, context: context, eventLoop: target.eventLoop)
         if let userID = answer.sessionsChanged, let appID = context.identity?.appId {
             // The caller's next request may come before the announcement reaches this gateway.
             await resolver.sessions.invalidate(appID: appID, userID: userID)

@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import NIOCore
 
 /// The public server's request context: Hummingbird's storage plus the request id the edge
 /// middleware settles on.
@@ -9,10 +10,13 @@ public struct GatewayRequestContext: RequestContext {
     public var requestID: String
     /// The client's IP address (of the TCP peer; an HTTP/2 stream asks its connection).
     public let clientAddress: String?
+    /// The event loop of the client's connection, which passed-through answers are paced by.
+    public let eventLoop: any EventLoop
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         requestID = ""
         clientAddress = (source.channel.remoteAddress ?? source.channel.parent?.remoteAddress)?.ipAddress
+        eventLoop = source.channel.eventLoop
     }
 }

@@ -32,8 +32,10 @@ extension InternalClient {
     /// and query, with the allowed headers and the call's context, streaming the body both ways
     /// with backpressure. A request body crossing `route.bodyLimit` ends the call with 413; a
     /// streamed route is bounded by its idle timeout instead of the call's deadline.
+    /// The answer's body is written at the pace of the client's connection on `eventLoop`.
     public func pass(
-        _ request: Request, resource: String, route: RouteDescriptor, to service: ServiceName, context: CallContext
+        _ request: Request, resource: String, route: RouteDescriptor, to service: ServiceName, context: CallContext,
+        eventLoop: any EventLoop
     ) async throws -> PassedResponse {
         guard let base = peers[service] else { throw ErrorEnvelope.serviceUnavailable(service) }
         let query = request.uri.query.map { "?\($0)" } ?? ""
@@ -48,8 +50,7 @@ extension InternalClient {
         if hasBody {
             let length = request.headers[.contentLength].flatMap(Int64.init)
             outgoing.body = .stream(
-                LimitedBody(base: request.body, limit: route.bodyLimit, activity: activity),
-                length: length.map { .known($0) } ?? .unknown)
+                request.limitedBody(limit: route.bodyLimit, activity: activity), length: length.map { .known($0) } ?? .unknown)
         }
         let deadline = route.transfer == .buffered ? context.deadline : .distantFuture
         // The idle timeout covers the upload (the answer's head comes after it); the client's
@@ -60,7 +61,7 @@ extension InternalClient {
             }
         }
         return PassedResponse(
-            response: Self.response(answer),
+            response: Self.response(answer, eventLoop: eventLoop),
             sessionsChanged: answer.headers.first(name: InternalHeader.sessionsChanged))
     }
 
@@ -74,17 +75,15 @@ extension InternalClient {
 
     /// The client's answer: status, the allowed headers and the body as it streams. A service
     /// failing mid-body ends the client's response with an error, never a truncated success.
-    private static func response(_ answer: HTTPClientResponse) -> Response {
+    private static func response(_ answer: HTTPClientResponse, eventLoop: any EventLoop) -> Response {
         var headers = HTTPFields()
         for name in PassthroughHeaders.response {
             let values = answer.headers[name]
             if !values.isEmpty { headers[values: .init(name)!] = values }
         }
         let length = answer.headers.first(name: "content-length").flatMap(Int.init)
-        let body = ResponseBody(contentLength: length) { writer in
-            for try await chunk in answer.body { try await writer.write(chunk) }
-            try await writer.finish(nil)
-        }
-        return Response(status: .init(code: Int(answer.status.code)), headers: headers, body: body)
+        return Response(
+            status: .init(code: Int(answer.status.code)), headers: headers,
+            body: .paced(answer.body, contentLength: length, eventLoop: eventLoop))
     }
 }

@@ -1,6 +1,7 @@
 import Hummingbird
 import InternalProtocol
 import Logging
+import NIOCore
 
 /// The request context of a service's public routes: a child of the internal server's context
 /// that exists only for a request the gateway forwarded with a verified ``Identity``, so no
@@ -13,6 +14,8 @@ public struct PublicRequestContext: ChildRequestContext {
     public let identity: Identity
     /// Request id, deadline and client address.
     public var call: CallContext
+    /// The event loop of the request's stream, to pace streamed answers by (``ResponseBody/paced(_:contentLength:eventLoop:)``).
+    public let eventLoop: any EventLoop
 
     /// Admits only the gateway's calls, and only with an identity (2002 otherwise).
     public init(context: RPCRequestContext) throws {
@@ -21,5 +24,6 @@ public struct PublicRequestContext: ChildRequestContext {
         coreContext = context.coreContext
         self.identity = identity
         call = context.call
+        eventLoop = context.channel.eventLoop
     }
 }

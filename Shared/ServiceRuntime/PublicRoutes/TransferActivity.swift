@@ -1,3 +1,4 @@
+import Hummingbird
 import InternalProtocol
 import NIOCore
 import Synchronization
@@ -43,31 +44,52 @@ final class TransferActivity: Sendable {
     }
 }
 
-/// A request body passed on while counting: crossing `limit` ends it with 413, and every chunk
-/// counts as progress of the transfer.
-struct LimitedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == ByteBuffer {
-    typealias Element = ByteBuffer
+/// A request body read while counting: crossing `limit` ends it with 413, ending short of its
+/// declared length ends it with 400 (an HTTP/2 connection that drops mid-body otherwise looks
+/// like a complete body), and every chunk counts as progress of the transfer.
+public struct LimitedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == ByteBuffer {
+    public typealias Element = ByteBuffer
     let base: Base
     let limit: Int
-    let activity: TransferActivity
+    let declaredLength: Int?
+    let activity: TransferActivity?
 
-    struct AsyncIterator: AsyncIteratorProtocol {
+    public struct AsyncIterator: AsyncIteratorProtocol {
         var base: Base.AsyncIterator
         let limit: Int
-        let activity: TransferActivity
+        let declaredLength: Int?
+        let activity: TransferActivity?
         var count = 0
 
-        mutating func next() async throws -> ByteBuffer? {
-            guard let chunk = try await base.next() else { return nil }
+        public mutating func next() async throws -> ByteBuffer? {
+            guard let chunk = try await base.next() else {
+                if let declaredLength, count != declaredLength {
+                    throw ErrorEnvelope.badRequest("The body ended after \(count) of its \(declaredLength) bytes")
+                }
+                return nil
+            }
             count += chunk.readableBytes
             if count > limit { throw ErrorEnvelope.payloadTooLarge(limit: limit) }
-            activity.touch()
+            activity?.touch()
             return chunk
         }
     }
 
-    func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), limit: limit, activity: activity)
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator(), limit: limit, declaredLength: declaredLength, activity: activity)
+    }
+}
+
+extension Request {
+    /// The body as it arrives, ended with 413 past `limit` and with 400 when it stops short of
+    /// its declared `content-length`.
+    public func limitedBody(limit: Int) -> LimitedBody<RequestBody> {
+        limitedBody(limit: limit, activity: nil)
+    }
+
+    func limitedBody(limit: Int, activity: TransferActivity?) -> LimitedBody<RequestBody> {
+        LimitedBody(
+            base: body, limit: limit, declaredLength: headers[.contentLength].flatMap(Int.init), activity: activity)
     }
 }
 

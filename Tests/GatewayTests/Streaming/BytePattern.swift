@@ -1,0 +1,66 @@
+import Crypto
+import NIOCore
+
+/// A deterministic byte stream of any length, made chunk by chunk: byte `i` is `i % 251`, so any
+/// range can be produced and checked without holding the whole.
+struct BytePattern: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+
+    /// Bytes `range` of the pattern.
+    let range: Range<Int>
+    /// When set, the sequence throws once it has produced this many bytes (a client giving up).
+    var failAfter: Int?
+
+    static let chunkSize = 64 << 10
+    private static let block: [UInt8] = (0..<(chunkSize + 251)).map { UInt8($0 % 251) }
+
+    /// Bytes `start..<end` of the pattern in one buffer.
+    static func bytes(_ range: Range<Int>) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let count = Swift.min(chunkSize, range.upperBound - offset)
+            let start = offset % 251
+            buffer.writeBytes(block[start..<start + count])
+            offset += count
+        }
+        return buffer
+    }
+
+    /// The SHA-256 of bytes `range`, as lower-case hex.
+    static func sha256(_ range: Range<Int>) -> String {
+        var hash = SHA256()
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let count = Swift.min(chunkSize, range.upperBound - offset)
+            let start = offset % 251
+            hash.update(data: block[start..<start + count])
+            offset += count
+        }
+        return hex(hash.finalize())
+    }
+
+    static func hex(_ digest: some Sequence<UInt8>) -> String {
+        digest.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
+
+    struct Abandoned: Error {}
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var offset: Int
+        let end: Int
+        let failAfter: Int?
+
+        mutating func next() async throws -> ByteBuffer? {
+            if let failAfter, offset >= failAfter { throw Abandoned() }
+            guard offset < end else { return nil }
+            let count = Swift.min(BytePattern.chunkSize, end - offset)
+            defer { offset += count }
+            return BytePattern.bytes(offset..<offset + count)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(offset: range.lowerBound, end: range.upperBound, failAfter: failAfter)
+    }
+}

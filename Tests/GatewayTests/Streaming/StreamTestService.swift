@@ -1,0 +1,123 @@
+import Crypto
+import Foundation
+import Hummingbird
+import InternalProtocol
+import NIOCore
+import PostgresSupport
+import ServiceRuntime
+import Synchronization
+
+/// A backend that exists only in this test target, run in files-service's place: streamed routes
+/// declared in its manifest, which the gateway learns and routes with no change of its own.
+enum StreamTestService: BackendService {
+    static let name = ServiceName.files
+    static let migrations: [any DatabaseMigration] = []
+    static let uploadLimit = 2 << 30
+    static let smallLimit = 1 << 20
+    static let transfers = TransferLog()
+    static let produced = ProductionCounter()
+
+    static func register(
+        operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
+    ) throws {
+        let streamed = RouteOptions.streamed(limit: uploadLimit, idleTimeout: .seconds(60))
+        routes.stream(.put, "files/hash/:id", options: streamed, hashUpload)
+        routes.stream(.put, "files/small", options: .streamed(limit: smallLimit, idleTimeout: .seconds(60))) {
+            request, _ in
+            var count = 0
+            for try await chunk in request.limitedBody(limit: smallLimit) { count += chunk.readableBytes }
+            return try .json(["bytes": count])
+        }
+        routes.stream(.get, "files/blob/:size", options: streamed, download)
+        routes.stream(.get, "files/broken", options: streamed) { _, _ in
+            Response(
+                status: .ok, headers: [.contentLength: "\(1 << 20)"],
+                body: ResponseBody(contentLength: 1 << 20) { writer in
+                    try await writer.write(BytePattern.bytes(0..<(64 << 10)))
+                    throw ErrorEnvelope.internalError
+                })
+        }
+    }
+
+    /// Hashes the body as it arrives and records whether the handler saw it through.
+    @Sendable static func hashUpload(_ request: Request, _ context: PublicRequestContext) async throws -> Response {
+        let id = context.decodedParameter("id") ?? ""
+        var hash = SHA256()
+        var count = 0
+        do {
+            for try await chunk in request.limitedBody(limit: uploadLimit) {
+                chunk.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
+                count += chunk.readableBytes
+            }
+        } catch {
+            await transfers.record(id, .aborted)
+            throw error
+        }
+        await transfers.record(id, .completed)
+        return try .json(["sha256": BytePattern.hex(hash.finalize()), "bytes": "\(count)"])
+    }
+
+    /// `size` bytes of the pattern with an ETag, honouring `If-None-Match` and one `Range`.
+    @Sendable static func download(_ request: Request, _ context: PublicRequestContext) async throws -> Response {
+        guard let size = context.decodedParameter("size").flatMap(Int.init) else { throw ErrorEnvelope.badRequest("size") }
+        let etag = "\"blob-\(size)\""
+        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: [.eTag: etag]) }
+        var range = 0..<size
+        var status = HTTPResponse.Status.ok
+        var headers: HTTPFields = [.eTag: etag, .acceptRanges: "bytes", .contentType: "application/octet-stream"]
+        if let asked = request.headers[.range].flatMap({ byteRange($0, size: size) }) {
+            range = asked
+            status = .partialContent
+            headers[.contentRange] = "bytes \(asked.lowerBound)-\(asked.upperBound - 1)/\(size)"
+        }
+        headers[.contentLength] = "\(range.count)"
+        let counted = CountedChunks(base: BytePattern(range: range), id: request.uri.queryParameters["id"].map(String.init))
+        return Response(
+            status: status, headers: headers,
+            body: .paced(counted, contentLength: range.count, eventLoop: context.eventLoop))
+    }
+
+    /// `bytes=a-b` within `size`.
+    static func byteRange(_ header: String, size: Int) -> Range<Int>? {
+        guard header.hasPrefix("bytes=") else { return nil }
+        let bounds = header.dropFirst(6).split(separator: "-").compactMap { Int($0) }
+        guard bounds.count == 2, bounds[0] <= bounds[1], bounds[1] < size else { return nil }
+        return bounds[0]..<(bounds[1] + 1)
+    }
+}
+
+/// Chunks that count, per transfer id, how many bytes the service has produced.
+struct CountedChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let base: BytePattern
+    let id: String?
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: BytePattern.AsyncIterator
+        let id: String?
+
+        mutating func next() async throws -> ByteBuffer? {
+            let chunk = try await base.next()
+            if let id, let chunk { StreamTestService.produced.add(chunk.readableBytes, to: id) }
+            return chunk
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator(), id: id) }
+}
+
+/// Bytes produced per transfer id.
+final class ProductionCounter: Sendable {
+    private let counts = Mutex<[String: Int]>([:])
+    func add(_ bytes: Int, to id: String) { counts.withLock { $0[id, default: 0] += bytes } }
+    func bytes(_ id: String) -> Int { counts.withLock { $0[id, default: 0] } }
+}
+
+/// How each upload's handler ended.
+actor TransferLog {
+    enum Outcome: Sendable { case completed, aborted }
+    private var outcomes: [String: Outcome] = [:]
+
+    func record(_ id: String, _ outcome: Outcome) { outcomes[id] = outcome }
+    func outcome(_ id: String) -> Outcome? { outcomes[id] }
+}
