@@ -17,27 +17,26 @@ struct BytePattern: AsyncSequence, Sendable {
     /// Bytes `start..<end` of the pattern in one buffer.
     static func bytes(_ range: Range<Int>) -> ByteBuffer {
         var buffer = ByteBuffer()
-        var offset = range.lowerBound
-        while offset < range.upperBound {
-            let count = Swift.min(chunkSize, range.upperBound - offset)
-            let start = offset % 251
-            buffer.writeBytes(block[start..<start + count])
-            offset += count
-        }
+        forEachSlice(of: range) { buffer.writeBytes($0) }
         return buffer
     }
 
     /// The SHA-256 of bytes `range`, as lower-case hex.
     static func sha256(_ range: Range<Int>) -> String {
         var hash = SHA256()
+        forEachSlice(of: range) { hash.update(data: $0) }
+        return hex(hash.finalize())
+    }
+
+    /// Calls `body` with the pattern's bytes `range`, a chunk at a time.
+    private static func forEachSlice(of range: Range<Int>, _ body: (ArraySlice<UInt8>) -> Void) {
         var offset = range.lowerBound
         while offset < range.upperBound {
             let count = Swift.min(chunkSize, range.upperBound - offset)
             let start = offset % 251
-            hash.update(data: block[start..<start + count])
+            body(block[start..<start + count])
             offset += count
         }
-        return hex(hash.finalize())
     }
 
     static func hex(_ digest: some Sequence<UInt8>) -> String {
