@@ -82,7 +82,9 @@ extension BackendService {
         let peers = try InternalClient(tls: tls, configuration: configuration)
         let environment = ServiceEnvironment(
             configuration: configuration, database: database, peers: peers, logger: logger)
-        let readiness = DatabaseReadiness(service: name, database: database, logger: logger)
+        let readiness = DatabaseReadiness(
+            service: name, database: database,
+            timeout: .milliseconds(configuration.readinessTimeoutMilliseconds), logger: logger)
         var operations = OperationRegistry()
         var routes = PublicRoutes(service: name)
         try register(operations: &operations, routes: &routes, environment: environment)
@@ -107,18 +109,17 @@ extension BackendService {
     }
 }
 
-/// A backend is ready when its database answers within ``timeout``.
-public struct DatabaseReadiness: Sendable {
-    /// How long a readiness check waits for the database.
-    public static let timeout = Duration.seconds(1)
-
+/// A backend is ready when its database answers within `timeout`.
+struct DatabaseReadiness: Sendable {
     let service: ServiceName
     let database: PostgresClient
+    /// How long a check waits for the database.
+    let timeout: Duration
     let logger: Logger
 
     @Sendable func check() async -> SystemStatus.Response {
         do {
-            try await withTimeout(Self.timeout) { [database, logger] in
+            try await withTimeout(timeout) { [database, logger] in
                 _ = try await database.query("SELECT 1", logger: logger).collect()
             }
             return .init(service: service, ready: true)

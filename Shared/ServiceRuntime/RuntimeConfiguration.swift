@@ -15,6 +15,7 @@ import PostgresSupport
 /// - `BAAS_INTERNAL_TIMEOUT_MS`: deadline of an internal call when the caller sets none (default 10000).
 /// - `BAAS_INTERNAL_CONNECT_TIMEOUT_MS`: how long opening a connection to a peer (TCP and TLS) may
 ///   take (default 5000).
+/// - `BAAS_READINESS_TIMEOUT_MS`: how long a readiness check waits for the database (default 1000).
 /// - `BAAS_MIGRATE_ON_START`: apply the service's migrations before serving (default true).
 /// - `BAAS_POSTGRES_HOST`, `_PORT`, `_USER`, `_PASSWORD`, `_DATABASE`, `_MAX_CONNECTIONS`.
 /// - `BAAS_LOG_LEVEL`: trace, debug, info, notice, warning, error or critical (default info).
@@ -35,6 +36,8 @@ public struct RuntimeConfiguration: Sendable {
     public var internalTimeoutMilliseconds: Int
     /// How long opening a connection to a peer may take, in milliseconds.
     public var connectTimeoutMilliseconds: Int
+    /// How long a readiness check waits for the database, in milliseconds.
+    public var readinessTimeoutMilliseconds: Int
     /// Whether to apply migrations before serving.
     public var migrateOnStart: Bool
     /// The database.
@@ -61,6 +64,7 @@ public struct RuntimeConfiguration: Sendable {
         pkiDirectory = baas.string(forKey: "pkiDir", default: ".local/pki")
         internalTimeoutMilliseconds = baas.int(forKey: "internalTimeoutMs", default: 10_000)
         connectTimeoutMilliseconds = baas.int(forKey: "internalConnectTimeoutMs", default: 5_000)
+        readinessTimeoutMilliseconds = baas.int(forKey: "readinessTimeoutMs", default: 1_000)
         migrateOnStart = baas.bool(forKey: "migrateOnStart", default: true)
         database = Self.readDatabase(baas.scoped(to: "postgres"))
         logLevel = Logger.Level(rawValue: baas.string(forKey: "logLevel", default: "info")) ?? .info

@@ -34,9 +34,9 @@ public enum BackendChecks {
             "BAAS_RPC_PORT": "\(rpcPort)", "BAAS_OPS_PORT": "0", "BAAS_POSTGRES_HOST": database.host,
             "BAAS_POSTGRES_PORT": "\(database.port)", "BAAS_POSTGRES_USER": database.username,
             "BAAS_POSTGRES_DATABASE": database.database, "BAAS_MIGRATE_ON_START": "\(migrate)",
-            "BAAS_INTERNAL_CONNECT_TIMEOUT_MS": "\(TestPKI.connectTimeout.nanoseconds / 1_000_000)",
         ]
         environment["BAAS_POSTGRES_PASSWORD"] = database.password
+        environment.merge(TestPKI.timeoutEnvironment) { $1 }
         let configuration = RuntimeConfiguration(service: Backend.name, reader: .fromEnvironment(environment))
         let parts = try Backend.parts(
             configuration: configuration, tls: TestPKI.material(for: Backend.name), logger: TestDatabase.logger)
@@ -89,7 +89,7 @@ public enum BackendChecks {
         unreachable.port = try await FreePort.next()
         try await with(backend, database: unreachable, migrate: false) { running async throws in
             // Each answer comes within the readiness timeout, plus slack for a busy machine.
-            let bound = DatabaseReadiness.timeout + .seconds(15)
+            let bound = TestPKI.readinessTimeout + .seconds(15)
             var started = ContinuousClock.now
             let ready = try await HTTPTestClient.send(.GET, "\(running.operationsURL)/ready")
             #expect(ready.status == 503)

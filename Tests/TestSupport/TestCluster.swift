@@ -148,13 +148,13 @@ public struct TestCluster: Sendable {
             // Readiness calls share the CPU with every other suite; a live service must never
             // be reported down for being slow.
             "BAAS_GATEWAY_INFO_DEADLINE_MS": "20000",
-            "BAAS_INTERNAL_CONNECT_TIMEOUT_MS": "\(TestPKI.connectTimeout.nanoseconds / 1_000_000)",
             "BAAS_OPS_PORT": "0", "BAAS_GATEWAY_PORT": "0", "BAAS_GATEWAY_HOST": "127.0.0.1",
             "BAAS_POSTGRES_HOST": database.host, "BAAS_POSTGRES_PORT": "\(database.port)",
             "BAAS_POSTGRES_USER": database.username, "BAAS_POSTGRES_DATABASE": database.database,
             "BAAS_POSTGRES_MAX_CONNECTIONS": "4", "BAAS_USERS_BCRYPT_COST": "4",
         ]
         environment["BAAS_POSTGRES_PASSWORD"] = database.password
+        environment.merge(TestPKI.timeoutEnvironment) { $1 }
         for service in ServiceName.backends {
             environment["BAAS_PEER_\(service.rawValue.uppercased())_URL"] = "https://127.0.0.1:\(try await FreePort.next())"
         }

@@ -16,6 +16,18 @@ public enum TestPKI {
     /// production.
     public static let connectTimeout = TimeAmount.seconds(30)
 
+    /// How long a test service's readiness check waits for its database, which every suite loads
+    /// at once (1 s, the production default, expired for a live database in a clean-clone run).
+    public static let readinessTimeout = Duration.seconds(10)
+
+    /// The configuration keys that give a test process these timeouts.
+    public static var timeoutEnvironment: [String: String] {
+        [
+            "BAAS_INTERNAL_CONNECT_TIMEOUT_MS": "\(connectTimeout.nanoseconds / 1_000_000)",
+            "BAAS_READINESS_TIMEOUT_MS": "\(readinessTimeout.components.seconds * 1000)",
+        ]
+    }
+
     public static func material(for service: ServiceName) -> TLSMaterial {
         material(commonName: service.executable)
     }
