@@ -60,7 +60,8 @@ public enum BackendChecks {
     }
 
     static func context() -> CallContext {
-        CallContext(deadline: .now() + .seconds(15), logger: TestDatabase.logger)
+        // Longer than a readiness check may wait, with slack for a loaded machine.
+        CallContext(deadline: .now() + .seconds(TestPKI.readinessTimeout.components.seconds + 25), logger: TestDatabase.logger)
     }
 
     /// With its database up: live, ready on both ports, metrics exposed.

@@ -18,7 +18,7 @@ public enum TestPKI {
 
     /// How long a test service's readiness check waits for its database, which every suite loads
     /// at once (1 s, the production default, expired for a live database in a clean-clone run).
-    public static let readinessTimeout = Duration.seconds(10)
+    public static let readinessTimeout = Duration.seconds(5)
 
     /// The configuration keys that give a test process these timeouts.
     public static var timeoutEnvironment: [String: String] {
