@@ -117,12 +117,17 @@ public struct QueryLimits: Sendable {
     public var maximumDepth: Int
     /// Most accepted tokens.
     public var maximumTokens: Int
+    /// Most items in one comma list (`props`, `sortBy`, `groupBy`…).
+    public var maximumListItems: Int
 
     /// Creates limits.
-    public init(maximumLength: Int = 65_536, maximumDepth: Int = 32, maximumTokens: Int = 10_000) {
+    public init(
+        maximumLength: Int = 65_536, maximumDepth: Int = 32, maximumTokens: Int = 10_000, maximumListItems: Int = 1_000
+    ) {
         self.maximumLength = maximumLength
         self.maximumDepth = maximumDepth
         self.maximumTokens = maximumTokens
+        self.maximumListItems = maximumListItems
     }
 
     /// The defaults.

@@ -57,7 +57,7 @@ public enum QuickBloxFilter {
             let (field, operation) = try splitName(name)
             let property = ValueExpression.property(PropertyPath([systemName(field)]))
             if operation == "or" {
-                alternatives.append(oneOf(property, value))
+                alternatives.append(try oneOf(property, value))
             } else {
                 conditions.append(try filter(property, operation, value))
             }
@@ -78,8 +78,8 @@ public enum QuickBloxFilter {
         case "skip": query.skip = try integer(value, for: name)
         case "limit": query.limit = try integer(value, for: name)
         case "count": query.countOnly = value == "1" || value.lowercased() == "true"
-        case "output[include]": query.include = list(value).map(systemName)
-        case "output[exclude]": query.exclude = list(value).map(systemName)
+        case "output[include]": query.include = try list(value).map(systemName)
+        case "output[exclude]": query.exclude = try list(value).map(systemName)
         default: return false
         }
         return true
@@ -96,17 +96,17 @@ public enum QuickBloxFilter {
         case "gt": return .comparison(property, .greater, literal)
         case "gte": return .comparison(property, .greaterOrEqual, literal)
         case "ne": return .comparison(property, .notEqual, literal)
-        case "in": return .membership(property, list(value).map(ValueExpression.string), negated: false)
-        case "nin": return .membership(property, list(value).map(ValueExpression.string), negated: true)
-        case "all": return .containsAll(property, list(value).map(ValueExpression.string))
+        case "in": return .membership(property, try list(value).map(ValueExpression.string), negated: false)
+        case "nin": return .membership(property, try list(value).map(ValueExpression.string), negated: true)
+        case "all": return .containsAll(property, try list(value).map(ValueExpression.string))
         case "ctn": return .like(property, pattern: .string("%\(escapeLike(value))%"), negated: false)
         case "near": return .comparison(.function("near", [property, literal]), .equal, .boolean(true))
         case let other?: throw QueryLanguageError(.syntax, "Unknown QuickBlox operator '\(other)'")
         }
     }
 
-    private static func oneOf(_ property: ValueExpression, _ value: String) -> Condition {
-        let values = list(value)
+    private static func oneOf(_ property: ValueExpression, _ value: String) throws(QueryLanguageError) -> Condition {
+        let values = try list(value)
         if values.count == 1 { return .comparison(property, .equal, .string(values[0])) }
         return .membership(property, values.map(ValueExpression.string), negated: false)
     }
@@ -131,8 +131,12 @@ public enum QuickBloxFilter {
         }
     }
 
-    private static func list(_ value: String) -> [String] {
-        value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    private static func list(_ value: String) throws(QueryLanguageError) -> [String] {
+        let limit = QueryLimits.standard.maximumListItems
+        guard value.utf8.lazy.filter({ $0 == UInt8(ascii: ",") }).count < limit else {
+            throw QueryLanguageError(.tooComplex, "A QuickBlox list has more than \(limit) items")
+        }
+        return value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
     }
 
     private static func integer(_ value: String, for name: String) throws(QueryLanguageError) -> Int {

@@ -30,6 +30,7 @@ enum Token: Sendable, Equatable {
 struct Lexer {
     private let scalars: [Unicode.Scalar]
     private var index = 0
+    private var count = 0
     private let limits: QueryLimits
 
     init(_ text: String, limits: QueryLimits) {
@@ -37,17 +38,15 @@ struct Lexer {
         self.limits = limits
     }
 
-    /// All tokens, ending with `.end`.
-    mutating func tokens() throws(QueryLanguageError) -> [Token] {
-        var tokens: [Token] = []
-        while let token = try next() {
-            tokens.append(token)
-            if tokens.count > limits.maximumTokens {
-                throw QueryLanguageError(.tooComplex, "The where clause has more than \(limits.maximumTokens) tokens")
-            }
+    /// The next token (`.end` once the text is exhausted), refused once more than
+    /// `limits.maximumTokens` have been read, so no text beyond the limit is ever scanned.
+    mutating func nextToken() throws(QueryLanguageError) -> Token {
+        guard let token = try next() else { return .end }
+        count += 1
+        if count > limits.maximumTokens {
+            throw QueryLanguageError(.tooComplex, "The where clause has more than \(limits.maximumTokens) tokens")
         }
-        tokens.append(.end)
-        return tokens
+        return token
     }
 
     private mutating func next() throws(QueryLanguageError) -> Token? {
@@ -154,5 +153,31 @@ struct Lexer {
         }
         index += 1
         return .symbol(String(scalar))
+    }
+}
+
+/// The parser's view of the tokens: pulled from the lexer only as far as the parser looks, so
+/// the token and depth limits stop the work at the token that crosses them, never after
+/// scanning the rest of the text.
+struct TokenStream {
+    private var lexer: Lexer
+    private var lookahead: [Token] = []
+    /// How many tokens the parser has taken.
+    private(set) var taken = 0
+
+    init(_ lexer: Lexer) {
+        self.lexer = lexer
+    }
+
+    /// The token `offset` places ahead of the current one, without taking it.
+    mutating func peek(_ offset: Int = 0) throws(QueryLanguageError) -> Token {
+        while lookahead.count <= offset { lookahead.append(try lexer.nextToken()) }
+        return lookahead[offset]
+    }
+
+    /// Takes `count` tokens that have been peeked.
+    mutating func take(_ count: Int = 1) {
+        lookahead.removeFirst(count)
+        taken += count
     }
 }

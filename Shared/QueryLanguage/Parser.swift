@@ -57,7 +57,7 @@ public enum QueryParser {
         var parser = try Parser(text, parameters: [], limits: limits)
         let value = try parser.asValue(try parser.additive())
         var alias: String?
-        if parser.takeKeyword("AS") { alias = try parser.identifier() }
+        if try parser.takeKeyword("AS") { alias = try parser.identifier() }
         try parser.expectEnd()
         return SelectItem(expression: value, alias: alias)
     }
@@ -69,10 +69,10 @@ public enum QueryParser {
         var parser = try Parser(text, parameters: [], limits: limits)
         let value = try parser.asValue(try parser.additive())
         var descending = false
-        if parser.takeKeyword("DESC") {
+        if try parser.takeKeyword("DESC") {
             descending = true
         } else {
-            _ = parser.takeKeyword("ASC")
+            _ = try parser.takeKeyword("ASC")
         }
         try parser.expectEnd()
         return SortItem(expression: value, descending: descending)
@@ -87,8 +87,7 @@ struct Parser {
         case condition(Condition)
     }
 
-    private let tokens: [Token]
-    private var position = 0
+    private var tokens: TokenStream
     private var depth = 0
     private var parameters: [ValueExpression]
     private var parameterIndex = 0
@@ -98,8 +97,7 @@ struct Parser {
         guard text.utf8.count <= limits.maximumLength else {
             throw QueryLanguageError(.tooComplex, "The clause is longer than \(limits.maximumLength) bytes")
         }
-        var lexer = Lexer(text, limits: limits)
-        tokens = try lexer.tokens()
+        tokens = TokenStream(Lexer(text, limits: limits))
         self.parameters = parameters
         self.limits = limits
     }
@@ -107,19 +105,23 @@ struct Parser {
     // MARK: Conditions
 
     mutating func expression() throws(QueryLanguageError) -> Node {
-        var terms = [try conjunction()]
-        while takeKeyword("OR") { terms.append(.condition(try asCondition(try conjunction()))) }
-        return terms.count == 1 ? terms[0] : .condition(.or(try terms.map(asCondition)))
+        let first = try conjunction()
+        guard try tokens.peek().keyword == "OR" else { return first }
+        var terms = [try asCondition(first)]
+        while try takeKeyword("OR") { terms.append(try asCondition(try conjunction())) }
+        return .condition(.or(terms))
     }
 
     private mutating func conjunction() throws(QueryLanguageError) -> Node {
-        var terms = [try negation()]
-        while takeKeyword("AND") { terms.append(.condition(try asCondition(try negation()))) }
-        return terms.count == 1 ? terms[0] : .condition(.and(try terms.map(asCondition)))
+        let first = try negation()
+        guard try tokens.peek().keyword == "AND" else { return first }
+        var terms = [try asCondition(first)]
+        while try takeKeyword("AND") { terms.append(try asCondition(try negation())) }
+        return .condition(.and(terms))
     }
 
     private mutating func negation() throws(QueryLanguageError) -> Node {
-        guard takeKeyword("NOT") else { return try predicate() }
+        guard try takeKeyword("NOT") else { return try predicate() }
         try descend()
         defer { depth -= 1 }
         return .condition(.not(try asCondition(try negation())))
@@ -128,32 +130,32 @@ struct Parser {
     private mutating func predicate() throws(QueryLanguageError) -> Node {
         let left = try additive()
         guard case .value(let value) = left else { return left }
-        if let comparison = takeComparison() {
+        if let comparison = try takeComparison() {
             return .condition(.comparison(value, comparison, try asValue(try additive())))
         }
-        if takeKeyword("IS") {
-            let negated = takeKeyword("NOT")
+        if try takeKeyword("IS") {
+            let negated = try takeKeyword("NOT")
             try expectKeyword("NULL")
             return .condition(.nullCheck(value, isNull: !negated))
         }
-        let negated = takeKeyword("NOT")
-        if takeKeyword("LIKE") {
+        let negated = try takeKeyword("NOT")
+        if try takeKeyword("LIKE") {
             return .condition(.like(value, pattern: try asValue(try additive()), negated: negated))
         }
-        if takeKeyword("IN") { return .condition(.membership(value, try inList(), negated: negated)) }
-        if takeKeyword("BETWEEN") {
+        if try takeKeyword("IN") { return .condition(.membership(value, try inList(), negated: negated)) }
+        if try takeKeyword("BETWEEN") {
             let low = try asValue(try additive())
             try expectKeyword("AND")
             let high = try asValue(try additive())
             return .condition(.between(value, low, high, negated: negated))
         }
-        if negated { throw unexpected("LIKE, IN or BETWEEN after NOT") }
+        if negated { throw try unexpected("LIKE, IN or BETWEEN after NOT") }
         return left
     }
 
     /// `=`, `!=`, `<>`, `<`, `<=`, `>`, `>=`, `=>` and the date keywords.
-    private mutating func takeComparison() -> ComparisonOperator? {
-        if case .symbol(let symbol) = tokens[position] {
+    private mutating func takeComparison() throws(QueryLanguageError) -> ComparisonOperator? {
+        if case .symbol(let symbol) = try tokens.peek() {
             let found: ComparisonOperator? =
                 switch symbol {
                 case "=", "==": .equal
@@ -164,18 +166,18 @@ struct Parser {
                 case ">=", "=>": .greaterOrEqual
                 default: nil
                 }
-            if found != nil { position += 1 }
+            if found != nil { tokens.take() }
             return found
         }
-        if takeKeyword("AFTER") { return .greater }
-        if takeKeyword("BEFORE") { return .less }
-        if position + 2 < tokens.count, tokens[position].keyword == "AT", tokens[position + 1].keyword == "OR" {
-            if tokens[position + 2].keyword == "AFTER" {
-                position += 3
+        if try takeKeyword("AFTER") { return .greater }
+        if try takeKeyword("BEFORE") { return .less }
+        if try tokens.peek().keyword == "AT", try tokens.peek(1).keyword == "OR" {
+            if try tokens.peek(2).keyword == "AFTER" {
+                tokens.take(3)
                 return .greaterOrEqual
             }
-            if tokens[position + 2].keyword == "BEFORE" {
-                position += 3
+            if try tokens.peek(2).keyword == "BEFORE" {
+                tokens.take(3)
                 return .lessOrEqual
             }
         }
@@ -183,14 +185,14 @@ struct Parser {
     }
 
     private mutating func inList() throws(QueryLanguageError) -> [ValueExpression] {
-        if case .symbol("?") = tokens[position] {
-            position += 1
+        if case .symbol("?") = try tokens.peek() {
+            tokens.take()
             if case .list(let items) = try nextParameter() { return items }
             throw QueryLanguageError(.syntax, "The parameter after IN must be a list")
         }
         try expectSymbol("(")
         var items = [try asValue(try additive())]
-        while takeSymbol(",") { items.append(try asValue(try additive())) }
+        while try takeSymbol(",") { items.append(try asValue(try additive())) }
         try expectSymbol(")")
         return items
     }
@@ -199,7 +201,7 @@ struct Parser {
 
     mutating func additive() throws(QueryLanguageError) -> Node {
         var left = try multiplicative()
-        while let symbol = takeSymbol(in: ["+", "-"]) {
+        while let symbol = try takeSymbol(in: ["+", "-"]) {
             let right = try asValue(try multiplicative())
             left = .value(.arithmetic(ArithmeticOperator(rawValue: symbol)!, try asValue(left), right))
         }
@@ -208,7 +210,7 @@ struct Parser {
 
     private mutating func multiplicative() throws(QueryLanguageError) -> Node {
         var left = try unary()
-        while let symbol = takeSymbol(in: ["*", "/", "%"]) {
+        while let symbol = try takeSymbol(in: ["*", "/", "%"]) {
             let right = try asValue(try unary())
             left = .value(.arithmetic(ArithmeticOperator(rawValue: symbol)!, try asValue(left), right))
         }
@@ -216,7 +218,7 @@ struct Parser {
     }
 
     private mutating func unary() throws(QueryLanguageError) -> Node {
-        guard takeSymbol("-") else { return try primary() }
+        guard try takeSymbol("-") else { return try primary() }
         try descend()
         defer { depth -= 1 }
         switch try asValue(try unary()) {
@@ -227,8 +229,11 @@ struct Parser {
     }
 
     private mutating func primary() throws(QueryLanguageError) -> Node {
-        let token = tokens[position]
-        position += 1
+        let token = try tokens.peek()
+        switch token {
+        case .string, .integer, .number, .symbol("("), .symbol("?"), .identifier: tokens.take()
+        default: throw unexpected("a value", found: token)
+        }
         switch token {
         case .string(let value): return .value(.string(value))
         case .integer(let value): return .value(.integer(value))
@@ -241,9 +246,7 @@ struct Parser {
             return inner
         case .symbol("?"): return .value(try nextParameter())
         case .identifier(let name): return .value(try named(name))
-        default:
-            position -= 1
-            throw unexpected("a value")
+        default: throw unexpected("a value", found: token)
         }
     }
 
@@ -255,16 +258,16 @@ struct Parser {
         case "NULL": return .null
         default: break
         }
-        if takeSymbol("(") { return try functionCall(name.lowercased()) }
+        if try takeSymbol("(") { return try functionCall(name.lowercased()) }
         var inverse: PropertyPath.Inverse?
         var segments = [name]
-        if takeSymbol("[") {
+        if try takeSymbol("[") {
             inverse = PropertyPath.Inverse(table: name, column: try identifier())
             try expectSymbol("]")
             try expectSymbol(".")
             segments = [try identifier()]
         }
-        while takeSymbol(".") { segments.append(try identifier()) }
+        while try takeSymbol(".") { segments.append(try identifier()) }
         return .property(PropertyPath(segments, inverse: inverse))
     }
 
@@ -272,11 +275,11 @@ struct Parser {
         try descend()
         defer { depth -= 1 }
         var arguments: [ValueExpression] = []
-        if takeSymbol("*") {
+        if try takeSymbol("*") {
             arguments = [.property(PropertyPath(["*"]))]
-        } else if !isSymbol(")") {
+        } else if try !isSymbol(")") {
             arguments.append(try asValue(try additive()))
-            while takeSymbol(",") { arguments.append(try asValue(try additive())) }
+            while try takeSymbol(",") { arguments.append(try asValue(try additive())) }
         }
         try expectSymbol(")")
         return .function(name, arguments)
@@ -292,11 +295,11 @@ struct Parser {
 
     // MARK: Helpers
 
-    func asCondition(_ node: Node) throws(QueryLanguageError) -> Condition {
+    mutating func asCondition(_ node: Node) throws(QueryLanguageError) -> Condition {
         switch node {
         case .condition(let condition): return condition
         case .value(.boolean(let value)): return .constant(value)
-        case .value: throw unexpected("a comparison")
+        case .value: throw try unexpected("a comparison")
         }
     }
 
@@ -315,46 +318,51 @@ struct Parser {
     }
 
     mutating func identifier() throws(QueryLanguageError) -> String {
-        guard case .identifier(let name) = tokens[position] else { throw unexpected("a name") }
-        position += 1
+        guard case .identifier(let name) = try tokens.peek() else { throw try unexpected("a name") }
+        tokens.take()
         return name
     }
 
-    mutating func takeKeyword(_ keyword: String) -> Bool {
-        guard tokens[position].keyword == keyword else { return false }
-        position += 1
+    mutating func takeKeyword(_ keyword: String) throws(QueryLanguageError) -> Bool {
+        guard try tokens.peek().keyword == keyword else { return false }
+        tokens.take()
         return true
     }
 
     private mutating func expectKeyword(_ keyword: String) throws(QueryLanguageError) {
-        guard takeKeyword(keyword) else { throw unexpected(keyword) }
+        guard try takeKeyword(keyword) else { throw try unexpected(keyword) }
     }
 
-    private func isSymbol(_ symbol: String) -> Bool {
-        tokens[position] == .symbol(symbol)
+    private mutating func isSymbol(_ symbol: String) throws(QueryLanguageError) -> Bool {
+        try tokens.peek() == .symbol(symbol)
     }
 
-    private mutating func takeSymbol(_ symbol: String) -> Bool {
-        guard isSymbol(symbol) else { return false }
-        position += 1
+    private mutating func takeSymbol(_ symbol: String) throws(QueryLanguageError) -> Bool {
+        guard try isSymbol(symbol) else { return false }
+        tokens.take()
         return true
     }
 
-    private mutating func takeSymbol(in symbols: Set<String>) -> String? {
-        guard case .symbol(let symbol) = tokens[position], symbols.contains(symbol) else { return nil }
-        position += 1
+    private mutating func takeSymbol(in symbols: Set<String>) throws(QueryLanguageError) -> String? {
+        guard case .symbol(let symbol) = try tokens.peek(), symbols.contains(symbol) else { return nil }
+        tokens.take()
         return symbol
     }
 
     private mutating func expectSymbol(_ symbol: String) throws(QueryLanguageError) {
-        guard takeSymbol(symbol) else { throw unexpected("'\(symbol)'") }
+        guard try takeSymbol(symbol) else { throw try unexpected("'\(symbol)'") }
     }
 
-    func expectEnd() throws(QueryLanguageError) {
-        guard tokens[position] == .end else { throw unexpected("end of input") }
+    mutating func expectEnd() throws(QueryLanguageError) {
+        guard try tokens.peek() == .end else { throw try unexpected("end of input") }
     }
 
-    private func unexpected(_ expected: String) -> QueryLanguageError {
-        QueryLanguageError(.syntax, "Expected \(expected) but found \(tokens[position].text) (token \(position + 1))")
+    /// A syntax error naming what was expected and the current token.
+    private mutating func unexpected(_ expected: String) throws(QueryLanguageError) -> QueryLanguageError {
+        unexpected(expected, found: try tokens.peek())
+    }
+
+    private func unexpected(_ expected: String, found: Token) -> QueryLanguageError {
+        QueryLanguageError(.syntax, "Expected \(expected) but found \(found.text) (token \(tokens.taken + 1))")
     }
 }

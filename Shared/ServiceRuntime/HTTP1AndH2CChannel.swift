@@ -20,9 +20,19 @@ public struct HTTP1AndH2CChannel: HTTPChannelHandler {
     private let http2: HTTP2Channel
     public var responder: Responder { http1.responder }
 
+    /// The most bytes an HTTP/1.1 request line and headers may take; beyond it the request is
+    /// answered 431 with the JSON error shape.
+    public static let headLimit = 64 << 10
+
     /// Creates the channel handler.
     public init(responder: @escaping Responder, configuration: HTTP2ChannelConfiguration = .init()) {
-        http1 = HTTP1Channel(responder: responder, configuration: configuration.streamConfiguration)
+        let limit = Self.headLimit
+        http1 = HTTP1Channel(
+            responder: responder,
+            configuration: .init(
+                additionalChannelHandlers: [MalformedRequestResponder(headLimit: limit)],
+                idleTimeout: configuration.streamConfiguration.idleTimeout,
+                httpDecoderConfiguration: .init(maxHeaderFieldSize: limit, maxHeaderListSize: limit)))
         http2 = HTTP2Channel(responder: responder, configuration: configuration)
     }
 

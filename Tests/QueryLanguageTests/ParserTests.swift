@@ -48,6 +48,40 @@ import Testing
         #expect(throws: QueryLanguageError.self) { try QueryParser.condition("a = 1 AND b = 2 AND c = 3", limits: small) }
     }
 
+    /// Each limit stops the scan at the token that crosses it: a lexical error placed beyond
+    /// the limit is never reached, so the refusal is the limit's, not the syntax error's.
+    @Test func limitsStopTheScanWhereTheyAreCrossed() {
+        let deep = String(repeating: "(", count: 5_000) + "a = 1" + String(repeating: ")", count: 5_000) + " ;"
+        #expect(throws: QueryLanguageError(.tooComplex, "The clause is nested deeper than 32 levels")) {
+            try QueryParser.condition(deep)
+        }
+        let negations = String(repeating: "NOT ", count: 5_000) + "a = 1 ;"
+        #expect(throws: QueryLanguageError(.tooComplex, "The clause is nested deeper than 32 levels")) {
+            try QueryParser.condition(negations)
+        }
+        let minuses = "a = " + String(repeating: "- ", count: 5_000) + "1 ;"
+        #expect(throws: QueryLanguageError(.tooComplex, "The clause is nested deeper than 32 levels")) {
+            try QueryParser.condition(minuses)
+        }
+        let long = "a IN (" + (1...12_000).map(String.init).joined(separator: ",") + ") ;"
+        let roomy = QueryLimits(maximumLength: 1 << 20)
+        #expect(throws: QueryLanguageError(.tooComplex, "The where clause has more than 10000 tokens")) {
+            try QueryParser.condition(long, limits: roomy)
+        }
+        let twentyThousand = "a IN (" + (1...20_000).map(String.init).joined(separator: ",") + ")"
+        #expect(throws: QueryLanguageError(.tooComplex, "The clause is longer than 65536 bytes")) {
+            try QueryParser.condition(twentyThousand)
+        }
+    }
+
+    @Test func quickBloxListsAreBounded() {
+        let items = (1...1_001).map(String.init).joined(separator: ",")
+        #expect(throws: QueryLanguageError(.tooComplex, "A QuickBlox list has more than 1000 items")) {
+            try QuickBloxFilter.parse([("v[in]", items)])
+        }
+        #expect(throws: Never.self) { try QuickBloxFilter.parse([("v[in]", String(items.dropLast(5)))]) }
+    }
+
     @Test func selectAndSortItems() throws {
         #expect(try QueryParser.selectItem("Count(objectId) as total") == SelectItem(expression: .function("count", [.property(PropertyPath(["objectId"]))]), alias: "total"))
         #expect(try QueryParser.sortItem("age desc") == SortItem(expression: Self.age, descending: true))

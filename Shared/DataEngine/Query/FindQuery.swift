@@ -51,12 +51,12 @@ public struct FindQuery: Sendable {
             condition = try QueryParser.condition(text)
         }
         if let text = parameters.scalar("having"), !text.isEmpty { having = try QueryParser.condition(text) }
-        let props = parameters.list("props") + parameters.list("property")
+        let props = try parameters.list("props") + parameters.list("property")
         if !props.isEmpty, props != ["*"] {
             properties = try props.filter { $0 != "*" }.map { item throws in try QueryParser.selectItem(item) }
             if props.contains("*") { properties = nil }
         }
-        excluded = parameters.list("excludeProps")
+        excluded = try parameters.list("excludeProps")
         sort = try parameters.list("sortBy").map { item throws in try QueryParser.sortItem(item) }
         groupBy = try parameters.list("groupBy").map { item throws in try QueryParser.value(item) }
         distinct = parameters.scalar("distinct")?.lowercased() == "true"
@@ -65,7 +65,7 @@ public struct FindQuery: Sendable {
             offset = try parameters.integer("offset", default: 0, in: 0...Int(Int32.max))
         }
         let depth = try parameters.integer("relationsDepth", default: 0, in: 0...Int(Int32.max))
-        if !parameters.list("loadRelations").isEmpty || depth > 0 {
+        if try !parameters.list("loadRelations").isEmpty || depth > 0 {
             throw DataError.notSupportedYet("Loading related objects (loadRelations, relationsDepth)")
         }
     }
@@ -88,9 +88,23 @@ public struct QueryParameters: Sendable {
         values[name]?.last
     }
 
-    /// Every item of `name`: each value split at commas outside parentheses and quotes.
-    public func list(_ name: String) -> [String] {
-        (values[name] ?? []).flatMap(Self.splitTopLevel).filter { !$0.isEmpty }
+    /// Every item of `name`: each value split at commas outside parentheses and quotes. The
+    /// text's length is checked before it is split and the item count while it is.
+    public func list(_ name: String, limits: QueryLimits = .standard) throws -> [String] {
+        let raw = values[name] ?? []
+        guard raw.reduce(0, { $0 + $1.utf8.count }) <= limits.maximumLength else {
+            throw DataError.queryTooComplex("\(name) is longer than \(limits.maximumLength) bytes")
+        }
+        var items: [String] = []
+        for value in raw {
+            for item in Self.splitTopLevel(value) where !item.isEmpty {
+                items.append(item)
+                if items.count > limits.maximumListItems {
+                    throw DataError.queryTooComplex("\(name) has more than \(limits.maximumListItems) items")
+                }
+            }
+        }
+        return items
     }
 
     /// The integer value of `name` within `range`.

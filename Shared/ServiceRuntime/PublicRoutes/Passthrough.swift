@@ -19,6 +19,28 @@ public enum PassthroughHeaders {
     ]
 }
 
+extension PassthroughHeaders {
+    /// The most header bytes a passed request may carry, counted as HPACK counts them (name,
+    /// value and 32 per field, the path included): the services' HTTP/2 servers refuse a header
+    /// list over 16 KiB by failing the whole connection, so the gateway refuses it first and
+    /// keeps the rest for the pseudo-headers.
+    public static let budget = 15 << 10
+
+    /// Refuses a request whose headers could not cross to the service: 414 when the path and
+    /// query take most of the budget, 431 otherwise.
+    static func checkSize(_ headers: HTTPHeaders, target: String) throws {
+        let fields = headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 32 }
+        let path = target.utf8.count + 32
+        guard fields + path > budget else { return }
+        if path > budget / 2 {
+            throw ErrorEnvelope(
+                code: 414, message: "The request URI is longer than the gateway passes on; send long queries in a POST body",
+                status: 414)
+        }
+        throw ErrorEnvelope(code: 431, message: "The request headers are larger than the gateway passes on", status: 431)
+    }
+}
+
 /// A public request passed to its owning service, and the answer as it arrives.
 public struct PassedResponse: Sendable {
     /// The answer, its body streaming from the service.
@@ -45,6 +67,7 @@ extension InternalClient {
         for name in PassthroughHeaders.request {
             for value in request.headers[values: .init(name)!] { outgoing.headers.add(name: name, value: value) }
         }
+        try PassthroughHeaders.checkSize(outgoing.headers, target: "/\(resource)\(query)")
         let activity = TransferActivity(idle: route.idleTimeoutMilliseconds.map { .milliseconds($0) })
         let hasBody = Self.hasBody(request)
         if hasBody {

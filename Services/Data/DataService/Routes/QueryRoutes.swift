@@ -98,7 +98,7 @@ extension DataRoutes {
     /// `{"objects": [...], "totalCount": n}` as Backbeam clients read them.
     private func bql(_ call: PublicCall) async throws -> Response {
         let body = try call.object
-        let parameters = try (body["params"]?.array ?? []).map(Self.bqlParameter)
+        let parameters = try Self.bqlList(body["params"]?.array ?? [])
         var query = FindQuery()
         let text = body["query"]?.string ?? ""
         query.condition = try DataError.parsing { () throws(QueryLanguageError) in
@@ -117,6 +117,14 @@ extension DataRoutes {
             .object(JSONObject([("objects", .array(page.map(JSONValue.raw))), ("totalCount", .integer(Int64(count)))])))
     }
 
+    /// BQL parameters, or the items of a list parameter, refused beyond the list-item limit
+    /// before any is converted.
+    private static func bqlList(_ items: [JSONValue]) throws -> [ValueExpression] {
+        let limit = QueryLimits.standard.maximumListItems
+        guard items.count <= limit else { throw DataError.queryTooComplex("BQL lists have at most \(limit) items") }
+        return try items.map(bqlParameter)
+    }
+
     private static func bqlParameter(_ value: JSONValue) throws -> ValueExpression {
         switch value {
         case .string(let text): return .string(text)
@@ -124,7 +132,7 @@ extension DataRoutes {
         case .number(let number): return .number(number)
         case .bool(let bool): return .boolean(bool)
         case .null: return .null
-        case .array(let items): return .list(try items.map(bqlParameter))
+        case .array(let items): return .list(try bqlList(items))
         case .object(let object):
             guard let id = object["objectId"]?.string ?? object["id"]?.string else {
                 throw DataError.invalidBody("A BQL object parameter needs an objectId")
