@@ -34,6 +34,8 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--connections", default="1,32,128")
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--out", type=pathlib.Path)
+    parser.add_argument("--cases", help="comma list of product cases to run (default: all); an A/B of two "
+                        "builds passes the same list and --bin twice")
     return parser.parse_args()
 
 
@@ -94,6 +96,7 @@ class Run:
             "update": ("update.lua", plain),
             "create": ("create.lua", plain),
             "login": ("login.lua", {**plain, "BENCH_LOGIN": product.login_user, "BENCH_PASSWORD": PASSWORD}),
+            "hostile": ("hostile.lua", plain),
         }
 
     def run_product_case(self, product: Product, case: str):
@@ -102,12 +105,21 @@ class Run:
         groups = [ProcessGroup(name, pids[name]) for name in ["gateway", "data-service", "users-service"]]
         groups.append(self.postgres)
         env = {"BENCH_LUA_DIR": str(LUA), "BENCH_ROWS": str(self.options.rows), "BENCH_BUCKETS": str(self.buckets), **env}
+        refusals = case == "hostile"
         if not self.options.quick:
             self.settle(groups)
-            wrk(product.url, LUA / script, 32, 2, env)  # warm-up, not recorded
+            wrk(product.url, LUA / script, 32, 2, env, refusals=refusals)  # warm-up, not recorded
         for connections in self.connections:
             self.measure("product", case, connections, groups,
-                         lambda: wrk(product.url, LUA / script, connections, self.seconds, env))
+                         lambda: wrk(product.url, LUA / script, connections, self.seconds, env, refusals=refusals))
+
+    def run_case(self, product: Product, case: str, floor: bool):
+        """Runs a product case, and its floor when it has one, unless --cases leaves it out."""
+        if self.options.cases and case not in self.options.cases.split(","):
+            return
+        self.run_product_case(product, case)
+        if floor:
+            self.run_floor_case(case, product.schema)
 
     def run_floor_case(self, case: str, schema: str):
         connection = {key: self.database[key] for key in ["host", "port", "user", "password", "database"]}
@@ -152,14 +164,12 @@ class Run:
             # Reads first, each beside its floor, on the table as seeded; then the writes and
             # their floors; login last, since it ends the ACL user's other sessions.
             for case in ["get_by_id", "find", "count"]:
-                self.run_product_case(product, case)
-                self.run_floor_case(case, product.schema)
-            for case in ["find_acl_user", "find_acl_server_key"]:
-                self.run_product_case(product, case)
+                self.run_case(product, case, floor=True)
+            for case in ["find_acl_user", "find_acl_server_key", "hostile"]:
+                self.run_case(product, case, floor=False)
             for case in ["update", "create"]:
-                self.run_product_case(product, case)
-                self.run_floor_case(case, product.schema)
-            self.run_product_case(product, "login")
+                self.run_case(product, case, floor=True)
+            self.run_case(product, "login", floor=False)
         finally:
             product.stop()
         if self.options.kinto_venv:

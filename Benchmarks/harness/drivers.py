@@ -23,10 +23,12 @@ def _milliseconds(text: str) -> float:
 
 
 def wrk(url: str, script: pathlib.Path, connections: int, seconds: float, env: dict[str, str],
-        allow_errors: bool = False) -> dict:
+        allow_errors: bool = False, refusals: bool = False) -> dict:
     """Runs wrk and returns successful requests/s, p50/p99 in ms and the request count. Non-2xx
     answers or socket errors make it fail — a benchmark of errors measures nothing — unless
-    `allow_errors` (a peer's own refusals, counted in `errors` and left out of requests/s)."""
+    `allow_errors` (a peer's own refusals, counted in `errors` and left out of requests/s).
+    With `refusals` the script's 4xx answers are the point: its own count of answers other
+    than the refusals it expects (`unexpected answers: N`) replaces wrk's non-2xx count."""
     threads = 1 if connections == 1 else 2
     command = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--timeout", "30s",
                "--latency", "-s", str(script), url]
@@ -34,7 +36,10 @@ def wrk(url: str, script: pathlib.Path, connections: int, seconds: float, env: d
     out = run.stdout
     if run.returncode != 0:
         raise LoadError(f"wrk failed: {run.stderr or out}")
-    errors = sum(int(n) for n in re.findall(r"Non-2xx or 3xx responses: (\d+)", out))
+    if refusals:
+        errors = int(re.search(r"unexpected answers: (\d+)", out).group(1))
+    else:
+        errors = sum(int(n) for n in re.findall(r"Non-2xx or 3xx responses: (\d+)", out))
     socket = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
     if socket:
         errors += sum(int(n) for n in socket.groups())
