@@ -5,7 +5,7 @@ import QueryLanguage
 import Testing
 
 /// Every where-clause operator, date form and query parameter against a real table.
-@Suite(.timeLimit(.minutes(2))) struct QueryTests {
+@Suite(.timeLimit(.minutes(5))) struct QueryTests {
     static let people = [
         #"{"name": "Ann", "age": 31, "height": 1.62, "active": true, "city": "Austin", "tags": ["a", "b"]}"#,
         #"{"name": "Bob", "age": 25, "height": 1.80, "active": false, "city": "Boston", "tags": ["b"]}"#,

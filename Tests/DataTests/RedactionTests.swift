@@ -6,7 +6,7 @@ import TestSupport
 
 /// No client response carries PostgreSQL's own text: refusals it raises answer with a code and a
 /// message this project wrote.
-@Suite(.timeLimit(.minutes(2))) struct RedactionTests {
+@Suite(.timeLimit(.minutes(5))) struct RedactionTests {
     /// Phrases only PostgreSQL's messages and details contain.
     static let databaseText = ["Key (", "already exists.", "violates", "does not exist", "function sum(", "operator does not exist", "ERROR", "SQLSTATE"]
 

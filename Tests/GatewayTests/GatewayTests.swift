@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// The gateway in front of the real services (all started in this process).
-@Suite(.timeLimit(.minutes(2))) struct GatewayTests {
+@Suite(.timeLimit(.minutes(5))) struct GatewayTests {
     static let invalidAppInfo = #"{"code":2002,"message":"Invalid application info (application id or api key)","status":401}"#
 
     @Test func wrongOrMissingAppOrKeyIs401With2002() async throws {

@@ -12,7 +12,7 @@ import Testing
 import TestSupport
 
 /// The internal protocol over a real HTTP/2 + mutual TLS server and the real client.
-@Suite(.timeLimit(.minutes(2))) struct InternalProtocolTests {
+@Suite(.timeLimit(.minutes(5))) struct InternalProtocolTests {
     /// What the echo operation saw.
     struct Echo: Codable, Sendable {
         var requestID: String
@@ -101,13 +101,11 @@ import TestSupport
             let client = try InternalClient(
                 tls: TestPKI.material(for: .gateway), peers: [.data: baseURL], connectTimeout: TestPKI.connectTimeout)
             do {
-                try await body(client, baseURL, counter)
+                try await client.using { try await body($0, baseURL, counter) }
             } catch {
-                try await client.http.shutdown()
                 await group.triggerGracefulShutdown()
                 throw error
             }
-            try await client.http.shutdown()
             await group.triggerGracefulShutdown()
         }
     }
@@ -189,10 +187,11 @@ import TestSupport
         let client = try InternalClient(
             tls: TestPKI.material(for: .gateway), peers: [.data: "https://127.0.0.1:\(port)"],
             connectTimeout: TestPKI.connectTimeout)
-        await #expect(throws: ErrorEnvelope.serviceUnavailable(.data)) {
-            try await client.call(EchoOperation.self, Empty(), on: .data, context: context(timeout: .seconds(2)))
+        try await client.using { client in
+            await #expect(throws: ErrorEnvelope.serviceUnavailable(.data)) {
+                try await client.call(EchoOperation.self, Empty(), on: .data, context: context(timeout: .seconds(2)))
+            }
         }
-        try await client.http.shutdown()
     }
 
     @Test func aCallWithoutAClientCertificateNeverReachesAHandler() async throws {
@@ -203,10 +202,11 @@ import TestSupport
             ])
             let anonymous = HTTPClient(
                 eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
-            await #expect(throws: (any Error).self) {
-                _ = try await anonymous.execute(Self.post(baseURL, EchoOperation.self, body: "{}"), timeout: .seconds(30))
+            try await withShutdown(anonymous) {
+                await #expect(throws: (any Error).self) {
+                    _ = try await anonymous.execute(Self.post(baseURL, EchoOperation.self, body: "{}"), timeout: .seconds(30))
+                }
             }
-            try await anonymous.shutdown()
             #expect(counter.count == 0)
         }
     }
@@ -239,13 +239,14 @@ import TestSupport
         try await withServer { _, baseURL, counter async throws in
             let caller = try InternalClient(
                 tls: material, peers: [.data: baseURL], connectTimeout: TestPKI.connectTimeout)
-            await #expect(throws: expected) {
-                try await caller.call(EchoOperation.self, Empty(), on: .data, context: context())
+            try await caller.using { caller in
+                await #expect(throws: expected) {
+                    try await caller.call(EchoOperation.self, Empty(), on: .data, context: context())
+                }
+                await #expect(throws: expected) {
+                    try await caller.call(FailOperation.self, Empty(), on: .data, context: context())
+                }
             }
-            await #expect(throws: expected) {
-                try await caller.call(FailOperation.self, Empty(), on: .data, context: context())
-            }
-            try await caller.http.shutdown()
             #expect(counter.count == 0)
         }
     }

@@ -46,13 +46,17 @@ public enum BackendChecks {
             let client = try InternalClient(
                 tls: TestPKI.material(for: .gateway), peers: [Backend.name: "https://127.0.0.1:\(rpcPort)"],
                 connectTimeout: TestPKI.connectTimeout)
-            let running = Running(
-                operationsURL: "http://127.0.0.1:\(await parts.ports.port(.operations))", client: client,
-                service: Backend.name)
-            _ = try await withTimeout(.seconds(30)) { await parts.ports.port(.rpc) }
             var failure: (any Error)?
-            do { try await body(running) } catch { failure = error }
-            try await client.http.shutdown()
+            do {
+                try await client.using { client in
+                    // A bound on a hang, not on speed: every suite starts its services at once.
+                    _ = try await withTimeout(.seconds(120)) { await parts.ports.port(.rpc) }
+                    let running = Running(
+                        operationsURL: "http://127.0.0.1:\(await parts.ports.port(.operations))", client: client,
+                        service: Backend.name)
+                    try await body(running)
+                }
+            } catch { failure = error }
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
             if let failure { throw failure }
@@ -133,19 +137,20 @@ public enum BackendChecks {
                     tls: TestPKI.material(for: other),
                     peers: [running.service: running.client.baseURL(of: running.service)!],
                     connectTimeout: TestPKI.connectTimeout)
-                await #expect(throws: ErrorEnvelope.callerRefused) {
-                    try await stranger.call(SystemRoutes.self, Empty(), on: running.service, context: context())
-                }
-                for route in manifest.routes {
-                    let path = route.path.split(separator: "/").map { $0.hasPrefix(":") || $0.hasPrefix("*") ? "x" : $0 }
-                    let answer = try await raw(stranger, route.method, path.joined(separator: "/"), running: running)
-                    #expect(answer.status == 403, "\(route.method) \(route.path)")
-                    #expect(answer.envelope == .callerRefused, "\(route.method) \(route.path)")
+                try await stranger.using { stranger in
+                    await #expect(throws: ErrorEnvelope.callerRefused) {
+                        try await stranger.call(SystemRoutes.self, Empty(), on: running.service, context: context())
+                    }
+                    for route in manifest.routes {
+                        let path = route.path.split(separator: "/").map { $0.hasPrefix(":") || $0.hasPrefix("*") ? "x" : $0 }
+                        let answer = try await raw(stranger, route.method, path.joined(separator: "/"), running: running)
+                        #expect(answer.status == 403, "\(route.method) \(route.path)")
+                        #expect(answer.envelope == .callerRefused, "\(route.method) \(route.path)")
+                    }
                 }
                 let unknown = try await raw(running.client, "GET", "nowhere/x?y=1", running: running)
                 #expect(unknown.status == 404)
                 #expect(unknown.envelope?.code == 404)
-                try await stranger.http.shutdown()
             }
         }
     }

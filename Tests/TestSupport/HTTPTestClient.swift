@@ -32,7 +32,7 @@ public enum HTTPTestClient {
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(90))
         let bytes = try await response.body.collect(upTo: 64 << 20)
         return HTTPResult(status: Int(response.status.code), headers: response.headers, body: Data(buffer: bytes))
     }

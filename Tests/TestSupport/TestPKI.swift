@@ -20,11 +20,17 @@ public enum TestPKI {
     /// at once (1 s, the production default, expired for a live database in a clean-clone run).
     public static let readinessTimeout = Duration.seconds(5)
 
+    /// The deadline of an internal call whose caller sets none. It bounds a hang, not speed:
+    /// 10 s, the production default, expired for a registration while every suite (and, in
+    /// the busy-machine check, two other processes) shared the two cores.
+    public static let internalTimeout = Duration.seconds(45)
+
     /// The configuration keys that give a test process these timeouts.
     public static var timeoutEnvironment: [String: String] {
         [
             "BAAS_INTERNAL_CONNECT_TIMEOUT_MS": "\(connectTimeout.nanoseconds / 1_000_000)",
             "BAAS_READINESS_TIMEOUT_MS": "\(readinessTimeout.components.seconds * 1000)",
+            "BAAS_INTERNAL_TIMEOUT_MS": "\(internalTimeout.components.seconds * 1000)",
         ]
     }
 

@@ -10,7 +10,7 @@ import TestSupport
 import UsersService
 
 /// Registration, login, lockout and sessions against a real database, with the clock injected.
-@Suite(.timeLimit(.minutes(2))) struct AccountsTests {
+@Suite(.timeLimit(.minutes(5))) struct AccountsTests {
     /// A clock tests move by hand.
     final class ManualClock: Sendable {
         private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))

@@ -8,7 +8,7 @@ import TestSupport
 
 /// The users API through the gateway: cached identities and their invalidation, roles,
 /// profile operations and per-address login limits.
-@Suite(.timeLimit(.minutes(2))) struct UserGatewayTests {
+@Suite(.timeLimit(.minutes(5))) struct UserGatewayTests {
     /// Registers `email` (password `pw`) and logs in: the user's id and token.
     private func loggedIn(_ cluster: TestCluster, _ email: String) async throws -> (String, String) {
         let user = try await cluster.send(.POST, "/users/register", #"{"email": "\#(email)", "password": "pw"}"#)
