@@ -18,8 +18,8 @@ let services: [(name: String, executable: String)] = [
 /// Shared engines a service library uses beyond the runtime.
 let engines: [String: [Target.Dependency]] = [
     "Data": ["QueryLanguage", "DataEngine", "Permissions"],
-    // Refuses what the permission model denies for every row before routing.
-    "Gateway": ["Permissions"],
+    // Refuses what the permission model denies for every row before routing; relays WebSockets.
+    "Gateway": ["Permissions", product("NIOWebSocket", "swift-nio")],
     // Profiles are rows of the app's Users table, written in the same transaction as credentials.
     "Users": [
         "QueryLanguage", "DataEngine", product("HummingbirdBcrypt", "hummingbird-auth"), product("NIOPosix", "swift-nio"),
@@ -35,7 +35,7 @@ func product(_ name: String, _ package: String) -> Target.Dependency {
 /// What a service's test target needs beyond its library, its engines and ``testProducts``.
 let testExtras: [String: [Target.Dependency]] = [
     "Data": [product("PropertyBased", "swift-property-based")],
-    "Gateway": [product("NIOEmbedded", "swift-nio")],
+    "Gateway": [product("NIOEmbedded", "swift-nio"), "StreamTestSupport"],
 ]
 
 /// Products every service library imports directly.
@@ -86,6 +86,9 @@ var targets: [Target] = [
             product("NIOTLS", "swift-nio"), product("NIOHTTP1", "swift-nio"),
             product("NIOFoundationCompat", "swift-nio"), product("HummingbirdCore", "hummingbird"),
             product("UnixSignals", "swift-service-lifecycle"), product("NIOHTTPTypes", "swift-nio-extras"),
+            // WebSocket upgrades on the public port and the socket streams behind them.
+            product("NIOWebSocket", "swift-nio"), product("NIOHTTPTypesHTTP1", "swift-nio-extras"),
+            product("AsyncAlgorithms", "swift-async-algorithms"),
         ],
         path: "Shared/ServiceRuntime", swiftSettings: strict),
     .target(name: "QueryLanguage", path: "Shared/QueryLanguage", swiftSettings: strict),
@@ -110,11 +113,24 @@ var targets: [Target] = [
             "ServiceRuntime", "PostgresSupport", "InternalProtocol", product("AsyncHTTPClient", "async-http-client"),
             product("X509", "swift-certificates"), product("NIOPosix", "swift-nio"),
             product("NIOHTTP1", "swift-nio"), product("NIOFoundationCompat", "swift-nio"),
+            product("NIOWebSocket", "swift-nio"),
         ] + services.map { .target(name: "\($0.name)Service") } + serviceProducts,
         path: "Tests/TestSupport", swiftSettings: testSettings),
     .testTarget(
         name: "ServiceRuntimeTests", dependencies: testProducts + ["Permissions"],
         path: "Tests/ServiceRuntimeTests", swiftSettings: testSettings),
+    // A backend with streamed and socket routes that exists only for tests, and the process
+    // that runs it in files-service's place for the benchmark's large-body case.
+    .target(
+        name: "StreamTestSupport",
+        dependencies: [
+            "ServiceRuntime", "InternalProtocol", "PostgresSupport", product("Crypto", "swift-crypto"),
+            product("Hummingbird", "hummingbird"), product("NIOCore", "swift-nio"),
+        ],
+        path: "Tests/StreamTestSupport", swiftSettings: testSettings),
+    .executableTarget(
+        name: "stream-test-service", dependencies: ["StreamTestSupport", "ServiceRuntime"],
+        path: "Tests/StreamTestServer", swiftSettings: testSettings),
     .testTarget(
         name: "EndToEndTests",
         dependencies: services.map { .target(name: "\($0.name)Service") } + testProducts,
@@ -160,6 +176,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-async-algorithms.git", from: "1.1.4"),
         .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),

@@ -38,15 +38,20 @@ def children(parent: int) -> list[int]:
     return found
 
 
-def peak_rss_mib(pid: int) -> float:
-    """The process's peak resident set (VmHWM) in MiB, 0 if it is gone."""
+def status_mib(pid: int, field: str) -> float:
+    """A size field of the process's /proc status (`VmHWM`, `VmRSS`) in MiB, 0 if it is gone."""
     try:
         for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
     return 0.0
+
+
+def peak_rss_mib(pid: int) -> float:
+    """The process's peak resident set (VmHWM) in MiB, 0 if it is gone."""
+    return status_mib(pid, "VmHWM")
 
 
 class ProcessGroup:

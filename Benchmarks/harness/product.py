@@ -21,9 +21,13 @@ def object_id(n: int) -> str:
 
 
 class Product:
-    def __init__(self, bin_dir: pathlib.Path, state: pathlib.Path, database: dict[str, str], gateway_port: int):
+    def __init__(self, bin_dir: pathlib.Path, state: pathlib.Path, database: dict[str, str], gateway_port: int,
+                 port_offset: int = 0, replacing: dict[str, str] | None = None):
+        """`replacing` runs another executable in a backend's place (`{"files": "stream-test-service"}`);
+        `port_offset` moves every port, so two products can run side by side."""
         self.bin, self.state, self.database = bin_dir, state, database
         self.url = f"http://127.0.0.1:{gateway_port}"
+        self.port_offset, self.replacing = port_offset, replacing or {}
         self.processes: dict[str, subprocess.Popen] = {}
         self.env = {
             **os.environ,
@@ -36,26 +40,30 @@ class Product:
             "BAAS_USERS_LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE": "100000000",
         }
         for index, service in enumerate(BACKENDS, start=1):
-            self.env[f"BAAS_PEER_{service.upper()}_URL"] = f"https://127.0.0.1:{RPC_BASE + index}"
+            self.env[f"BAAS_PEER_{service.upper()}_URL"] = f"https://127.0.0.1:{RPC_BASE + port_offset + index}"
 
     def _run(self, executable: str, *arguments: str) -> str:
         return subprocess.run([str(self.bin / executable), *arguments], env=self.env, check=True,
                               capture_output=True, text=True).stdout
 
-    def start(self):
+    def executable(self, service: str) -> str:
+        return self.replacing.get(service, f"{service}-service")
+
+    def start(self, app: str = "bench"):
         """Migrates, creates the app, starts everything and waits until the gateway says ready."""
         self._run("gateway", "pki-init", str(self.state / "pki"))
         for service in BACKENDS:
-            self._run(f"{service}-service", "migrate")
-        created = dict(re.findall(r"^(BAAS_\w+)=(\S+)$", self._run("users-service", "apps", "create", "bench"), re.M))
+            self._run(self.executable(service), "migrate")
+        created = dict(re.findall(r"^(BAAS_\w+)=(\S+)$", self._run("users-service", "apps", "create", app), re.M))
         self.app_id, self.rest_key, self.server_key = created["BAAS_APP_ID"], created["BAAS_REST_KEY"], created["BAAS_SERVER_KEY"]
         (self.state / "logs").mkdir(parents=True, exist_ok=True)
         for index, name in enumerate([f"{s}-service" for s in BACKENDS] + ["gateway"]):
-            env = {**self.env, "BAAS_OPS_PORT": str(OPS_BASE + (index + 1 if name != "gateway" else 0))}
+            env = {**self.env, "BAAS_OPS_PORT": str(OPS_BASE + self.port_offset + (index + 1 if name != "gateway" else 0))}
             if name != "gateway":
-                env["BAAS_RPC_PORT"] = str(RPC_BASE + index + 1)
+                env["BAAS_RPC_PORT"] = str(RPC_BASE + self.port_offset + index + 1)
+            executable = self.executable(name.removesuffix("-service")) if name != "gateway" else name
             log = open(self.state / "logs" / f"{name}.log", "w")
-            self.processes[name] = subprocess.Popen([str(self.bin / name), "serve"], env=env, stdout=log, stderr=log)
+            self.processes[name] = subprocess.Popen([str(self.bin / executable), "serve"], env=env, stdout=log, stderr=log)
         wait_until(lambda: call("GET", self.prefix() + "/info")[1].get("ready") is True, 120, "the services to be ready")
 
     def stop(self):

@@ -41,6 +41,13 @@ def markdown(run: dict) -> str:
             f"| {r['system']} | {r['case']} | {r['connections']} | {r['requests_per_second']:,.0f} | {r['p50_ms']:.2f} "
             f"| {r['p99_ms']:.2f} | {cpu} | {r.get('vs_postgresql', '–')} | {r.get('vs_kinto', '–')} | {r['errors'] or ''} |")
     lines += ["", "Peak RSS (MiB): " + ", ".join(f"{name} {mib:.1f}" for name, mib in run["peak_rss_mib"].items()) + "."]
+    if run.get("streams"):
+        lines += ["", "| large body | MiB | seconds | MiB/s | peak RSS MiB during the transfer | over the bound |",
+                  "|---|---:|---:|---:|---|---|"]
+        for r in run["streams"]:
+            peaks = ", ".join(f"{name} {mib}" for name, mib in r["peak_rss_mib"].items())
+            lines.append(f"| {r['case']} | {r['bytes'] >> 20:,} | {r['seconds']} | {r['mib_per_second']:,} | {peaks} "
+                         f"| {', '.join(r['over_bound']) or 'no'} |")
     return "\n".join(lines) + "\n"
 
 

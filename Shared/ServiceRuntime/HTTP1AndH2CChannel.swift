@@ -12,11 +12,11 @@ import NIOTLS
 public struct HTTP1AndH2CChannel: HTTPChannelHandler {
     /// The configured connection, once its protocol is known.
     public struct Value: ServerChildChannelValue {
-        let negotiated: EventLoopFuture<NIONegotiatedHTTPVersion<HTTP1Channel.Value, HTTP2Channel.Value>>
+        let negotiated: EventLoopFuture<NIONegotiatedHTTPVersion<HTTP1UpgradableChannel.Value, HTTP2Channel.Value>>
         public let channel: any Channel
     }
 
-    private let http1: HTTP1Channel
+    private let http1: HTTP1UpgradableChannel
     private let http2: HTTP2Channel
     public var responder: Responder { http1.responder }
 
@@ -24,22 +24,22 @@ public struct HTTP1AndH2CChannel: HTTPChannelHandler {
     /// answered 431 with the JSON error shape.
     public static let headLimit = 64 << 10
 
-    /// Creates the channel handler.
-    public init(responder: @escaping Responder, configuration: HTTP2ChannelConfiguration = .init()) {
-        let limit = Self.headLimit
-        http1 = HTTP1Channel(
-            responder: responder,
-            configuration: .init(
-                additionalChannelHandlers: [MalformedRequestResponder(headLimit: limit)],
-                idleTimeout: configuration.streamConfiguration.idleTimeout,
-                httpDecoderConfiguration: .init(maxHeaderFieldSize: limit, maxHeaderListSize: limit)))
+    /// Creates the channel handler; HTTP/1.1 connections may upgrade to WebSockets as
+    /// `webSockets` decides (none when nil).
+    public init(
+        responder: @escaping Responder, configuration: HTTP2ChannelConfiguration = .init(),
+        webSockets: WebSocketUpgrades? = nil
+    ) {
+        http1 = HTTP1UpgradableChannel(
+            responder: responder, idleTimeout: configuration.streamConfiguration.idleTimeout.map { .nanoseconds($0.nanoseconds) },
+            webSockets: webSockets)
         http2 = HTTP2Channel(responder: responder, configuration: configuration)
     }
 
     public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             let negotiation = NIOTypedApplicationProtocolNegotiationHandler<
-                NIONegotiatedHTTPVersion<HTTP1Channel.Value, HTTP2Channel.Value>
+                NIONegotiatedHTTPVersion<HTTP1UpgradableChannel.Value, HTTP2Channel.Value>
             > { result in
                 if case .negotiated("h2") = result {
                     return http2.setup(channel: channel, logger: logger).map { .http2($0) }
@@ -99,8 +99,13 @@ final class HTTP2PrefaceDetector: ChannelInboundHandler, RemovableChannelHandler
 }
 
 extension HTTPServerBuilder {
-    /// HTTP/1.1 and prior-knowledge HTTP/2 on one plaintext port.
-    public static func http1AndH2C(configuration: HTTP2ChannelConfiguration = .init()) -> HTTPServerBuilder {
-        .init { responder in HTTP1AndH2CChannel(responder: responder, configuration: configuration) }
+    /// HTTP/1.1 (with WebSocket upgrades when `webSockets` is given) and prior-knowledge
+    /// HTTP/2 on one plaintext port.
+    public static func http1AndH2C(
+        configuration: HTTP2ChannelConfiguration = .init(), webSockets: WebSocketUpgrades? = nil
+    ) -> HTTPServerBuilder {
+        .init { responder in
+            HTTP1AndH2CChannel(responder: responder, configuration: configuration, webSockets: webSockets)
+        }
     }
 }

@@ -22,6 +22,8 @@ public final class InternalClient: Service, Sendable {
     /// The underlying client, for tests that need raw HTTP.
     public let http: HTTPClient
     let peers: [ServiceName: String]
+    /// The clients carrying sockets.
+    let lanes: SocketLanes
     /// Largest response body accepted from a peer.
     static let maximumResponseBytes = 256 << 20
 
@@ -35,6 +37,11 @@ public final class InternalClient: Service, Sendable {
         var configuration = HTTPClient.Configuration(tlsConfiguration: try tls.clientConfiguration())
         configuration.httpVersion = .automatic
         configuration.redirectConfiguration = .disallow
+        configuration.compactingReceivedData()
+        // Sockets have no read timeout: their streams live on heartbeats.
+        var lanesConfiguration = configuration
+        lanesConfiguration.timeout = .init(connect: connectTimeout)
+        lanes = SocketLanes(configuration: lanesConfiguration)
         configuration.timeout = .init(connect: connectTimeout, read: idleRead)
         http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.peers = peers
@@ -43,6 +50,12 @@ public final class InternalClient: Service, Sendable {
     /// Waits for graceful shutdown, then closes every connection.
     public func run() async throws {
         try? await gracefulShutdown()
+        try await shutdown()
+    }
+
+    /// Closes every connection, the sockets' lanes too.
+    public func shutdown() async throws {
+        try await lanes.shutdown()
         try await http.shutdown()
     }
 

@@ -1,23 +1,21 @@
 import Foundation
-import HTTPTypes
 import HummingbirdCore
 import InternalProtocol
 import NIOCore
 import NIOHTTP1
-import NIOHTTPTypes
 
 /// Answers an HTTP/1.1 request the decoder could not read (a request line or headers beyond the
 /// decoder's limits, malformed syntax) with the JSON error shape and closes the connection.
 /// Hummingbird's own answer to these is an empty 400.
 ///
-/// It sits after the decoder, sees the decoder's error before Hummingbird does, and answers
+/// It sits after NIO's HTTP/1.1 decoder and upgrade handler (so it speaks NIO's HTTP types), sees the decoder's error before Hummingbird does, and answers
 /// only between requests: mid-answer it would interleave with the answer being written, so
 /// there it only closes.
 final class MalformedRequestResponder: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
 
     private let headLimit: Int
     private var answering = false
@@ -50,13 +48,13 @@ final class MalformedRequestResponder: ChannelDuplexHandler, RemovableChannelHan
         refused = true
         let envelope = Self.envelope(for: parserError, headLimit: headLimit)
         let body = ByteBuffer(bytes: (try? JSONEncoder.sortedKeys.encode(envelope)) ?? Data())
-        let head = HTTPResponse(
-            status: .init(code: envelope.status),
-            headerFields: [
-                .contentType: "application/json", .contentLength: String(body.readableBytes), .connection: "close",
+        let head = HTTPResponseHead(
+            version: .http1_1, status: .init(statusCode: envelope.status),
+            headers: [
+                "content-type": "application/json", "content-length": String(body.readableBytes), "connection": "close",
             ])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(body)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
             // Closing at once while the client is still sending the oversized head would reset

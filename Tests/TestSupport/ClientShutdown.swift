@@ -4,6 +4,7 @@ import ServiceRuntime
 /// Runs `body` with `client` and shuts the client down however `body` ends. AsyncHTTPClient
 /// traps when a client is released without a shutdown, which would end the whole test process
 /// and hide the failure that skipped it.
+@discardableResult
 public func withShutdown<Result: Sendable>(
     _ client: HTTPClient, _ body: () async throws -> Result
 ) async throws -> Result {
@@ -20,7 +21,16 @@ public func withShutdown<Result: Sendable>(
 
 extension InternalClient {
     /// Runs `body` with this client and shuts it down however `body` ends.
+    @discardableResult
     public func using<Result: Sendable>(_ body: (InternalClient) async throws -> Result) async throws -> Result {
-        try await withShutdown(http) { try await body(self) }
+        let result: Result
+        do {
+            result = try await body(self)
+        } catch {
+            try? await shutdown()
+            throw error
+        }
+        try await shutdown()
+        return result
     }
 }

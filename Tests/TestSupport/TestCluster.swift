@@ -45,6 +45,9 @@ public struct TestCluster: Sendable {
         }
     }
 
+    /// The gateway's public port.
+    public var port: Int { Int(gatewayURL.split(separator: ":").last!)! }
+
     /// `/{appId}/{key}` for a key kind, the prefix of public paths.
     public func prefix(_ kind: APIKeyKind = .rest) -> String {
         "/\(app.id)/\(app.keys[kind]!)"

@@ -35,6 +35,9 @@ struct GatewayController: Sendable {
         {
             try await gate.check(DataRequest(table: table, operation: operation), identity: identity, context: call)
         }
+        if route.transfer == .bidirectional {
+            return try await openSocket(request, context: context, route: route, service: service, credentials: credentials, call: call)
+        }
         var limited = route
         limited.bodyLimit = limit
         let target = Target(route: limited, service: service, credentials: credentials, eventLoop: context.eventLoop)
@@ -95,6 +98,22 @@ struct GatewayController: Sendable {
             await resolver.sessions.invalidate(appID: appID, userID: userID)
         }
         return answer.response
+    }
+
+    /// Opens the internal stream of a socket route and leaves its relay in the request's slot;
+    /// 101 tells the upgrade to go ahead. Without a slot the request asked for no upgrade: 426.
+    private func openSocket(
+        _ request: Request, context: GatewayRequestContext, route: RouteDescriptor, service: ServiceName,
+        credentials: Credentials, call: CallContext
+    ) async throws -> Response {
+        guard let slot = context.socketSlot else {
+            throw ErrorEnvelope(code: 426, message: "This endpoint takes a WebSocket upgrade", status: 426)
+        }
+        let socket = try await peers.openSocket(
+            request, resource: Self.resource(path: request.uri.path, credentials: credentials), route: route,
+            to: service, context: call)
+        slot.fill(SocketRelay(socket: socket, route: route))
+        return Response(status: .switchingProtocols)
     }
 
     /// The path after the app prefix, as the client sent it: `data/Person` of

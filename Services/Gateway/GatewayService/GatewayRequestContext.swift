@@ -12,6 +12,9 @@ public struct GatewayRequestContext: RequestContext {
     public let clientAddress: String?
     /// The event loop of the client's connection, which passed-through answers are paced by.
     public let eventLoop: any EventLoop
+    /// Where a socket route leaves its relay, for a request that asks for a WebSocket upgrade;
+    /// nil for every other request.
+    var socketSlot: SocketSlot?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

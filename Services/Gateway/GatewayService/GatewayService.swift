@@ -49,9 +49,11 @@ public enum GatewayService {
         }
         let loader = ManifestLoader(
             routes: routes, peers: peers, refresh: .seconds(configuration.routesRefreshSeconds), logger: logger)
+        let publicRouter = router(controller: controller, routes: routes, configuration: configuration)
         let publicServer = Application(
-            router: router(controller: controller, routes: routes, configuration: configuration),
-            server: .http1AndH2C(),
+            router: publicRouter,
+            server: .http1AndH2C(
+                webSockets: webSocketUpgrades(router: publicRouter, maximumFrameSize: maximumWebSocketFrame)),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gateway"),
             onServerRunning: { channel in await ports.bound(.publicAPI, channel.localAddress?.port ?? 0) },
             logger: logger)
@@ -70,6 +72,9 @@ public enum GatewayService {
         return ServiceParts(
             services: [peers, database, listener, catalogListener, loader, publicServer, operations], ports: ports)
     }
+
+    /// The largest WebSocket frame the gateway reads; a socket route's own limit applies below it.
+    static let maximumWebSocketFrame = 16 << 20
 
     static func router(controller: GatewayController, routes: GatewayRoutes, configuration: GatewayConfiguration)
         -> Router<GatewayRequestContext>

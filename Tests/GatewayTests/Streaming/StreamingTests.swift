@@ -5,6 +5,7 @@ import InternalProtocol
 import NIOCore
 import NIOFoundationCompat
 import ServiceRuntime
+import StreamTestSupport
 import Testing
 import TestSupport
 

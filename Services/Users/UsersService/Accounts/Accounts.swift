@@ -37,7 +37,8 @@ public struct Accounts: Sendable {
         self.engine = engine
         self.database = database
         self.hasher = PasswordHasher(cost: UInt8(clamping: bcryptCost))
-        self.throttle = LoginThrottle(limits: .init(perIdentity: attemptsPerMinute.identity, perAddress: attemptsPerMinute.address))
+        self.throttle = LoginThrottle(
+            limits: .init(perIdentity: attemptsPerMinute.identity, perAddress: attemptsPerMinute.address), now: now)
         self.now = now
     }
 

@@ -1,7 +1,10 @@
+import Foundation
+
 /// Rate limits for password checks, so that bcrypt's cost is no denial-of-service lever: each
 /// identity (app and login) and each client address has a token bucket that refills at a
 /// per-minute rate. Per process: with several users-service replicas the effective rate is
-/// their sum, while the lockout policy in the database stays exact.
+/// their sum, while the lockout policy in the database stays exact. Time comes from the accounts'
+/// clock, so tests decide when buckets refill.
 actor LoginThrottle {
     /// Attempts per minute, which is also the burst a quiet key may spend at once.
     struct Limits: Sendable {
@@ -11,22 +14,24 @@ actor LoginThrottle {
 
     private struct Bucket {
         var tokens: Double
-        var updated: ContinuousClock.Instant
+        var updated: Date
     }
 
     private let limits: Limits
+    private let now: @Sendable () -> Date
     private var buckets: [String: Bucket] = [:]
     /// Buckets kept before full ones are forgotten.
     private let capacity = 100_000
 
-    init(limits: Limits) {
+    init(limits: Limits, now: @escaping @Sendable () -> Date) {
         self.limits = limits
+        self.now = now
     }
 
     /// Spends one attempt of the identity and of the address, or throws 429 without spending
     /// either when one of them is exhausted.
     func admit(identity: String?, address: String?) throws {
-        let now = ContinuousClock.now
+        let now = now()
         var keys: [(String, Int)] = []
         if let identity { keys.append(("i " + identity, limits.perIdentity)) }
         if let address { keys.append(("a " + address, limits.perAddress)) }
@@ -41,17 +46,17 @@ actor LoginThrottle {
         }
     }
 
-    private func refill(_ key: String, rate: Int, now: ContinuousClock.Instant) -> Bucket {
+    private func refill(_ key: String, rate: Int, now: Date) -> Bucket {
         guard let bucket = buckets[key] else { return Bucket(tokens: Double(rate), updated: now) }
-        let elapsed = now - bucket.updated
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        // A clock set back refills nothing.
+        let seconds = max(0, now.timeIntervalSince(bucket.updated))
         return Bucket(tokens: min(Double(rate), bucket.tokens + seconds * Double(rate) / 60), updated: now)
     }
 
     /// Drops buckets that have refilled completely (they hold nothing a fresh one would not);
     /// if every bucket is recent, starts over rather than grow.
-    private func forgetFull(now: ContinuousClock.Instant) {
-        buckets = buckets.filter { now - $0.value.updated < .seconds(60) }
+    private func forgetFull(now: Date) {
+        buckets = buckets.filter { now.timeIntervalSince($0.value.updated) < 60 }
         if buckets.count >= capacity { buckets.removeAll(keepingCapacity: true) }
     }
 }

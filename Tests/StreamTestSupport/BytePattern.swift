@@ -3,26 +3,32 @@ import NIOCore
 
 /// A deterministic byte stream of any length, made chunk by chunk: byte `i` is `i % 251`, so any
 /// range can be produced and checked without holding the whole.
-struct BytePattern: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
+public struct BytePattern: AsyncSequence, Sendable {
+    public typealias Element = ByteBuffer
 
     /// Bytes `range` of the pattern.
-    let range: Range<Int>
+    public let range: Range<Int>
     /// When set, the sequence throws once it has produced this many bytes (a client giving up).
-    var failAfter: Int?
+    public var failAfter: Int?
+
+    /// Bytes `range`, failing after `failAfter` bytes when set.
+    public init(range: Range<Int>, failAfter: Int? = nil) {
+        self.range = range
+        self.failAfter = failAfter
+    }
 
     static let chunkSize = 64 << 10
     private static let block: [UInt8] = (0..<(chunkSize + 251)).map { UInt8($0 % 251) }
 
     /// Bytes `start..<end` of the pattern in one buffer.
-    static func bytes(_ range: Range<Int>) -> ByteBuffer {
+    public static func bytes(_ range: Range<Int>) -> ByteBuffer {
         var buffer = ByteBuffer()
         forEachSlice(of: range) { buffer.writeBytes($0) }
         return buffer
     }
 
     /// The SHA-256 of bytes `range`, as lower-case hex.
-    static func sha256(_ range: Range<Int>) -> String {
+    public static func sha256(_ range: Range<Int>) -> String {
         var hash = SHA256()
         forEachSlice(of: range) { hash.update(data: $0) }
         return hex(hash.finalize())
@@ -39,18 +45,19 @@ struct BytePattern: AsyncSequence, Sendable {
         }
     }
 
-    static func hex(_ digest: some Sequence<UInt8>) -> String {
+    /// Lower-case hex of `digest`.
+    public static func hex(_ digest: some Sequence<UInt8>) -> String {
         digest.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
     }
 
     struct Abandoned: Error {}
 
-    struct AsyncIterator: AsyncIteratorProtocol {
+    public struct AsyncIterator: AsyncIteratorProtocol {
         var offset: Int
         let end: Int
         let failAfter: Int?
 
-        mutating func next() async throws -> ByteBuffer? {
+        public mutating func next() async throws -> ByteBuffer? {
             if let failAfter, offset >= failAfter { throw Abandoned() }
             guard offset < end else { return nil }
             let count = Swift.min(BytePattern.chunkSize, end - offset)
@@ -59,7 +66,7 @@ struct BytePattern: AsyncSequence, Sendable {
         }
     }
 
-    func makeAsyncIterator() -> AsyncIterator {
+    public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(offset: range.lowerBound, end: range.upperBound, failAfter: failAfter)
     }
 }

@@ -7,17 +7,23 @@ import PostgresSupport
 import ServiceRuntime
 import Synchronization
 
-/// A backend that exists only in this test target, run in files-service's place: streamed routes
-/// declared in its manifest, which the gateway learns and routes with no change of its own.
-enum StreamTestService: BackendService {
-    static let name = ServiceName.files
-    static let migrations: [any DatabaseMigration] = []
-    static let uploadLimit = 2 << 30
-    static let smallLimit = 1 << 20
-    static let transfers = TransferLog()
-    static let produced = ProductionCounter()
+/// A backend that exists only for tests and the benchmark, run in files-service's place:
+/// streamed and socket routes declared in its manifest, which the gateway learns and routes with
+/// no change of its own. `stream-test-service` runs it as a process of its own.
+public enum StreamTestService: BackendService {
+    public static let name = ServiceName.files
+    public static let migrations: [any DatabaseMigration] = []
+    public static let uploadLimit = 2 << 30
+    public static let smallLimit = 1 << 20
+    /// The socket routes' largest frame.
+    public static let socketFrameLimit = 1 << 16
+    /// The idle timeout of `files/echo-brief`: heartbeats keep a silent socket open past it.
+    /// Long enough that a heartbeat (every third of it) is never late on a busy machine.
+    public static let briefIdle = Duration.seconds(8)
+    public static let transfers = TransferLog()
+    public static let produced = ProductionCounter()
 
-    static func register(
+    public static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
         let streamed = RouteOptions.streamed(limit: uploadLimit, idleTimeout: .seconds(60))
@@ -29,6 +35,8 @@ enum StreamTestService: BackendService {
             return try .json(["bytes": count])
         }
         routes.stream(.get, "files/blob/:size", options: streamed, download)
+        routes.socket("files/echo", options: .socket(maximumFrame: socketFrameLimit, idleTimeout: .seconds(30)), echo)
+        routes.socket("files/echo-brief", options: .socket(maximumFrame: socketFrameLimit, idleTimeout: briefIdle), echo)
         routes.stream(.get, "files/broken", options: streamed) { _, _ in
             Response(
                 status: .ok, headers: [.contentLength: "\(1 << 20)"],
@@ -38,6 +46,27 @@ enum StreamTestService: BackendService {
                 })
         }
     }
+
+    /// Echoes every frame; `close:N` closes the socket with code N. The client's close code is
+    /// recorded under the `id` query parameter.
+    @Sendable static func echo(
+        _ inbound: SocketInbound<RequestBody>, _ outbound: SocketOutbound, _ context: PublicRequestContext
+    ) async throws {
+        let id = context.call.requestID
+        while let frame = try await inbound.next() {
+            if frame.kind == .close {
+                await closes.record(frame.closeCode, for: id)
+                return
+            }
+            if let text = frame.text, text.hasPrefix("close:"), let code = UInt16(text.dropFirst(6)) {
+                await outbound.close(code: code, reason: "asked")
+                continue
+            }
+            await outbound.send(frame)
+        }
+    }
+
+    public static let closes = CloseLog()
 
     /// Hashes the body as it arrives and records whether the handler saw it through.
     @Sendable static func hashUpload(_ request: Request, _ context: PublicRequestContext) async throws -> Response {
@@ -107,17 +136,30 @@ struct CountedChunks: AsyncSequence, Sendable {
 }
 
 /// Bytes produced per transfer id.
-final class ProductionCounter: Sendable {
+public final class ProductionCounter: Sendable {
     private let counts = Mutex<[String: Int]>([:])
     func add(_ bytes: Int, to id: String) { counts.withLock { $0[id, default: 0] += bytes } }
-    func bytes(_ id: String) -> Int { counts.withLock { $0[id, default: 0] } }
+    /// Bytes produced for `id`.
+    public func bytes(_ id: String) -> Int { counts.withLock { $0[id, default: 0] } }
 }
 
 /// How each upload's handler ended.
-actor TransferLog {
-    enum Outcome: Sendable { case completed, aborted }
+public actor TransferLog {
+    /// How a handler ended.
+    public enum Outcome: Sendable { case completed, aborted }
     private var outcomes: [String: Outcome] = [:]
 
     func record(_ id: String, _ outcome: Outcome) { outcomes[id] = outcome }
-    func outcome(_ id: String) -> Outcome? { outcomes[id] }
+    /// How the upload `id` ended, once it has.
+    public func outcome(_ id: String) -> Outcome? { outcomes[id] }
+}
+
+/// The close codes sockets received from their clients, by request id.
+public actor CloseLog {
+    private var codes: [String: UInt16] = [:]
+
+    func record(_ code: UInt16, for id: String) { codes[id] = code }
+
+    /// Every code received so far.
+    public var all: [UInt16] { Array(codes.values) }
 }

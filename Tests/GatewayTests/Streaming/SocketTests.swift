@@ -1,0 +1,136 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOWebSocket
+import StreamTestSupport
+import Testing
+import TestSupport
+
+/// WebSockets through the gateway: upgraded on its public port, relayed frame by frame over one
+/// internal stream to the route (declared only by this test target's service) that claims it.
+@Suite(.timeLimit(.minutes(5))) struct SocketTests {
+    static func withSocket(
+        _ cluster: TestCluster, _ body: (NIOAsyncChannelInboundStream<WebSocketFrame>, NIOAsyncChannelOutboundWriter<WebSocketFrame>) async throws -> Void
+    ) async throws {
+        let socket = try #require(try await WebSocketTestClient.connect(port: cluster.port, path: cluster.prefix() + "/files/echo"))
+        try await socket.executeThenClose { inbound, outbound in try await body(inbound, outbound) }
+    }
+
+    @Test func tenThousandFramesEchoInOrder() async throws {
+        try await StreamingTests.withCluster { cluster, _ async throws in
+            try await Self.withSocket(cluster) { inbound, outbound in
+                let count = 10_000
+                async let sent: Void = {
+                    for index in 0..<count {
+                        try await outbound.write(WebSocketTestClient.frame(.text, ByteBuffer(string: "\(index)")))
+                    }
+                }()
+                var expected = 0
+                for try await frame in inbound where frame.opcode == .text {
+                    #expect(String(buffer: frame.data) == "\(expected)")
+                    expected += 1
+                    if expected == count { break }
+                }
+                try await sent
+                #expect(expected == count)
+            }
+        }
+    }
+
+    @Test func aClientsCloseReachesTheServiceAndComesBack() async throws {
+        try await StreamingTests.withCluster { cluster, _ async throws in
+            try await Self.withSocket(cluster) { inbound, outbound in
+                try await outbound.write(WebSocketTestClient.close(code: 4001))
+                let reply = try await Self.close(from: inbound)
+                #expect(reply.flatMap(WebSocketTestClient.code(of:)) == 4001)
+            }
+            #expect(await StreamTestService.closes.all.contains(4001))
+        }
+    }
+
+    @Test func aServicesCloseReachesTheClient() async throws {
+        try await StreamingTests.withCluster { cluster, _ async throws in
+            try await Self.withSocket(cluster) { inbound, outbound in
+                try await outbound.write(WebSocketTestClient.frame(.text, ByteBuffer(string: "close:4002")))
+                let close = try await Self.close(from: inbound)
+                #expect(close.flatMap(WebSocketTestClient.code(of:)) == 4002)
+                // The gateway may already have closed the connection after relaying the close.
+                try? await outbound.write(WebSocketTestClient.close(code: 4002))
+            }
+        }
+    }
+
+    @Test func heartbeatsKeepASilentSocketOpenPastItsIdleTimeout() async throws {
+        try await StreamingTests.withCluster { cluster, _ async throws in
+            let path = cluster.prefix() + "/files/echo-brief"
+            let socket = try #require(try await WebSocketTestClient.connect(port: cluster.port, path: path))
+            try await socket.executeThenClose { inbound, outbound in
+                try await Task.sleep(for: StreamTestService.briefIdle * 2)
+                try await outbound.write(WebSocketTestClient.frame(.text, ByteBuffer(string: "still here")))
+                var frames = inbound.makeAsyncIterator()
+                let echo = try await frames.next()
+                #expect(echo?.opcode == .text)
+                #expect(echo.map { String(buffer: $0.data) } == "still here")
+            }
+        }
+    }
+
+    @Test func aFrameOverTheRoutesLimitClosesWith1009() async throws {
+        try await StreamingTests.withCluster { cluster, _ async throws in
+            try await Self.withSocket(cluster) { inbound, outbound in
+                let large = ByteBuffer(repeating: 7, count: StreamTestService.socketFrameLimit + 1)
+                try await outbound.write(WebSocketTestClient.frame(.binary, large))
+                let close = try await Self.close(from: inbound)
+                #expect(close.flatMap(WebSocketTestClient.code(of:)) == 1009)
+            }
+        }
+    }
+
+    @Test func aThousandSocketsAreOpenAtOnce() async throws {
+        try await StreamingTests.withCluster { cluster, _ async throws in
+            let path = cluster.prefix() + "/files/echo"
+            var sockets: [NIOAsyncChannel<WebSocketFrame, WebSocketFrame>] = []
+            for _ in 0..<1_000 {
+                sockets.append(try #require(try await WebSocketTestClient.connect(port: cluster.port, path: path)))
+            }
+            // Every socket answers while all of them are open.
+            let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for (index, socket) in sockets.enumerated() {
+                    group.addTask {
+                        try await socket.executeThenClose { inbound, outbound in
+                            try await outbound.write(WebSocketTestClient.frame(.text, ByteBuffer(string: "\(index)")))
+                            var frames = inbound.makeAsyncIterator()
+                            let echo = try await frames.next()
+                            try await outbound.write(WebSocketTestClient.close(code: 1000))
+                            return echo.map { String(buffer: $0.data) } == "\(index)"
+                        }
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(answered == 1_000)
+        }
+    }
+
+    @Test func requestsThatCannotBeSocketsAreJSONErrors() async throws {
+        try await StreamingTests.withCluster { cluster, base async throws in
+            let plain = try await HTTPTestClient.send(.GET, base + "/files/echo")
+            #expect(plain.status == 426)
+            #expect(plain.json["code"] as? Int == 426)
+            let wrongKey = try await WebSocketTestClient.refusal(
+                port: cluster.port, path: "/\(cluster.app.id)/WRONG-KEY/files/echo")
+            #expect(wrongKey.status == 401)
+            #expect(wrongKey.body.contains(#""code":2002"#), "\(wrongKey.body)")
+            let unknown = try await WebSocketTestClient.refusal(port: cluster.port, path: cluster.prefix() + "/files/nowhere")
+            #expect(unknown.status == 404)
+            #expect(unknown.body.contains(#""code":404"#), "\(unknown.body)")
+            #expect(try await WebSocketTestClient.connect(port: cluster.port, path: cluster.prefix() + "/files/nowhere") == nil)
+        }
+    }
+
+    /// The first close frame `inbound` delivers, skipping data.
+    static func close(from inbound: NIOAsyncChannelInboundStream<WebSocketFrame>) async throws -> WebSocketFrame? {
+        for try await frame in inbound where frame.opcode == .connectionClose { return frame }
+        return nil
+    }
+}

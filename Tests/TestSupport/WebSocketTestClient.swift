@@ -1,0 +1,75 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+
+/// A WebSocket client over NIO's own upgrader, for tests through the gateway: it connects,
+/// upgrades `path`, and hands back the frames' channel (nil when the server did not upgrade).
+public enum WebSocketTestClient {
+    /// A client's frame: masked, as RFC 6455 requires of clients.
+    public static func frame(_ opcode: WebSocketOpcode, _ data: ByteBuffer, fin: Bool = true) -> WebSocketFrame {
+        WebSocketFrame(fin: fin, opcode: opcode, maskKey: .random(), data: data)
+    }
+
+    /// A client's close with `code`.
+    public static func close(code: UInt16) -> WebSocketFrame {
+        var payload = ByteBuffer()
+        payload.writeInteger(code)
+        return frame(.connectionClose, payload)
+    }
+
+    /// The code of a received close frame (nil when it carries none).
+    public static func code(of frame: WebSocketFrame) -> UInt16? {
+        frame.unmaskedData.getInteger(at: frame.unmaskedData.readerIndex, as: UInt16.self)
+    }
+
+    /// Connects to `port` on the loopback and upgrades `path`.
+    public static func connect(port: Int, path: String) async throws -> NIOAsyncChannel<WebSocketFrame, WebSocketFrame>? {
+        let outcome: EventLoopFuture<NIOAsyncChannel<WebSocketFrame, WebSocketFrame>?> = try await ClientBootstrap(
+            group: .singletonMultiThreadedEventLoopGroup
+        ).connect(host: "127.0.0.1", port: port) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                let upgrader = NIOTypedWebSocketClientUpgrader<NIOAsyncChannel<WebSocketFrame, WebSocketFrame>?>(
+                    maxFrameSize: 1 << 20,
+                    upgradePipelineHandler: { channel, _ in
+                        channel.eventLoop.makeCompletedFuture {
+                            try NIOAsyncChannel(wrappingChannelSynchronously: channel)
+                        }
+                    })
+                let head = HTTPRequestHead(
+                    version: .http1_1, method: .GET, uri: path, headers: ["host": "127.0.0.1:\(port)", "content-length": "0"])
+                let configuration = NIOTypedHTTPClientUpgradeConfiguration(
+                    upgradeRequestHead: head, upgraders: [upgrader],
+                    notUpgradingCompletionHandler: { channel in
+                        channel.close(promise: nil)
+                        return channel.eventLoop.makeSucceededFuture(nil)
+                    })
+                return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
+                    configuration: .init(upgradeConfiguration: configuration))
+            }
+        }
+        return try await outcome.get()
+    }
+
+    /// Sends an upgrade request for `path` on a connection of its own and reads the answer until
+    /// the server closes: status and body, for upgrades the server refuses.
+    public static func refusal(port: Int, path: String) async throws -> (status: Int, body: String) {
+        let channel = try await ClientBootstrap(group: .singletonMultiThreadedEventLoopGroup).connect(
+            host: "127.0.0.1", port: port
+        ) { channel in
+            channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+        }
+        let answer = try await channel.executeThenClose { inbound, outbound in
+            try await outbound.write(
+                ByteBuffer(
+                    string: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+                        + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"))
+            var received = ByteBuffer()
+            for try await var chunk in inbound { received.writeBuffer(&chunk) }
+            return String(buffer: received)
+        }
+        let parts = answer.components(separatedBy: "\r\n\r\n")
+        let status = parts[0].split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return (status, parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+}
