@@ -37,7 +37,7 @@ public final class InternalClient: Service, Sendable {
         var configuration = HTTPClient.Configuration(tlsConfiguration: try tls.clientConfiguration())
         configuration.httpVersion = .automatic
         configuration.redirectConfiguration = .disallow
-        configuration.compactingReceivedData()
+        configuration.boundReceiveBuffers()
         // Sockets have no read timeout: their streams live on heartbeats.
         var lanesConfiguration = configuration
         lanesConfiguration.timeout = .init(connect: connectTimeout)

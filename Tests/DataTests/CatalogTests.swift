@@ -25,7 +25,7 @@ import TestSupport
                 #expect(second.statements.value - warm == 1, "a warm read queried the catalog")
                 _ = try await fixture.create("Shared", #"{"a": 2, "b": "new"}"#)
                 var seen = false
-                for _ in 0..<50 where !seen {
+                for _ in 0..<600 where !seen {
                     let props = try await second.properties("Shared", identity: fixture.rest)
                     seen = (props.array ?? []).contains { $0.object?["name"]?.string == "b" }
                     if !seen { try await Task.sleep(for: .milliseconds(50)) }

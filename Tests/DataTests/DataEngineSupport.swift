@@ -37,7 +37,7 @@ struct EngineFixture: Sendable {
     /// Waits until `engine`'s catalog listener is subscribed; it drops the cache when it
     /// subscribes, which would otherwise race a test's warm-up reads.
     func waitUntilListening(_ engine: DataEngine) async throws {
-        for _ in 0..<200 where await !engine.cache.isListening {
+        for _ in 0..<3_000 where await !engine.cache.isListening {
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(await engine.cache.isListening)

@@ -179,7 +179,7 @@ import Testing
                     PermissionChange(decision: .deny, operation: .find, principal: .role("RestUser")), table: "Doc",
                     objectID: ids[0], identity: fixture.serverCode, logger: fixture.logger)
                 var seen = ids.count
-                for _ in 0..<150 where seen == ids.count {
+                for _ in 0..<1_500 where seen == ids.count {
                     try await Task.sleep(for: .milliseconds(20))
                     seen = try await visible()
                 }

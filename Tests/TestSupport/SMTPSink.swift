@@ -58,7 +58,7 @@ public struct SMTPSink: Sendable {
     }
 
     private func waitForFile(_ name: String, process: Process) async throws {
-        for _ in 0..<200 {
+        for _ in 0..<1_200 {
             if FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path) { return }
             guard process.isRunning else { throw SinkError(message: "smtp-sink.py exited (is aiosmtpd installed?)") }
             try await Task.sleep(for: .milliseconds(50))

@@ -103,7 +103,7 @@ import UsersService
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await engine.listener.run() }
                     defer { group.cancelAll() }
-                    for _ in 0..<200 where await !engine.cache.isListening { try await Task.sleep(for: .milliseconds(10)) }
+                    for _ in 0..<3_000 where await !engine.cache.isListening { try await Task.sleep(for: .milliseconds(10)) }
                     #expect(await engine.cache.isListening)
                     try await body(Fixture(accounts: accounts, engine: engine, database: client, clock: clock, outbox: outbox))
                 }

@@ -13,7 +13,7 @@ import UsersService
     /// The token at the end of the last emailed link, once `count` emails went out
     /// (confirmations are sent in the background).
     static func lastToken(_ fixture: Fixture, _ kind: String, count: Int? = nil) async throws -> String {
-        for _ in 0..<100 where await fixture.outbox.sent.count < count ?? 0 {
+        for _ in 0..<1_500 where await fixture.outbox.sent.count < count ?? 0 {
             try await Task.sleep(for: .milliseconds(20))
         }
         let mail = try #require(await fixture.outbox.sent.last)

@@ -22,7 +22,7 @@ import TestSupport
     /// The link in the last received mail, pointed at the test's gateway.
     private func link(in sink: SMTPSink, _ cluster: TestCluster, count: Int) async throws -> String {
         var messages: [[String: Any]] = []
-        for _ in 0..<100 where messages.count < count {
+        for _ in 0..<1_500 where messages.count < count {
             messages = try sink.messages()
             if messages.count < count { try await Task.sleep(for: .milliseconds(20)) }
         }
