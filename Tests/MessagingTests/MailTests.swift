@@ -54,7 +54,7 @@ import TestSupport
             var message = Self.message
             message.to = (0..<60).map { "reader\($0)@example.com" }
             message.subject = String(repeating: "Grüße, liebe Leserinnen und Leser! ", count: 8)
-            _ = try await Mailer(relay: relay).send(message, within: Self.context)
+            _ = try await Mailer(relay: relay, sessionLimit: .seconds(120)).send(message, within: Self.context)
             let received = try #require(try sink.messages().first)
             let headers = try #require(received["headers"] as? [String: String])
             #expect(headers["subject"] == message.subject)

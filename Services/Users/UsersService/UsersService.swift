@@ -10,7 +10,8 @@ import ServiceRuntime
 ///
 /// Configuration: `BAAS_USERS_BCRYPT_COST` (default 11; tests use 4),
 /// `BAAS_USERS_LOGIN_ATTEMPTS_PER_MINUTE` (password checks per identity, default 10) and
-/// `BAAS_USERS_LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE` (per client address, default 60) and
+/// `BAAS_USERS_LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE` (per client address, default 60), both per
+/// `BAAS_USERS_LOGIN_ATTEMPTS_WINDOW_SECONDS` (default 60), and
 /// `BAAS_USERS_PUBLIC_URL`, the gateway's public base URL that emailed links point to (default
 /// `http://localhost:8080`); the emails themselves go out through messaging-service.
 public enum UsersService: BackendService {
@@ -39,7 +40,8 @@ public enum UsersService: BackendService {
         environment.background.add(engine.listener)
         let accounts = Accounts(
             engine: engine, database: environment.database, bcryptCost: try bcryptCost(environment.configuration),
-            attemptsPerMinute: try loginRates(environment.configuration), mail: mail(environment))
+            attemptsPerMinute: try loginRates(environment.configuration),
+            attemptWindowSeconds: try loginWindow(environment.configuration), mail: mail(environment))
         operations.register(ResolveUserToken.self) { request, context in
             try await accounts.resolve(appID: request.appId, token: request.token, logger: context.logger)
         }
@@ -64,6 +66,14 @@ public enum UsersService: BackendService {
         let address = reader.int(forKey: "perAddressPerMinute", default: 60)
         guard identity >= 1, address >= 1 else { throw UsageError("login attempt limits must be at least 1 per minute") }
         return (identity, address)
+    }
+
+    /// `BAAS_USERS_LOGIN_ATTEMPTS_WINDOW_SECONDS`: the window the login limits count over
+    /// (default 60, so they are per minute).
+    public static func loginWindow(_ configuration: RuntimeConfiguration) throws -> Int {
+        let seconds = configuration.reader.scoped(to: "users").scoped(to: "loginAttempts").int(forKey: "windowSeconds", default: 60)
+        guard seconds >= 1 else { throw UsageError("BAAS_USERS_LOGIN_ATTEMPTS_WINDOW_SECONDS must be at least 1") }
+        return seconds
     }
 
     /// `BAAS_USERS_BCRYPT_COST`, default 11. bcrypt itself traps outside 4...31, so a bad

@@ -5,13 +5,16 @@ import ServiceRuntime
 /// Sends apps' email through the relay, or refuses with 5100 when none is configured.
 public struct Mailer: Sendable {
     let relay: MailRelay?
+    /// The longest one relay session may take, whatever the caller's deadline.
+    let sessionLimit: Duration
 
-    /// A mailer over `relay` (nil: email is not configured).
-    public init(relay: MailRelay?) {
+    /// A mailer over `relay` (nil: email is not configured); a session ends after `sessionLimit`.
+    public init(relay: MailRelay?, sessionLimit: Duration = .seconds(30)) {
         self.relay = relay
+        self.sessionLimit = sessionLimit
     }
 
-    /// Validates and delivers `request` within the caller's deadline (at most 30 seconds); the
+    /// Validates and delivers `request` within the caller's deadline (at most `sessionLimit`); the
     /// contract's MessageStatus.
     public func send(_ request: SendEmail.Request, within context: CallContext) async throws -> SendEmail.Response {
         guard let relay else { throw MailError.notConfigured }
@@ -20,7 +23,8 @@ public struct Mailer: Sendable {
             text: request.text, html: request.html)
         try message.validate()
         let messageID = UUID().uuidString.lowercased() + "@" + (relay.from.split(separator: "@").last.map(String.init) ?? "localhost")
-        let remaining = max(1, min(30_000, context.remainingMilliseconds - 200))
+        let limit = Int64(sessionLimit.components.seconds * 1000)
+        let remaining = max(1, min(limit, Int64(context.remainingMilliseconds) - 200))
         try await SMTPClient(relay: relay, timeout: .milliseconds(remaining)).send(message, messageID: messageID)
         return SendEmail.Response(messageId: messageID, status: "PUBLISHED")
     }

@@ -26,19 +26,23 @@ public struct Accounts: Sendable {
     let now: @Sendable () -> Date
 
     /// Creates the accounts over `engine` and `database` with bcrypt at `bcryptCost`, password
-    /// checks limited to `attemptsPerMinute` per identity and per client address, emails sent
+    /// checks limited to `attemptsPerMinute` per identity and per client address (per
+    /// `attemptWindowSeconds`, a minute unless set otherwise), emails sent
     /// through `mail`, and the clock `now`.
     public init(
         engine: DataEngine, database: PostgresClient, bcryptCost: Int,
-        attemptsPerMinute: (identity: Int, address: Int) = (10, 60), mail: AccountMail? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        attemptsPerMinute: (identity: Int, address: Int) = (10, 60), attemptWindowSeconds: Int = 60,
+        mail: AccountMail? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.mail = mail
         self.engine = engine
         self.database = database
         self.hasher = PasswordHasher(cost: UInt8(clamping: bcryptCost))
         self.throttle = LoginThrottle(
-            limits: .init(perIdentity: attemptsPerMinute.identity, perAddress: attemptsPerMinute.address), now: now)
+            limits: .init(
+                perIdentity: attemptsPerMinute.identity, perAddress: attemptsPerMinute.address,
+                window: Double(attemptWindowSeconds)),
+            now: now)
         self.now = now
     }
 

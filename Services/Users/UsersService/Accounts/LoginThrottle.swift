@@ -2,14 +2,16 @@ import Foundation
 
 /// Rate limits for password checks, so that bcrypt's cost is no denial-of-service lever: each
 /// identity (app and login) and each client address has a token bucket that refills at a
-/// per-minute rate. Per process: with several users-service replicas the effective rate is
+/// rate per window (a minute by default). Per process: with several users-service replicas the effective rate is
 /// their sum, while the lockout policy in the database stays exact. Time comes from the accounts'
 /// clock, so tests decide when buckets refill.
 actor LoginThrottle {
-    /// Attempts per minute, which is also the burst a quiet key may spend at once.
+    /// Attempts per window, which is also the burst a quiet key may spend at once.
     struct Limits: Sendable {
         var perIdentity: Int
         var perAddress: Int
+        /// The window the counts refer to, in seconds (a minute by default).
+        var window: Double = 60
     }
 
     private struct Bucket {
@@ -37,7 +39,7 @@ actor LoginThrottle {
         if let address { keys.append(("a " + address, limits.perAddress)) }
         let refilled = keys.map { key, rate in (key, rate, refill(key, rate: rate, now: now)) }
         if let empty = refilled.first(where: { $0.2.tokens < 1 }) {
-            let seconds = (1 - empty.2.tokens) * 60 / Double(empty.1)
+            let seconds = (1 - empty.2.tokens) * limits.window / Double(empty.1)
             throw UserError.throttled(retryAfter: max(1, Int(seconds.rounded(.up))))
         }
         if buckets.count >= capacity { forgetFull(now: now) }
@@ -50,13 +52,13 @@ actor LoginThrottle {
         guard let bucket = buckets[key] else { return Bucket(tokens: Double(rate), updated: now) }
         // A clock set back refills nothing.
         let seconds = max(0, now.timeIntervalSince(bucket.updated))
-        return Bucket(tokens: min(Double(rate), bucket.tokens + seconds * Double(rate) / 60), updated: now)
+        return Bucket(tokens: min(Double(rate), bucket.tokens + seconds * Double(rate) / limits.window), updated: now)
     }
 
     /// Drops buckets that have refilled completely (they hold nothing a fresh one would not);
     /// if every bucket is recent, starts over rather than grow.
     private func forgetFull(now: Date) {
-        buckets = buckets.filter { now.timeIntervalSince($0.value.updated) < 60 }
+        buckets = buckets.filter { now.timeIntervalSince($0.value.updated) < limits.window }
         if buckets.count >= capacity { buckets.removeAll(keepingCapacity: true) }
     }
 }
