@@ -18,8 +18,9 @@ public enum StreamTestService: BackendService {
     /// The socket routes' largest frame.
     public static let socketFrameLimit = 1 << 16
     /// The idle timeout of `files/echo-brief`: heartbeats keep a silent socket open past it.
-    /// Long enough that a heartbeat (every third of it) is never late on a busy machine.
-    public static let briefIdle = Duration.seconds(8)
+    /// Long enough that a heartbeat (every quarter of it) is never late while the whole suite
+    /// shares two cores: 8 s once expired in a clean-clone run.
+    public static let briefIdle = Duration.seconds(30)
     public static let transfers = TransferLog()
     public static let produced = ProductionCounter()
 

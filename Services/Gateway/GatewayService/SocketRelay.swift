@@ -34,7 +34,7 @@ struct SocketRelay: Sendable {
                         group.addTask { try await toService(inbound, pongs: outbound) }
                         group.addTask { try await toClient(outbound) }
                         group.addTask {
-                            try await socket.outbound.keepAlive(interval: idle / 3, idle: idle)
+                            try await socket.outbound.keepAlive(interval: idle / 4, idle: idle)
                             return .service
                         }
                         var finished: Set<Side> = []

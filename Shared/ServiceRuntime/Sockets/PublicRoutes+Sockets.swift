@@ -32,7 +32,7 @@ extension PublicRoutes {
 
 extension RouteOptions {
     /// A socket route: frames of up to `maximumFrame` bytes, the stream closed after
-    /// `idleTimeout` without a frame or heartbeat (each end sends a heartbeat after a third of
+    /// `idleTimeout` without a frame or heartbeat (each end sends a heartbeat after a quarter of
     /// it in silence).
     public static func socket(maximumFrame: Int = 1 << 20, idleTimeout: Duration = .seconds(60)) -> RouteOptions {
         RouteOptions(bodyLimit: maximumFrame, transfer: .bidirectional, idleTimeout: idleTimeout)
@@ -63,7 +63,7 @@ struct SocketSession: Sendable {
             }
             group.addTask {
                 do {
-                    try await outbound.keepAlive(interval: idle / 3, idle: idle)
+                    try await outbound.keepAlive(interval: idle / 4, idle: idle)
                 } catch {
                     outbound.finish()
                     throw error

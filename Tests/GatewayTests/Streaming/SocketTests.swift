@@ -65,7 +65,7 @@ import TestSupport
             let path = cluster.prefix() + "/files/echo-brief"
             let socket = try #require(try await WebSocketTestClient.connect(port: cluster.port, path: path))
             try await socket.executeThenClose { inbound, outbound in
-                try await Task.sleep(for: StreamTestService.briefIdle * 2)
+                try await Task.sleep(for: StreamTestService.briefIdle * 2 + .seconds(5))
                 try await outbound.write(WebSocketTestClient.frame(.text, ByteBuffer(string: "still here")))
                 var frames = inbound.makeAsyncIterator()
                 let echo = try await frames.next()
