@@ -17,7 +17,9 @@ let services: [(name: String, executable: String)] = [
 
 /// Shared engines a service library uses beyond the runtime.
 let engines: [String: [Target.Dependency]] = [
-    "Data": ["QueryLanguage", "DataEngine", "Permissions"],
+    "Data": ["QueryLanguage", "DataEngine", "Permissions", "DataAPI"],
+    // Relation columns and their links, over the same engine and request helpers as data-service.
+    "Relations": ["QueryLanguage", "DataEngine", "Permissions", "DataAPI"],
     // Refuses what the permission model denies for every row before routing; relays WebSockets.
     "Gateway": ["Permissions", product("NIOWebSocket", "swift-nio")],
     // Profiles are rows of the app's Users table, written in the same transaction as credentials.
@@ -104,13 +106,22 @@ var targets: [Target] = [
             product("NIOFoundationCompat", "swift-nio"), product("ServiceLifecycle", "swift-service-lifecycle"),
         ],
         path: "Shared/DataEngine", swiftSettings: strict),
+    // Reading data requests (query parameters, JSON bodies) the way data- and relations-service share.
+    .target(
+        name: "DataAPI",
+        dependencies: [
+            "DataEngine", "ServiceRuntime", "InternalProtocol", "Permissions", product("Hummingbird", "hummingbird"),
+            product("NIOCore", "swift-nio"),
+        ],
+        path: "Shared/DataAPI", swiftSettings: strict),
     .testTarget(
         name: "QueryLanguageTests", dependencies: ["QueryLanguage"],
         path: "Tests/QueryLanguageTests", swiftSettings: testSettings),
     .target(
         name: "TestSupport",
         dependencies: [
-            "ServiceRuntime", "PostgresSupport", "InternalProtocol", product("AsyncHTTPClient", "async-http-client"),
+            "ServiceRuntime", "PostgresSupport", "InternalProtocol", "DataEngine",
+            product("AsyncHTTPClient", "async-http-client"),
             product("X509", "swift-certificates"), product("NIOPosix", "swift-nio"),
             product("NIOHTTP1", "swift-nio"), product("NIOFoundationCompat", "swift-nio"),
             product("NIOWebSocket", "swift-nio"),

@@ -39,7 +39,7 @@ public struct AccessControl: Sendable {
         switch operation {
         case .schema:
             return try authorize(identity, operation, table: table)
-        case .find, .update, .remove, .permission:
+        case .find, .update, .remove, .permission, .loadRelations, .addRelation, .deleteRelation:
             let plan = PermissionPlan(caller, operation, container: table, rules: catalog.permissions)
             switch plan.constantDecision {
             case .grant: return .allRows

@@ -175,7 +175,7 @@ extension DataEngine {
     static func cellJSON(_ principal: Principal?, _ operation: DataOperation, _ decision: PermissionDecision) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = []
         if let parts = principal?.parts { members.append((parts.0, .string(parts.1))) }
-        members += [("permission", .string(operation.rawValue.uppercased())), ("access", .string(decision.rawValue))]
+        members += [("permission", .string(operation.permissionName)), ("access", .string(decision.rawValue))]
         return .object(JSONObject(members))
     }
 }

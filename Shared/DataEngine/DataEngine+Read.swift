@@ -71,27 +71,41 @@ extension DataEngine {
         return try await find(tableName, query: edge, identity: identity, logger: logger).first
     }
 
-    /// The table's columns in the contract's `properties` shape.
+    /// The table's columns in the contract's `properties` shape, relation columns last.
     public func properties(_ tableName: String, identity: Identity) async throws -> JSONValue {
         _ = try await permit(identity, .describe, table: tableName)
         let (_, table) = try await table(tableName, app: identity.appId)
-        return .array(table.columns.map(Self.describe))
+        return Self.describe(table)
     }
 
-    /// One column in the contract's `properties` shape.
+    /// Every column of `table` and then every relation column, in the contract's shape.
+    static func describe(_ table: TableSchema) -> JSONValue {
+        .array(table.columns.map(describe) + table.relations.map(describe))
+    }
+
+    /// One column in the contract's `properties` shape: exactly Backendless's keys.
     public static func describe(_ column: ColumnSchema) -> JSONValue {
+        property(
+            name: column.name, required: column.required, type: column.type, defaultValue: column.defaultValue ?? .null,
+            relatedTable: .null, autoLoad: .null, isPrimaryKey: column.name == "objectId")
+    }
+
+    /// One relation column in the contract's `properties` shape.
+    public static func describe(_ relation: RelationSchema) -> JSONValue {
+        property(
+            name: relation.name, required: false, type: .relation, defaultValue: .null,
+            relatedTable: .string(relation.relatedTable), autoLoad: .bool(relation.autoLoad), isPrimaryKey: false)
+    }
+
+    private static func property(
+        name: String, required: Bool, type: ColumnType, defaultValue: JSONValue, relatedTable: JSONValue,
+        autoLoad: JSONValue, isPrimaryKey: Bool
+    ) -> JSONValue {
         .object(
             JSONObject([
-                ("name", .string(column.name)),
-                ("required", .bool(column.required)),
-                ("type", .string(column.type.rawValue)),
-                ("defaultValue", column.defaultValue ?? .null),
-                ("relatedTable", .null),
-                ("customRegex", .null),
-                ("autoLoad", .null),
-                ("isPrimaryKey", .bool(column.name == "objectId")),
-                ("unique", .bool(column.unique || column.name == "objectId")),
-                ("indexed", .bool(column.indexed)),
+                ("name", .string(name)), ("required", .bool(required)), ("type", .string(type.rawValue)),
+                ("defaultValue", defaultValue), ("relatedTable", relatedTable), ("customRegex", .null),
+                ("autoLoad", autoLoad), ("isPrimaryKey", .bool(isPrimaryKey)), ("expression", .null),
             ]))
     }
 }

@@ -26,22 +26,52 @@ extension DataEngine {
         return column
     }
 
-    /// Creates the table if needed and adds `columns`, refusing ones that exist.
-    public func addColumns(_ tableName: String, columns: [ColumnSchema], identity: Identity, logger: Logger)
-        async throws -> JSONValue
-    {
+    /// Reads a relation column definition `{name, type: "DATA_REF", relatedTable, cardinality?,
+    /// autoLoad?}`; cardinality is `1`/`n` (also `1:1`, `1:n`, `ONE_TO_ONE`, `ONE_TO_MANY`), 1:1
+    /// when absent.
+    public static func relationDefinition(_ object: JSONObject) throws -> RelationDefinition {
+        guard let name = object["name"]?.string else { throw DataError.invalidBody("A column needs a string 'name'") }
+        guard Identifier.isValid(name) else { throw DataError.invalidName(name) }
+        guard let related = object["relatedTable"]?.string, !related.isEmpty else {
+            throw DataError.invalidBody("Relation column '\(name)' needs a 'relatedTable'")
+        }
+        let cardinality = object["cardinality"]?.string ?? object["relationshipType"]?.string ?? "1"
+        guard let isMany = RelationColumnArgument.isMany(cardinality) else {
+            throw DataError.invalidBody("The cardinality of '\(name)' must be 1 or n")
+        }
+        return RelationDefinition(
+            name: name, relatedTable: related, isMany: isMany, autoLoad: object["autoLoad"]?.boolValue ?? false)
+    }
+
+    /// Whether a column definition describes a relation column (its type is DATA_REF or RELATION).
+    public static func isRelationDefinition(_ object: JSONObject) -> Bool {
+        object["type"]?.string.flatMap(ColumnType.init(name:)) == .relation
+    }
+
+    /// Creates the table if needed and adds `columns` and `relations`, refusing ones that exist.
+    public func addColumns(
+        _ tableName: String, columns: [ColumnSchema], relations: [RelationDefinition] = [], identity: Identity,
+        logger: Logger
+    ) async throws -> JSONValue {
         _ = try access.authorize(identity, .schema, table: tableName)
         guard Identifier.isValid(tableName) else { throw DataError.invalidName(tableName) }
         let catalog = try await mappingErrors(table: tableName, logger: logger) {
             try await editor(logger).change(appID: identity.appId) { session, fresh in
-                for column in columns where fresh.table(named: tableName)?.column(named: column.name) != nil {
+                for column in columns where fresh.table(named: tableName)?.hasProperty(named: column.name) == true {
                     throw DataError.schemaConflict("Column '\(column.name)' already exists in table '\(tableName)'")
                 }
                 try await SchemaEditor.ensure(table: tableName, columns: columns, in: fresh, session: session)
+                guard !relations.isEmpty else { return }
+                var current = try await CatalogStore.load(appID: fresh.appID, session: session)
+                for relation in relations {
+                    guard let table = current.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
+                    try await SchemaEditor.addRelation(relation, table: table, catalog: current, session: session)
+                    current = try await CatalogStore.load(appID: fresh.appID, session: session)
+                }
             }
         }
         guard let table = catalog.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
-        return .array(table.columns.map(Self.describe))
+        return Self.describe(table)
     }
 
     /// Changes one column: `name` (rename), `type`, `required`, `unique`, `indexed`, `defaultValue`.
@@ -52,6 +82,11 @@ extension DataEngine {
         let catalog = try await mappingErrors(table: tableName, logger: logger) {
             try await editor(logger).change(appID: identity.appId) { session, fresh in
                 guard let table = fresh.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
+                if let relation = table.relation(named: name) {
+                    return try await RelationAlteration(
+                        table: table, relation: relation, changes: changes, catalog: fresh, session: session
+                    ).apply()
+                }
                 guard let column = table.column(named: name) else { throw DataError.columnNotFound(name, table: table.name) }
                 guard !column.isSystem else { throw DataError.schemaConflict("System column '\(column.name)' cannot change") }
                 try await ColumnAlteration(
@@ -61,6 +96,7 @@ extension DataEngine {
         }
         guard let table = catalog.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
         let renamed = changes["name"]?.string ?? name
+        if let relation = table.relation(named: renamed) { return Self.describe(relation) }
         guard let column = table.column(named: renamed) else { throw DataError.columnNotFound(renamed, table: table.name) }
         return Self.describe(column)
     }
@@ -70,6 +106,9 @@ extension DataEngine {
         _ = try access.authorize(identity, .schema, table: tableName)
         _ = try await editor(logger).change(appID: identity.appId) { session, fresh in
             guard let table = fresh.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
+            if let relation = table.relation(named: name) {
+                return try await SchemaEditor.dropRelation(relation, table: table.name, catalog: fresh, session: session)
+            }
             guard let column = table.column(named: name) else { throw DataError.columnNotFound(name, table: table.name) }
             guard !column.isSystem else { throw DataError.schemaConflict("System column '\(column.name)' cannot be dropped") }
             var drop = SQL("ALTER TABLE ")
@@ -88,6 +127,7 @@ extension DataEngine {
         _ = try access.authorize(identity, .schema, table: tableName)
         _ = try await editor(logger).change(appID: identity.appId) { session, fresh in
             guard let table = fresh.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
+            try await SchemaEditor.dropRelations(touching: table, catalog: fresh, session: session)
             var drop = SQL("DROP TABLE ")
             drop.table(fresh.schemaName, table.name)
             _ = try await session.rows(drop)

@@ -118,6 +118,23 @@ public enum DataError {
         code: 1026, message: "The transaction conflicted with a concurrent one and was rolled back; retry it",
         status: 409)
 
+    /// 1027, 400: a relation argument that is not `column[:Table:1|n]`, or a column that is not a
+    /// relation.
+    public static func invalidRelation(_ message: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 1027, message: message, status: 400)
+    }
+
+    /// 1027: the named column is a plain column.
+    public static func notARelation(_ column: String, table: String) -> ErrorEnvelope {
+        invalidRelation("Column '\(column)' of table '\(table)' is not a relation")
+    }
+
+    /// 1028, 400: a one-to-one relation would hold more than one object.
+    public static func oneToOneHoldsOne(_ column: String, table: String, reason: String) -> ErrorEnvelope {
+        ErrorEnvelope(
+            code: 1028, message: "Relation '\(column)' of table '\(table)' is one-to-one: \(reason)", status: 400)
+    }
+
     /// Runs a query-language parse, mapping its refusal to 1017 or 1018.
     public static func parsing<Value>(_ parse: () throws(QueryLanguageError) -> Value) throws(ErrorEnvelope) -> Value {
         do {

@@ -14,9 +14,26 @@ public enum DataOperation: String, PermissionOperation, CaseIterable {
     case schema = "Schema"
     /// Changing an object's permissions.
     case permission = "Permission"
+    /// Reading an object's related objects (the relation API's load).
+    case loadRelations = "LoadRelations"
+    /// Linking children to an object (set and add).
+    case addRelation = "AddRelation"
+    /// Unlinking children from an object (set and delete).
+    case deleteRelation = "DeleteRelation"
+
+    /// The name permission answers use: `FIND`, `CREATE`, …, `LOAD_RELATIONS`.
+    public var permissionName: String {
+        switch self {
+        case .loadRelations: "LOAD_RELATIONS"
+        case .addRelation: "ADD_RELATION"
+        case .deleteRelation: "DELETE_RELATION"
+        default: rawValue.uppercased()
+        }
+    }
 
     /// The operation a permission request names: `FIND`, `UPDATE`, `REMOVE`, `ADD` (or
-    /// `CREATE`), `DESCRIBE`, `PERMISSION`, in any case.
+    /// `CREATE`), `DESCRIBE`, `PERMISSION`, `LOAD_RELATIONS`, `ADD_RELATION`, `DELETE_RELATION`,
+    /// in any case.
     public init?(permissionName name: String) {
         switch name.uppercased() {
         case "FIND": self = .find
@@ -25,6 +42,9 @@ public enum DataOperation: String, PermissionOperation, CaseIterable {
         case "ADD", "CREATE": self = .create
         case "DESCRIBE": self = .describe
         case "PERMISSION": self = .permission
+        case "LOAD_RELATIONS", "LOADRELATIONS": self = .loadRelations
+        case "ADD_RELATION", "ADDRELATION": self = .addRelation
+        case "DELETE_RELATION", "DELETERELATION": self = .deleteRelation
         default: return nil
         }
     }

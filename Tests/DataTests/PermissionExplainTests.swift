@@ -4,6 +4,7 @@ import Permissions
 import PostgresNIO
 import QueryLanguage
 import Testing
+import TestSupport
 
 @testable import DataEngine
 

@@ -3,6 +3,7 @@ import Foundation
 import InternalProtocol
 import QueryLanguage
 import Testing
+import TestSupport
 
 /// Every where-clause operator, date form and query parameter against a real table.
 @Suite(.timeLimit(.minutes(5))) struct QueryTests {

@@ -23,10 +23,3 @@ public enum DataService: BackendService {
         DataRoutes(engine: engine).add(to: &routes)
     }
 }
-
-extension RoutePermission {
-    /// The data operation a route performs on the table its `:table` parameter names.
-    static func data(_ operation: DataOperation) -> RoutePermission {
-        RoutePermission(operation: operation.rawValue, containerParameter: "table")
-    }
-}

@@ -1,9 +1,12 @@
+import DataEngine
 import InternalProtocol
+import Permissions
 import PostgresSupport
 import ServiceRuntime
 
-/// relations-service: answers readiness and forwarded public requests; its endpoints arrive
-/// with the issue that builds them.
+/// relations-service: the relation API (`/data/{table}/{id}/{relation}`): setting, adding and
+/// deleting links and loading children, over the shared ``DataEngine``. Relation columns live in
+/// data-service's catalog; their link tables are created on demand under the same DDL lock.
 public enum RelationsService: BackendService {
     public static let name = ServiceName.relations
 
@@ -11,5 +14,9 @@ public enum RelationsService: BackendService {
 
     public static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
-    ) throws {}
+    ) throws {
+        let engine = DataEngine(database: environment.database, logger: environment.logger)
+        environment.background.add(engine.listener)
+        RelationRoutes(engine: engine).add(to: &routes)
+    }
 }

@@ -7,6 +7,7 @@ public enum CatalogMigrations {
     /// All catalog migrations in order.
     public static let all: [any DatabaseMigration] = [
         m0001CreateCatalog, m0002CatalogVersion, m0003JSONOperations, m0004Permissions, m0005ACLUsage,
+        m0006Relations,
     ]
 
     static let m0001CreateCatalog = SQLMigration(
@@ -130,6 +131,23 @@ public enum CatalogMigrations {
             INSERT INTO data.acl_usage (app_id, table_name, operation)
             SELECT DISTINCT app_id, table_name, operation FROM data.object_acl
             """,
+        ])
+
+    /// Relation columns: rows of `data.columns` of type DATA_REF name their child table, their
+    /// cardinality (`1` or `n`), whether finds load them, and the link table that holds them.
+    static let m0006Relations = SQLMigration(
+        version: 6, name: "relation columns",
+        statements: [
+            """
+            ALTER TABLE data.columns
+              ADD COLUMN related_table text,
+              ADD COLUMN cardinality text CHECK (cardinality IN ('1', 'n')),
+              ADD COLUMN auto_load boolean NOT NULL DEFAULT false,
+              ADD COLUMN link_table text,
+              ADD CHECK ((type = 'DATA_REF') = (related_table IS NOT NULL AND cardinality IS NOT NULL AND link_table IS NOT NULL))
+            """,
+            // Finding the relations that point at a table (dropping it drops them).
+            "CREATE INDEX columns_related ON data.columns (app_id, lower(related_table)) WHERE related_table IS NOT NULL",
         ])
 
     /// Helpers for the update operators (``FieldOperation``), with MySQL's JSON semantics.

@@ -13,6 +13,8 @@ public enum ColumnType: String, Sendable, Hashable, CaseIterable, Codable {
     case json = "JSON"
     case autoIncrement = "AUTO_INCREMENT"
     case fileReference = "FILE_REF"
+    /// A relation column (``RelationSchema``): never a SQL column of its table.
+    case relation = "DATA_REF"
 
     /// The SQL type of the column.
     var sqlType: String {
@@ -24,6 +26,8 @@ public enum ColumnType: String, Sendable, Hashable, CaseIterable, Codable {
         case .boolean: "boolean"
         case .datetime: "timestamptz"
         case .json: "jsonb"
+        // Relation columns live in link tables; no table column has this type.
+        case .relation: "text"
         }
     }
 
@@ -61,6 +65,7 @@ public enum ColumnType: String, Sendable, Hashable, CaseIterable, Codable {
         case "INTEGER", "INT": self = .int
         case "BOOL", "BOOLEAN": self = .boolean
         case "FLOAT", "DOUBLE", "NUMBER": self = .double
+        case "RELATION", "DATA_REF": self = .relation
         default:
             guard let type = ColumnType(rawValue: upper) else { return nil }
             self = type

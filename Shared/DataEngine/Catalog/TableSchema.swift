@@ -40,17 +40,32 @@ public struct ColumnSchema: Sendable, Hashable {
     ]
 }
 
-/// One app table: its name and its columns in creation order.
+/// One app table: its name, its columns in creation order and its relation columns.
 public struct TableSchema: Sendable, Hashable {
     /// The table name as first written.
     public var name: String
     /// System columns first, then user columns in the order they were added.
     public var columns: [ColumnSchema]
+    /// Relation columns (no SQL column: each keeps its links in a link table).
+    public var relations: [RelationSchema] = []
 
     /// Creates a table description.
-    public init(name: String, columns: [ColumnSchema]) {
+    public init(name: String, columns: [ColumnSchema], relations: [RelationSchema] = []) {
         self.name = name
         self.columns = columns
+        self.relations = relations
+    }
+
+    /// The relation column named `name`, matched exactly first and then ignoring case.
+    public func relation(named name: String) -> RelationSchema? {
+        if let exact = relations.first(where: { $0.name == name }) { return exact }
+        let key = name.lowercased()
+        return relations.first { $0.name.lowercased() == key }
+    }
+
+    /// Whether a column or relation column is called `name` (ignoring case): they share one namespace.
+    public func hasProperty(named name: String) -> Bool {
+        column(named: name) != nil || relation(named: name) != nil
     }
 
     /// The column named `name`, matched exactly first and then ignoring case (Backendless
@@ -60,6 +75,34 @@ public struct TableSchema: Sendable, Hashable {
         let key = name.lowercased()
         return columns.first { $0.name.lowercased() == key }
     }
+}
+
+/// A relation column: the parent table's link to objects of `relatedTable`, one (1:1) or many
+/// (1:N), kept in its own link table in the app's schema (`parent`, `child`, `position`), whose
+/// foreign keys remove links with either object.
+public struct RelationSchema: Sendable, Hashable {
+    /// The column name as first written.
+    public var name: String
+    /// The child table's name as the catalog spells it.
+    public var relatedTable: String
+    /// 1:N when true, 1:1 when false.
+    public var isMany: Bool
+    /// Whether every find loads it.
+    public var autoLoad: Bool = false
+    /// The link table's name in the app's schema.
+    public var linkTable: String
+
+    /// Creates a relation description.
+    public init(name: String, relatedTable: String, isMany: Bool, autoLoad: Bool = false, linkTable: String) {
+        self.name = name
+        self.relatedTable = relatedTable
+        self.isMany = isMany
+        self.autoLoad = autoLoad
+        self.linkTable = linkTable
+    }
+
+    /// The cardinality as the column argument writes it: `1` or `n`.
+    public var cardinality: String { isMany ? "n" : "1" }
 }
 
 /// Everything the data engine knows about one app's tables, read once and cached.

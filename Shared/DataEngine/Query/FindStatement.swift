@@ -8,6 +8,15 @@ struct FindStatement {
     let table: TableSchema
     let schema: String
     let grant: AccessGrant
+    /// Only the children of one parent's relation, when set.
+    var scope: LinkScope?
+
+    init(query: FindQuery, table: TableSchema, schema: String, grant: AccessGrant) {
+        self.query = query
+        self.table = table
+        self.schema = schema
+        self.grant = grant
+    }
 
     private var compiler: ExpressionCompiler {
         ExpressionCompiler(table: table, allowsAggregates: true, aliases: aliases)
@@ -60,9 +69,9 @@ struct FindStatement {
 
     /// The number of objects (or groups, or distinct rows) the query matches, ignoring paging.
     func count() throws -> SQL {
-        var sql = SQL("SELECT count(*) FROM ")
+        var sql = SQL("SELECT count(*)")
         if !query.groupBy.isEmpty || query.distinct {
-            sql.append("(SELECT ")
+            sql.append(" FROM (SELECT ")
             if query.distinct {
                 sql.append("DISTINCT ")
                 try projection(into: &sql, includeClass: false)
@@ -72,8 +81,7 @@ struct FindStatement {
             try body(into: &sql)
             sql.append(") g")
         } else {
-            sql.table(schema, table.name)
-            sql.append(" t")
+            from(into: &sql)
             try filter(into: &sql)
         }
         return sql
@@ -82,7 +90,7 @@ struct FindStatement {
     private func projection(into sql: inout SQL, includeClass: Bool = true) throws {
         guard let items = selectItems else {
             let excluded = Set(query.excluded.map { $0.lowercased() })
-            for name in excluded where table.column(named: name) == nil {
+            for name in excluded where !table.hasProperty(named: name) {
                 throw DataError.columnNotFound(name, table: table.name)
             }
             Projection.columns(of: table, excluding: excluded, rowAlias: "t", into: &sql)
@@ -132,9 +140,7 @@ struct FindStatement {
 
     /// `FROM … WHERE … [GROUP BY …] [HAVING …]`.
     private func body(into sql: inout SQL) throws {
-        sql.append(" FROM ")
-        sql.table(schema, table.name)
-        sql.append(" t")
+        from(into: &sql)
         try filter(into: &sql)
         if !query.groupBy.isEmpty {
             sql.append(" GROUP BY ")
@@ -144,6 +150,14 @@ struct FindStatement {
             sql.append(" HAVING ")
             try havingCompiler.condition(having, into: &sql)
         }
+    }
+
+    /// ` FROM <table> t`, joined to the link table when scoped to one parent's children.
+    private func from(into sql: inout SQL) {
+        sql.append(" FROM ")
+        sql.table(schema, table.name)
+        sql.append(" t")
+        scope?.join(into: &sql)
     }
 
     /// Having references aliases by their aggregate, since SQL cannot name select aliases there.
@@ -172,7 +186,7 @@ struct FindStatement {
                 sql.append(" ORDER BY 1")
                 return
             }
-            sql.append(" ORDER BY t.\"created\", t.\"objectId\"")
+            sql.append(scope == nil ? " ORDER BY t.\"created\", t.\"objectId\"" : " ORDER BY l.\"position\"")
             return
         }
         sql.append(" ORDER BY ")

@@ -23,6 +23,8 @@ enum ValueEncoding {
         case .json:
             if case .raw = value { return nil }
             return .json(value.jsonText)
+        case .relation:
+            return nil
         }
     }
 

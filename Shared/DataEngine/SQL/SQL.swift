@@ -9,6 +9,8 @@ public enum SQLValue: Sendable, Hashable {
     case boolean(Bool)
     case timestamp(Date)
     case json(String)
+    /// A `text[]` array (an ordered id list bound as one parameter).
+    case textArray([String])
     /// NULL of the given SQL type (`text`, `bigint`, …).
     case null(String)
 
@@ -20,6 +22,7 @@ public enum SQLValue: Sendable, Hashable {
         case .boolean: "boolean"
         case .timestamp: "timestamptz"
         case .json: "jsonb"
+        case .textArray: "text[]"
         case .null(let type): type
         }
     }
@@ -65,6 +68,7 @@ public struct SQL: Sendable {
         case .double(let double): bindings.append(double)
         case .boolean(let bool): bindings.append(bool)
         case .timestamp(let date): bindings.append(date)
+        case .textArray(let strings): bindings.append(strings)
         case .null: bindings.appendNull()
         }
         text += "$\(bindings.count)::\(value.castType)"

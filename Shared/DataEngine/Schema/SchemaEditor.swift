@@ -45,7 +45,7 @@ struct SchemaEditor: Sendable {
             existing = TableSchema(name: table, columns: ColumnSchema.system)
         }
         guard let existing else { return }
-        for column in columns where existing.column(named: column.name) == nil {
+        for column in columns where !existing.hasProperty(named: column.name) {
             try await addColumn(column, table: existing.name, catalog: catalog, session: session)
         }
     }
@@ -135,11 +135,17 @@ struct SchemaEditor: Sendable {
     }
 
     static func indexName(_ kind: IndexKind, table: String, column: String) -> String {
+        hashedName(kind.rawValue, table: table, column: column)
+    }
+
+    /// `prefix_` and 16 hex digits of a hash of the table and the lower-cased column: a name
+    /// within PostgreSQL's 63 bytes whatever the two names' lengths.
+    static func hashedName(_ prefix: String, table: String, column: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in "\(table)\u{0}\(column.lowercased())".utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         let hex = String(hash, radix: 16)
-        return kind.rawValue + "_" + String(repeating: "0", count: 16 - hex.count) + hex
+        return prefix + "_" + String(repeating: "0", count: 16 - hex.count) + hex
     }
 }

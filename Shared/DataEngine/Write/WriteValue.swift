@@ -74,7 +74,7 @@ enum ObjectReader {
         for object in objects {
             for (key, value) in object.members where !isIgnored(key) {
                 guard Identifier.isValid(key) else { throw DataError.invalidName(key) }
-                guard table?.column(named: key) == nil, !seen.contains(key.lowercased()) else { continue }
+                guard table?.hasProperty(named: key) != true, !seen.contains(key.lowercased()) else { continue }
                 let type: ColumnType
                 switch try intent(of: value, property: key) {
                 case .expression: throw DataError.columnNotFound(key, table: table?.name ?? "")
@@ -106,7 +106,10 @@ enum ObjectReader {
         var named = Set<String>()
         for (key, value) in object.members where !isIgnored(key) {
             guard let column = table.column(named: key) else {
+                // A plain save leaves relations alone (SDKs send loaded children back on update);
+                // links change through the relation API and deep save.
                 if case .null = value { continue }
+                if table.relation(named: key) != nil { continue }
                 throw DataError.columnNotFound(key, table: table.name)
             }
             // Keys differing only in case name one column; writing it twice is ambiguous.

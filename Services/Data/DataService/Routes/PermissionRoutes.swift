@@ -1,3 +1,4 @@
+import DataAPI
 import DataEngine
 import Hummingbird
 import InternalProtocol
@@ -53,7 +54,7 @@ extension DataRoutes {
         }
         let body = try call.object
         guard let name = body["permission"]?.string, let operation = DataOperation(permissionName: name) else {
-            throw DataError.invalidBody("'permission' must be one of FIND, UPDATE, REMOVE, ADD, DESCRIBE, PERMISSION")
+            throw DataError.invalidBody("'permission' must be one of FIND, UPDATE, REMOVE, ADD, DESCRIBE, PERMISSION, LOAD_RELATIONS, ADD_RELATION, DELETE_RELATION")
         }
         let principal: Principal
         if let user = body["user"]?.string, !user.isEmpty {

@@ -1,3 +1,4 @@
+import DataAPI
 import DataEngine
 import Hummingbird
 import InternalProtocol
@@ -12,10 +13,10 @@ extension DataRoutes {
             try await count(call, try FindQuery(try call.queryParameters, paged: false))
         }
         router.add(.post, "data/:table/count", permission: .data(.find)) { call in
-            try await count(call, try FindQuery(try bodyParameters(call), paged: false))
+            try await count(call, try FindQuery(try call.bodyQueryParameters(), paged: false))
         }
         router.add(.post, "data/:table/find", permission: .data(.find)) { call in
-            try await find(call, try FindQuery(try bodyParameters(call)))
+            try await find(call, try FindQuery(try call.bodyQueryParameters()))
         }
         router.add(.get, "data/:table/first", permission: .data(.find)) { call in
             try await edge(call, last: false)
@@ -32,13 +33,6 @@ extension DataRoutes {
         router.add(.get, "data/:table", permission: .data(.find)) { call in
             try await find(call, try FindQuery(try call.queryParameters))
         }
-    }
-
-    /// POST bodies: the JS object form or Swift's arrays and numeric strings.
-    func bodyParameters(_ call: PublicCall) throws -> QueryParameters {
-        guard let body = try call.json else { return QueryParameters() }
-        guard let object = body.object else { throw DataError.invalidBody("The query body must be a JSON object") }
-        return try QueryParameters(body: object)
     }
 
     private func find(_ call: PublicCall, _ query: FindQuery) async throws -> Response {

@@ -1,3 +1,4 @@
+import DataAPI
 import DataEngine
 import Hummingbird
 import InternalProtocol
@@ -33,7 +34,8 @@ extension DataRoutes {
         }
     }
 
-    /// Column definitions from an object, an array of them, or nothing (a bare table).
+    /// Column definitions (relation columns among them) from an object, an array of them, or
+    /// nothing (a bare table).
     private func addColumns(_ call: PublicCall) async throws -> Response {
         let body = try call.json
         let definitions: [JSONObject] =
@@ -43,8 +45,14 @@ extension DataRoutes {
             case .array?: try PublicCall.objects(in: body)
             default: throw DataError.invalidBody("Expected a column definition or an array of them")
             }
-        let columns = try definitions.map { definition throws in try DataEngine.columnDefinition(definition) }
+        let relations = try definitions.filter(DataEngine.isRelationDefinition).map { definition throws in
+            try DataEngine.relationDefinition(definition)
+        }
+        let columns = try definitions.filter { !DataEngine.isRelationDefinition($0) }.map { definition throws in
+            try DataEngine.columnDefinition(definition)
+        }
         return .json(
-            try await engine.addColumns(call.table, columns: columns, identity: call.identity, logger: call.context.logger))
+            try await engine.addColumns(
+                call.table, columns: columns, relations: relations, identity: call.identity, logger: call.context.logger))
     }
 }

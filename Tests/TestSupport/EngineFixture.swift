@@ -5,19 +5,19 @@ import Logging
 import PostgresNIO
 import PostgresSupport
 import ServiceLifecycle
-import TestSupport
+import Testing
 
 /// A data engine on a fresh migrated database, with its catalog listener running.
-struct EngineFixture: Sendable {
-    let engine: DataEngine
-    let database: PostgresClient
-    let appID = UUID().uuidString
-    let logger = TestDatabase.logger
+public struct EngineFixture: Sendable {
+    public let engine: DataEngine
+    public let database: PostgresClient
+    public let appID = UUID().uuidString
+    public let logger = TestDatabase.logger
 
-    var rest: Identity { .anonymous(appId: appID, keyKind: .rest) }
-    var serverCode: Identity { .anonymous(appId: appID, keyKind: .serverCode) }
+    public var rest: Identity { .anonymous(appId: appID, keyKind: .rest) }
+    public var serverCode: Identity { .anonymous(appId: appID, keyKind: .serverCode) }
 
-    static func with(_ body: @Sendable (EngineFixture) async throws -> Void) async throws {
+    public static func with(_ body: @Sendable (EngineFixture) async throws -> Void) async throws {
         try await TestDatabase.with { configuration in
             try await PostgresClient.with(configuration, logger: TestDatabase.logger) { client in
                 try await MigrationRunner(owner: "data", migrations: CatalogMigrations.all)
@@ -36,7 +36,7 @@ struct EngineFixture: Sendable {
 
     /// Waits until `engine`'s catalog listener is subscribed; it drops the cache when it
     /// subscribes, which would otherwise race a test's warm-up reads.
-    func waitUntilListening(_ engine: DataEngine) async throws {
+    public func waitUntilListening(_ engine: DataEngine) async throws {
         for _ in 0..<3_000 where await !engine.cache.isListening {
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -44,26 +44,26 @@ struct EngineFixture: Sendable {
     }
 
     /// Parses a JSON object literal.
-    func object(_ text: String) throws -> JSONObject {
+    public func object(_ text: String) throws -> JSONObject {
         try #require(try JSONParser.parse(text).object)
     }
 
     /// Decodes a row or response text.
-    func decode(_ text: String) throws -> [String: Any] {
+    public func decode(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
-    func create(_ table: String, _ json: String, as identity: Identity? = nil) async throws -> [String: Any] {
+    public func create(_ table: String, _ json: String, as identity: Identity? = nil) async throws -> [String: Any] {
         try decode(try await engine.create(table, object: try object(json), identity: identity ?? rest, logger: logger))
     }
 
-    func find(_ table: String, _ parameters: [(String, String)]) async throws -> [[String: Any]] {
+    public func find(_ table: String, _ parameters: [(String, String)]) async throws -> [[String: Any]] {
         let query = try FindQuery(QueryParameters(queryItems: parameters.map { (name: $0.0, value: $0.1) }))
         return try await engine.find(table, query: query, identity: rest, logger: logger).map(decode)
     }
 
     /// The number of rows in the app's table, read directly with SQL.
-    func rowCount(_ table: String) async throws -> Int {
+    public func rowCount(_ table: String) async throws -> Int {
         let schema = AppCatalog.schemaName(for: appID)
         let rows = try await database.query(
             PostgresQuery(unsafeSQL: "SELECT count(*) FROM \"\(schema)\".\"\(table)\""), logger: logger)
@@ -72,4 +72,3 @@ struct EngineFixture: Sendable {
     }
 }
 
-import Testing

@@ -3,15 +3,17 @@ import Foundation
 import Hummingbird
 import InternalProtocol
 import NIOCore
+import Permissions
 import ServiceRuntime
 
-/// Reading a forwarded data request: identity, path parameters, query string and JSON body.
+/// Reading a forwarded data request (data-service and relations-service): path parameters, query
+/// string and JSON body, refused with the data API's codes.
 extension PublicCall {
     /// The `:table` path parameter.
-    var table: String { parameters["table"] ?? "" }
+    public var table: String { parameters["table"] ?? "" }
 
     /// The query string's pairs; malformed percent-encoding is the data API's 1016.
-    var dataQueryItems: [(name: String, value: String)] {
+    public var dataQueryItems: [(name: String, value: String)] {
         get throws {
             do {
                 return try queryItems
@@ -22,12 +24,12 @@ extension PublicCall {
     }
 
     /// The query string as data-query parameters.
-    var queryParameters: QueryParameters {
+    public var queryParameters: QueryParameters {
         get throws { QueryParameters(queryItems: try dataQueryItems) }
     }
 
     /// The body as JSON; an empty body is nil.
-    var json: JSONValue? {
+    public var json: JSONValue? {
         get throws {
             let bytes = Array(body.readableBytesView)
             guard bytes.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return nil }
@@ -39,8 +41,16 @@ extension PublicCall {
         }
     }
 
+    /// A POST body's data query: the JS object form or Swift's arrays and numeric strings, members
+    /// named as `renaming` says (an empty body is the default query).
+    public func bodyQueryParameters(renaming names: [String: String] = [:]) throws -> QueryParameters {
+        guard let body = try json else { return QueryParameters() }
+        guard let object = body.object else { throw DataError.invalidBody("The query body must be a JSON object") }
+        return try QueryParameters(body: object, renaming: names)
+    }
+
     /// The body as one JSON object.
-    var object: JSONObject {
+    public var object: JSONObject {
         get throws {
             guard let object = try json?.object else { throw DataError.invalidBody("The body must be a JSON object") }
             return object
@@ -48,12 +58,12 @@ extension PublicCall {
     }
 
     /// The body as a JSON array of objects.
-    var objects: [JSONObject] {
+    public var objects: [JSONObject] {
         get throws { try Self.objects(in: try json) }
     }
 
     /// `body` (already parsed) as a JSON array of objects.
-    static func objects(in body: JSONValue?) throws -> [JSONObject] {
+    public static func objects(in body: JSONValue?) throws -> [JSONObject] {
         guard let items = body?.array else { throw DataError.invalidBody("The body must be a JSON array") }
         return try items.map { item in
             guard let object = item.object else { throw DataError.invalidBody("Every array item must be an object") }
@@ -64,12 +74,19 @@ extension PublicCall {
 
 extension Response {
     /// A JSON value response.
-    static func json(_ value: JSONValue) -> Response {
+    public static func json(_ value: JSONValue) -> Response {
         jsonText(value.jsonText)
     }
 
     /// A JSON array of already-encoded objects.
-    static func jsonArray(_ items: [String]) -> Response {
+    public static func jsonArray(_ items: [String]) -> Response {
         jsonText("[" + items.joined(separator: ",") + "]")
+    }
+}
+
+extension RoutePermission {
+    /// The data operation a route performs on the table its `:table` parameter names.
+    public static func data(_ operation: DataOperation) -> RoutePermission {
+        RoutePermission(operation: operation.rawValue, containerParameter: "table")
     }
 }
