@@ -58,6 +58,20 @@ public struct AccessControl: Sendable {
     }
 }
 
+extension AccessControl {
+    /// ``authorize(_:_:table:catalog:)`` for reading related objects: nil where the rules deny
+    /// the operation for every row, since related objects are then invisible rather than an error.
+    func grantUnlessDenied(_ identity: Identity, _ operation: DataOperation, table: String, catalog: AppCatalog) throws
+        -> AccessGrant?
+    {
+        do {
+            return try authorize(identity, operation, table: table, catalog: catalog)
+        } catch let error as ErrorEnvelope where error.code == 1023 {  // permission denied
+            return nil
+        }
+    }
+}
+
 extension DataEngine {
     /// Asks ``AccessControl`` under the app's current permissions (from the catalog cache).
     func permit(_ identity: Identity, _ operation: DataOperation, table: String) async throws -> AccessGrant {

@@ -17,9 +17,14 @@ extension DataEngine {
     {
         let (catalog, table) = try await table(tableName, app: identity.appId)
         let grant = try access.authorize(identity, .find, table: tableName, catalog: catalog)
-        let sql = try FindStatement(query: query, table: table, schema: catalog.schemaName, grant: grant).page()
+        var find = FindStatement(query: query, table: table, schema: catalog.schemaName, grant: grant)
+        find.relations = RelationPaths(catalog: catalog, access: access, identity: identity)
+        let sql = try find.page()
         return try await mappingErrors(table: table.name, logger: logger) {
-            try await session.column(sql, as: String.self)
+            let rows = try await session.column(sql, as: String.self)
+            let loader = RelationLoader(
+                catalog: catalog, identity: identity, access: access, session: session, pageSize: query.relationsPageSize)
+            return try await loader.attach(to: rows, table: table, query: query)
         }
     }
 
@@ -27,7 +32,9 @@ extension DataEngine {
     public func count(_ tableName: String, query: FindQuery, identity: Identity, logger: Logger) async throws -> Int {
         let (catalog, table) = try await table(tableName, app: identity.appId)
         let grant = try access.authorize(identity, .find, table: tableName, catalog: catalog)
-        let sql = try FindStatement(query: query, table: table, schema: catalog.schemaName, grant: grant).count()
+        var find = FindStatement(query: query, table: table, schema: catalog.schemaName, grant: grant)
+        find.relations = RelationPaths(catalog: catalog, access: access, identity: identity)
+        let sql = try find.count()
         return try await mappingErrors(table: table.name, logger: logger) {
             Int(try await session(logger).column(sql, as: Int64.self).first ?? 0)
         }

@@ -158,14 +158,20 @@ extension DataEngine {
         return .membership(.property(PropertyPath(["objectId"])), ids.map(ValueExpression.string), negated: false)
     }
 
-    /// The FIND payload: `{pageSize, offset, properties, excludeProps, whereClause, havingClause, sortBy, groupBy}`.
+    /// The FIND payload: `{pageSize, offset, properties, excludeProps, whereClause, havingClause,
+    /// sortBy, groupBy}` with `queryOptions` `{sortBy, properties, excludeProps, groupBy, having,
+    /// related | relations, relationsDepth, relationsPageSize}` — current SDKs nest some options
+    /// there, older ones send them at the top level (which wins when both do).
     private static func findQuery(_ payload: JSONValue) throws -> FindQuery {
-        guard case .object(var object) = payload else { return FindQuery() }
-        if let options = object["queryOptions"]?.object, !(options["related"]?.array ?? []).isEmpty {
-            throw DataError.notSupportedYet("Loading relations")
+        guard case .object(let object) = payload else { return FindQuery() }
+        var flat = JSONObject(object.members.filter { $0.key != "queryOptions" })
+        for member in object["queryOptions"]?.object?.members ?? [] where flat[member.key] == nil {
+            flat[member.key] = member.value
         }
-        object["queryOptions"] = nil
-        let names = ["properties": "props", "whereClause": "where", "havingClause": "having"]
-        return try FindQuery(QueryParameters(body: object, renaming: names))
+        let names = [
+            "properties": "props", "whereClause": "where", "havingClause": "having", "related": "loadRelations",
+            "relations": "loadRelations",
+        ]
+        return try FindQuery(QueryParameters(body: flat, renaming: names))
     }
 }

@@ -174,8 +174,9 @@ extension DataEngine {
         let (catalog, table) = try await schema(for: tableName, objects: [changes], createTable: false, context: context)
         let prepared = try ObjectReader.prepare(changes, table: table, allowExpressions: true)
         var sql = SQL()
+        let relations = RelationPaths(catalog: catalog, access: access, identity: context.identity)
         try WriteStatements.update(prepared, table: table, schema: catalog.schemaName, into: &sql) { sql in
-            try Self.filter(condition, grant: grant, table: table, into: &sql)
+            try Self.filter(condition, grant: grant, table: table, relations: relations, into: &sql)
         }
         WriteStatements.selectCount(table: table, change: .bulkUpdate, appID: catalog.appID, into: &sql)
         let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: Int64.self) }
@@ -186,24 +187,26 @@ extension DataEngine {
         let (catalog, table) = try await table(tableName, app: context.identity.appId)
         let grant = try access.authorize(context.identity, .remove, table: tableName, catalog: catalog)
         var sql = SQL()
+        let relations = RelationPaths(catalog: catalog, access: access, identity: context.identity)
         try WriteStatements.delete(table: table, schema: catalog.schemaName, into: &sql) { sql in
-            try Self.filter(condition, grant: grant, table: table, into: &sql)
+            try Self.filter(condition, grant: grant, table: table, relations: relations, into: &sql)
         }
         WriteStatements.selectCount(table: table, change: .bulkDelete, appID: catalog.appID, into: &sql)
         let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: Int64.self) }
         return Int(rows.first ?? 0)
     }
 
-    /// `<access filter> AND <condition>`, or TRUE.
-    static func filter(_ condition: Condition?, grant: AccessGrant, table: TableSchema, into sql: inout SQL)
-        throws
-    {
+    /// `<access filter> AND <condition>`, or TRUE; the condition may reach related tables through `relations`.
+    static func filter(
+        _ condition: Condition?, grant: AccessGrant, table: TableSchema, relations: RelationPaths? = nil,
+        into sql: inout SQL
+    ) throws {
         sql.append("(")
         if let rowFilter = grant.rowFilter {
             rowFilter(&sql, "t")
             sql.append(") AND (")
         }
-        try ExpressionCompiler(table: table).condition(condition ?? .constant(true), into: &sql)
+        try ExpressionCompiler(table: table, relations: relations).condition(condition ?? .constant(true), into: &sql)
         sql.append(")")
     }
 

@@ -106,7 +106,7 @@ import TestSupport
                 (.GET, "/data/Safe?pageSize=1000", nil, 1016),
                 (.POST, "/data/Safe/find", #"{"where": "\#(String(repeating: "name = 'a' OR ", count: 6000))name = 'b'"}"#, 1018),
                 (.POST, "/data/Safe/find", #"{"where": "\#(String(repeating: "NOT ", count: 100))name = 'b'"}"#, 1018),
-                (.GET, "/data/Safe?loadRelations=friends", nil, 1019),
+                (.GET, "/data/Safe?loadRelations=friends", nil, 1011),
                 (.POST, "/data/Safe%22%3B%20DROP%20TABLE%20x", #"{"a": 1}"#, 1020),
                 (.POST, "/data/Safe/properties", #"{"name": "x", "type": "STRING"}"#, 1023),
                 (.PUT, "/data/_settings", #"{"dynamicSchema": false}"#, 1023),

@@ -13,12 +13,18 @@ struct ExpressionCompiler {
     var allowsAggregates = false
     /// Select-list aliases usable in having and sort, with the value each names.
     var aliases: [String: ValueExpression] = [:]
+    /// How where clauses reach related tables (`address.city`, `Order[items].name`); without it a
+    /// relation path is 1019.
+    var relations: RelationPaths?
 
     private static let aggregates: Set<String> = ["count", "sum", "avg", "min", "max"]
 
     // MARK: Conditions
 
     func condition(_ condition: Condition, into sql: inout SQL) throws {
+        if let relations, let path = try RelationPaths.path(in: condition) {
+            return try relations.exists(condition, path: path, from: table, rowAlias: rowAlias, into: &sql)
+        }
         switch condition {
         case .and(let items): try junction(items, "AND", into: &sql)
         case .or(let items): try junction(items, "OR", into: &sql)

@@ -23,11 +23,23 @@ public struct FindQuery: Sendable {
     public var pageSize = FindQuery.defaultPageSize
     /// `offset`, zero or more.
     public var offset = 0
+    /// `loadRelations`: relation paths (`a.b.c`, `*` for every relation of a level) to load with
+    /// each object.
+    public var relationPaths: [[String]] = []
+    /// `relationsDepth`: every relation down to this many levels, 0 through ``maximumRelationsDepth``.
+    public var relationsDepth = 0
+    /// `relationsPageSize`: children per loaded 1:N relation, 1 through ``maximumPageSize``.
+    public var relationsPageSize = FindQuery.defaultPageSize
 
     /// The contract's paging defaults and limit.
     public static let defaultPageSize = 10
     /// The largest page.
     public static let maximumPageSize = 100
+    /// The deepest relation loading.
+    public static let maximumRelationsDepth = 10
+
+    /// Whether objects come with related objects (asked for, or auto-loaded columns).
+    var loadsRelations: Bool { !relationPaths.isEmpty || relationsDepth > 0 }
 
     /// An unfiltered first page.
     public init() {}
@@ -64,10 +76,24 @@ public struct FindQuery: Sendable {
             pageSize = try parameters.integer("pageSize", default: Self.defaultPageSize, in: 1...Self.maximumPageSize)
             offset = try parameters.integer("offset", default: 0, in: 0...Int(Int32.max))
         }
-        let depth = try parameters.integer("relationsDepth", default: 0, in: 0...Int(Int32.max))
-        if try !parameters.list("loadRelations").isEmpty || depth > 0 {
-            throw DataError.notSupportedYet("Loading related objects (loadRelations, relationsDepth)")
+        relationsDepth = try parameters.integer("relationsDepth", default: 0, in: 0...Self.maximumRelationsDepth)
+        relationsPageSize = try parameters.integer(
+            "relationsPageSize", default: Self.defaultPageSize, in: 1...Self.maximumPageSize)
+        relationPaths = try parameters.list("loadRelations").map(Self.relationPath)
+    }
+
+    /// `a.b.c` as segments, each a relation name or `*`.
+    private static func relationPath(_ text: String) throws -> [String] {
+        let segments = text.split(separator: ".", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
         }
+        guard segments.count <= maximumRelationsDepth + 1 else {
+            throw DataError.queryTooComplex("Relation path '\(text)' is deeper than \(maximumRelationsDepth + 1) levels")
+        }
+        for segment in segments where segment != "*" && !Identifier.isValid(segment) {
+            throw DataError.invalidName(segment)
+        }
+        return segments
     }
 }
 

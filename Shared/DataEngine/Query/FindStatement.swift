@@ -10,6 +10,8 @@ struct FindStatement {
     let grant: AccessGrant
     /// Only the children of one parent's relation, when set.
     var scope: LinkScope?
+    /// How the where clause reaches related tables.
+    var relations: RelationPaths?
 
     init(query: FindQuery, table: TableSchema, schema: String, grant: AccessGrant) {
         self.query = query
@@ -167,7 +169,7 @@ struct FindStatement {
         var conditions: [(inout SQL) throws -> Void] = []
         if let rowFilter = grant.rowFilter { conditions.append { sql in rowFilter(&sql, "t") } }
         if let condition = query.condition {
-            let plain = ExpressionCompiler(table: table)
+            let plain = ExpressionCompiler(table: table, relations: relations)
             conditions.append { sql in try plain.condition(condition, into: &sql) }
         }
         guard !conditions.isEmpty else { return }

@@ -45,7 +45,9 @@ extension DataEngine {
             parentGrants.append(try access.authorize(identity, operation, table: resolved.parent.name, catalog: resolved.catalog))
         }
         let childGrant = try access.authorize(identity, .find, table: resolved.child.name, catalog: resolved.catalog)
-        let statements = RelationStatements(resolved: resolved, parentID: parentID)
+        let statements = RelationStatements(
+            resolved: resolved, parentID: parentID,
+            relations: RelationPaths(catalog: resolved.catalog, access: access, identity: identity))
         let selection = try statements.selection(children, grant: childGrant)
         return try await mappingErrors(table: resolved.parent.name, logger: logger) {
             try await session(logger).transaction { session in
@@ -103,6 +105,7 @@ extension DataEngine {
         }
         var find = FindStatement(query: query, table: resolved.child, schema: resolved.catalog.schemaName, grant: childGrant)
         find.scope = LinkScope(schema: resolved.catalog.schemaName, linkTable: resolved.relation.linkTable, parentID: parentID)
+        find.relations = RelationPaths(catalog: resolved.catalog, access: access, identity: identity)
         let sql = try find.page()
         return try await mappingErrors(table: resolved.child.name, logger: logger) {
             try await session.column(sql, as: String.self)

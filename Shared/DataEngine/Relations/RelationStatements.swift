@@ -7,6 +7,8 @@ import QueryLanguage
 struct RelationStatements {
     let resolved: ResolvedRelation
     let parentID: String
+    /// How where clauses selecting children reach related tables.
+    var relations: RelationPaths?
 
     /// The children a change names: a subquery of `id` and `n` (the order links are made in).
     struct Selection {
@@ -14,6 +16,7 @@ struct RelationStatements {
         let grant: AccessGrant
         let table: TableSchema
         let schema: String
+        let relations: RelationPaths?
 
         func write(into sql: inout SQL) throws {
             switch children {
@@ -29,7 +32,7 @@ struct RelationStatements {
                 sql.append("SELECT t.\"objectId\" AS id, row_number() OVER (ORDER BY t.\"created\", t.\"objectId\") AS n FROM ")
                 sql.table(schema, table.name)
                 sql.append(" t WHERE ")
-                try DataEngine.filter(condition, grant: grant, table: table, into: &sql)
+                try DataEngine.filter(condition, grant: grant, table: table, relations: relations, into: &sql)
             }
         }
     }
@@ -37,7 +40,8 @@ struct RelationStatements {
     /// The selection of `children` on the child table; a where clause that does not compile is
     /// refused here, before any statement runs.
     func selection(_ children: RelationChildren, grant: AccessGrant) throws -> Selection {
-        let selection = Selection(children: children, grant: grant, table: resolved.child, schema: resolved.catalog.schemaName)
+        let selection = Selection(
+            children: children, grant: grant, table: resolved.child, schema: resolved.catalog.schemaName, relations: relations)
         var probe = SQL()
         try selection.write(into: &probe)
         return selection
