@@ -126,8 +126,40 @@ extension DataEngine {
             let rows = try await find(table, query: try Self.findQuery(payload), identity: context.identity, session: context.session)
             return .array(rows.map(JSONValue.raw))
         case .addRelation, .setRelation, .deleteRelation:
-            throw DataError.notSupportedYet("\(operation.type.rawValue) in a unit of work")
+            return .integer(Int64(try await relationOperation(operation, payload: payload, context: context)))
         }
+    }
+
+    /// ADD_RELATION, SET_RELATION, DELETE_RELATION: `{"parentObject": id | object, "relationColumn",
+    /// "unconditional": ids | objects | one of them}` or `{…, "conditional": where}` (references
+    /// already resolved). The relation column must exist: a unit of work changes no schema.
+    private func relationOperation(_ operation: UnitOfWork.Operation, payload: JSONValue, context: WriteContext)
+        async throws -> Int
+    {
+        let object = try Self.payloadObject(payload)
+        guard let column = object["relationColumn"]?.string else {
+            throw DataError.invalidBody("\(operation.type.rawValue) needs a 'relationColumn'")
+        }
+        let parentID = try Self.objectId(object["parentObject"] ?? .null)
+        let children: RelationChildren
+        if let text = object["conditional"]?.string {
+            children = .matching(try DataError.parsing { () throws(QueryLanguageError) in try QueryParser.condition(text) })
+        } else if let given = object["unconditional"], given != .null {
+            children = try RelationChildren(body: given.array == nil ? .array([given]) : given)
+        } else {
+            throw DataError.invalidBody("\(operation.type.rawValue) needs 'unconditional' (children) or 'conditional' (a where clause)")
+        }
+        let resolved = try await relation(
+            try RelationColumnArgument(column), of: operation.table, declaring: false, identity: context.identity,
+            logger: context.session.logger)
+        let change: RelationChange =
+            switch operation.type {
+            case .addRelation: .add
+            case .setRelation: .set
+            default: .delete
+            }
+        return try await changeRelation(
+            change, resolved, parentID: parentID, children: children, identity: context.identity, session: context.session)
     }
 
     private static func payloadObject(_ payload: JSONValue) throws -> JSONObject {

@@ -121,7 +121,8 @@ import TestSupport
                 (#"{"operationType": "FIND", "table": "Person", "payload": {"whereClause": "nope = 1"}}"#, 1011),
                 // A new column cannot take its type from a reference to anything but an id.
                 (#"{"operationType": "UPDATE", "table": "Person", "payload": {"objectId": "x", "nick": {"___ref": true, "opResultId": "seed", "resultIndex": 0, "propName": "name"}}}"#, 1011),
-                (#"{"operationType": "ADD_RELATION", "table": "Person", "payload": {"parentObject": "x", "relationColumn": "r", "unconditional": []}}"#, 1019),
+                (#"{"operationType": "ADD_RELATION", "table": "Person", "payload": {"parentObject": "x", "relationColumn": "r", "unconditional": []}}"#, 1011),
+                (#"{"operationType": "SET_RELATION", "table": "Person", "payload": {"parentObject": "x", "relationColumn": "r"}}"#, 1022),
             ]
             for (operation, code) in cases {
                 let envelope = try await run(

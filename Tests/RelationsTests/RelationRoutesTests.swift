@@ -65,6 +65,27 @@ import TestSupport
         }
     }
 
+    @Test func deepSaveAndRelationsInAUnitOfWorkThroughTheGateway() async throws {
+        try await TestCluster.with { cluster async throws in
+            let ids = try await cluster.createNamed("Person", ["Ann"])
+            #expect(try await cluster.send(.POST, "/data/Person/\(ids[0])/friends:Person:n", "[]").text == "0")
+            let saved = try await cluster.send(
+                .PUT, "/data/Person/deep-save", #"{"objectId": "\#(ids[0])", "friends": [{"name": "Bob"}, {"name": "Cy"}]}"#)
+            #expect(saved.status == 200, "\(saved.text)")
+            #expect(((saved.json["friends"] as? [[String: Any]]) ?? []).map { $0["name"] as? String } == ["Bob", "Cy"])
+            let work = #"""
+                {"operations": [{"operationType": "FIND", "table": "Person", "opResultId": "cy", "payload": {"whereClause": "name = 'Cy'"}},
+                 {"operationType": "DELETE_RELATION", "table": "Person", "opResultId": "drop", "payload": {"parentObject": "\#(ids[0])",
+                  "relationColumn": "friends", "unconditional": {"___ref": true, "opResultId": "cy"}}}]}
+                """#
+            let answer = try await cluster.send(.POST, "/transaction/unit-of-work", work)
+            #expect(answer.json["success"] as? Bool == true, "\(answer.text)")
+            let found = try await cluster.send(.GET, "/data/Person?where=name%3D%27Ann%27&loadRelations=friends")
+            let friends = try #require(try JSONSerialization.jsonObject(with: found.body) as? [[String: Any]]).first?["friends"]
+            #expect((friends as? [[String: Any]])?.map { $0["name"] as? String } == ["Bob"], "\(found.text)")
+        }
+    }
+
     @Test func theGatewayRefusesWhatNoParentCouldAllow() async throws {
         try await TestCluster.with { cluster async throws in
             let ids = try await cluster.createNamed("Person", ["Ann", "Bob"])

@@ -40,6 +40,19 @@ extension DataEngine {
         children: RelationChildren, identity: Identity, logger: Logger
     ) async throws -> Int {
         let resolved = try await relation(argument, of: tableName, declaring: change != .delete, identity: identity, logger: logger)
+        return try await mappingErrors(table: resolved.parent.name, logger: logger) {
+            try await session(logger).transaction { session in
+                try await changeRelation(change, resolved, parentID: parentID, children: children, identity: identity, session: session)
+            }
+        }
+    }
+
+    /// ``changeRelation(_:table:parentID:argument:children:identity:logger:)`` inside the
+    /// transaction `session` (a unit of work's, a deep save's).
+    func changeRelation(
+        _ change: RelationChange, _ resolved: ResolvedRelation, parentID: String, children: RelationChildren,
+        identity: Identity, session: DatabaseSession
+    ) async throws -> Int {
         var parentGrants: [AccessGrant] = []
         for operation in change.parentOperations {
             parentGrants.append(try access.authorize(identity, operation, table: resolved.parent.name, catalog: resolved.catalog))
@@ -49,16 +62,12 @@ extension DataEngine {
             resolved: resolved, parentID: parentID,
             relations: RelationPaths(catalog: resolved.catalog, access: access, identity: identity))
         let selection = try statements.selection(children, grant: childGrant)
-        return try await mappingErrors(table: resolved.parent.name, logger: logger) {
-            try await session(logger).transaction { session in
-                guard try await session.column(statements.lockParent(grants: parentGrants), as: String.self).count == 1 else {
-                    throw try await missing(
-                        parentID, table: resolved.parent.name, appID: identity.appId,
-                        operation: change.parentOperations[0], session: session)
-                }
-                return try await apply(change, statements: statements, selection: selection, session: session)
-            }
+        guard try await session.column(statements.lockParent(grants: parentGrants), as: String.self).count == 1 else {
+            throw try await missing(
+                parentID, table: resolved.parent.name, appID: identity.appId, operation: change.parentOperations[0],
+                session: session)
         }
+        return try await apply(change, statements: statements, selection: selection, session: session)
     }
 
     private func apply(

@@ -17,6 +17,10 @@ extension DataRoutes {
             guard let object else { throw DataError.entityNotFound(items.map(\.value).joined(separator: ",")) }
             return .jsonText(object)
         }
+        // The engine checks each object's table and rights; no one operation describes a tree.
+        router.add(.put, "data/:table/deep-save") { call in
+            .json(try await engine.deepSave(call.table, object: try call.object, identity: call.identity, logger: call.context.logger))
+        }
         router.add(.put, "data/:table/upsert") { call in
             .jsonText(try await engine.upsert(call.table, object: try call.object, identity: call.identity, logger: call.context.logger))
         }
