@@ -111,3 +111,80 @@ import TestSupport
         }
     }
 }
+
+/// Related columns outside where clauses: props, sorting on 1:1 paths, grouping and aggregates.
+@Suite(.timeLimit(.minutes(5))) struct RelationProjectionTests {
+    /// People with homes (1:1 Address with a city) and pets (1:N Pet with an age).
+    private func people(_ fixture: EngineFixture) async throws {
+        let cities = ["Oslo", "Rome", "Oslo"]
+        _ = try await fixture.engine.addColumns(
+            "Pet", columns: [ColumnSchema(name: "age", type: .int)], identity: fixture.serverCode, logger: fixture.logger)
+        for (index, name) in ["Ann", "Bob", "Cy", "Di"].enumerated() {
+            let person = try await fixture.objects("Person", [name])[0]
+            if index < cities.count {
+                let home = try #require(try await fixture.create("Address", #"{"city": "\#(cities[index])"}"#)["objectId"] as? String)
+                _ = try await fixture.change(.set, "Person", person, try RelationColumnArgument("home:Address:1"), .ids([home]))
+            }
+            var pets: [String] = []
+            for age in 0..<index {
+                pets.append(try #require(try await fixture.create("Pet", #"{"age": \#(age + 1)}"#)["objectId"] as? String))
+            }
+            _ = try await fixture.change(.set, "Person", person, try RelationColumnArgument("pets:Pet:n"), .ids(pets))
+        }
+    }
+
+    @Test func relatedColumnsInPropsSortAndGroups() async throws {
+        try await EngineFixture.with { fixture in
+            try await people(fixture)
+            let projected = try await fixture.find("Person", [("props", "name,home.city"), ("sortBy", "home.city desc, name")])
+            // Nulls sort as PostgreSQL sorts them: first when descending.
+            #expect(projected.map { $0["name"] as? String } == ["Di", "Bob", "Ann", "Cy"])
+            #expect(projected.map { $0["city"] as? String } == [nil, "Rome", "Oslo", "Oslo"])
+            #expect(projected[0]["city"] is NSNull)
+            let aliased = try await fixture.find("Person", [("props", "home.city as town"), ("where", "name = 'Bob'")])
+            #expect(aliased.first?["town"] as? String == "Rome")
+
+            let grouped = try await fixture.find(
+                "Person", [("props", "Count(objectId) as people,home.city"), ("groupBy", "home.city"), ("sortBy", "home.city")])
+            #expect(grouped.map { $0["city"] as? String } == ["Oslo", "Rome", nil])
+            #expect(grouped.map { $0["people"] as? Int } == [2, 1, 1])
+
+            let pets = try await fixture.find(
+                "Person", [("props", "name,Count(pets) as petCount,Sum(pets.age) as ages"), ("groupBy", "name"), ("sortBy", "name")])
+            #expect(pets.map { $0["petCount"] as? Int } == [0, 1, 2, 3])
+            #expect(pets.map { ($0["ages"] as? Double).map(Int.init) } == [nil, 1, 3, 6])
+            let having = try await fixture.find(
+                "Person", [("props", "name,Count(pets) as petCount"), ("groupBy", "name"), ("having", "Count(pets) > 1"), ("sortBy", "name")])
+            #expect(having.map { $0["name"] as? String } == ["Cy", "Di"])
+            let groups = try await fixture.engine.count(
+                "Person", query: try FindQuery(QueryParameters(queryItems: [(name: "groupBy", value: "home.city")]), paged: false),
+                identity: fixture.rest, logger: fixture.logger)
+            #expect(groups == 3)
+        }
+    }
+
+    @Test func pathsThatWouldMultiplyRowsOrNameNothingAreRefused() async throws {
+        try await EngineFixture.with { fixture in
+            try await people(fixture)
+            let cases: [([(String, String)], Int)] = [
+                ([("props", "pets.age")], 1017), ([("sortBy", "pets.age")], 1017), ([("groupBy", "pets.age")], 1017),
+                ([("props", "home.nope")], 1011), ([("props", "nope.city")], 1011), ([("sortBy", "name.x")], 1027),
+                ([("props", "Person[home].name")], 1019),
+            ]
+            for (parameters, code) in cases {
+                try await fixture.expectCode(code, "\(parameters)") { try await fixture.find("Person", parameters).count }
+            }
+        }
+    }
+
+    @Test func hiddenRelatedObjectsContributeNothing() async throws {
+        try await EngineFixture.with { fixture in
+            try await people(fixture)
+            try await fixture.engine.setRulePermission(
+                PermissionChange(decision: .deny, operation: .find, principal: .role(Principal.everyone)), table: "Address",
+                identity: fixture.serverCode, logger: fixture.logger)
+            let projected = try await fixture.find("Person", [("props", "name,home.city"), ("sortBy", "name")])
+            #expect(projected.count == 4 && projected.allSatisfy { $0["city"] is NSNull })
+        }
+    }
+}

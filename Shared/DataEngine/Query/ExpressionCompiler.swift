@@ -16,6 +16,8 @@ struct ExpressionCompiler {
     /// How where clauses reach related tables (`address.city`, `Order[items].name`); without it a
     /// relation path is 1019.
     var relations: RelationPaths?
+    /// Related tables joined into the statement, for relation paths outside where clauses.
+    var joins: JoinedPaths?
 
     private static let aggregates: Set<String> = ["count", "sum", "avg", "min", "max"]
 
@@ -203,20 +205,26 @@ struct ExpressionCompiler {
             sql.append(rowAlias + ".")
             sql.identifier(column.name)
             return Self.valueType(of: column)
+        case .joined(let alias, let column):
+            sql.append(alias + ".")
+            sql.identifier(column.name)
+            return Self.valueType(of: column)
         case .star:
             throw DataError.columnNotFound("*", table: table.name)
         }
     }
 
-    /// What a property path names: a select alias, a column, or `*`.
+    /// What a property path names: a select alias, a column, a column of a joined related table, or `*`.
     private enum Resolution {
         case alias(String, ValueExpression)
         case column(ColumnSchema)
+        case joined(alias: String, column: ColumnSchema)
         case star
     }
 
     private func resolve(_ path: PropertyPath) throws -> Resolution {
         guard let name = path.column else {
+            if let target = joins?.target(path) { return .joined(alias: target.alias, column: target.column) }
             throw DataError.notSupportedYet("Relation paths in queries ('\(path)')")
         }
         if let aliased = aliases[name] { return .alias(name, aliased) }
@@ -256,7 +264,7 @@ struct ExpressionCompiler {
         case .property(let path):
             switch try resolve(path) {
             case .alias(_, let aliased): return try staticType(aliased)
-            case .column(let column): return Self.valueType(of: column)
+            case .column(let column), .joined(_, let column): return Self.valueType(of: column)
             case .star: return nil
             }
         case .integer: return .int

@@ -10,8 +10,10 @@ struct FindStatement {
     let grant: AccessGrant
     /// Only the children of one parent's relation, when set.
     var scope: LinkScope?
-    /// How the where clause reaches related tables.
+    /// How the where clause reaches related tables (and props, sorting and grouping join them).
     var relations: RelationPaths?
+    /// The related tables joined for props, sorting, grouping and aggregates (set by ``prepared()``).
+    private var joins: JoinedPaths?
 
     init(query: FindQuery, table: TableSchema, schema: String, grant: AccessGrant) {
         self.query = query
@@ -21,16 +23,34 @@ struct FindStatement {
     }
 
     private var compiler: ExpressionCompiler {
-        ExpressionCompiler(table: table, allowsAggregates: true, aliases: aliases)
+        ExpressionCompiler(table: table, allowsAggregates: true, aliases: aliases, joins: joins)
     }
 
     /// Select items and group items name columns, never aliases.
     private var columnCompiler: ExpressionCompiler {
-        ExpressionCompiler(table: table, allowsAggregates: true)
+        ExpressionCompiler(table: table, allowsAggregates: true, joins: joins)
+    }
+
+    /// The statement with the related tables its props, sort and group items name joined in.
+    private func prepared() throws -> FindStatement {
+        var values = (query.properties ?? []).map(\.expression) + query.sort.map(\.expression) + query.groupBy
+        _ = query.having?.mappingValues { value in
+            if case .function = value { values.append(value) }
+            return value
+        }
+        let expanded = values.map { JoinedPaths.expand($0, table: table) }
+        guard expanded.contains(where: { !JoinedPaths.paths(in: $0).isEmpty }) else { return self }
+        guard let relations else { throw DataError.notSupportedYet("Relation paths in queries") }
+        var prepared = self
+        prepared.joins = try JoinedPaths(
+            plain: expanded.filter { if case .function = $0 { false } else { true } },
+            aggregated: expanded.filter { if case .function = $0 { true } else { false } }, from: table, relations: relations)
+        return prepared
     }
 
     private var selectItems: [SelectItem]? {
-        guard var items = query.properties else { return nil }
+        guard var items = query.properties?.map({ SelectItem(expression: JoinedPaths.expand($0.expression, table: table), alias: $0.alias) })
+        else { return nil }
         let excluded = Set(query.excluded.map { $0.lowercased() })
         items.removeAll { item in
             if case .property(let path) = item.expression, let name = path.column {
@@ -44,7 +64,7 @@ struct FindStatement {
     private var aliases: [String: ValueExpression] {
         var aliases: [String: ValueExpression] = [:]
         for item in query.properties ?? [] {
-            if let alias = item.alias { aliases[alias] = item.expression }
+            if let alias = item.alias { aliases[alias] = JoinedPaths.expand(item.expression, table: table) }
         }
         return aliases
     }
@@ -55,6 +75,10 @@ struct FindStatement {
 
     /// `SELECT row_to_json(r)::text FROM (SELECT … LIMIT … OFFSET …) r`.
     func page() throws -> SQL {
+        try prepared().pageStatement()
+    }
+
+    private func pageStatement() throws -> SQL {
         var sql = SQL()
         Projection.open(into: &sql)
         if query.distinct { sql.append("DISTINCT ") }
@@ -71,6 +95,10 @@ struct FindStatement {
 
     /// The number of objects (or groups, or distinct rows) the query matches, ignoring paging.
     func count() throws -> SQL {
+        try prepared().countStatement()
+    }
+
+    private func countStatement() throws -> SQL {
         var sql = SQL("SELECT count(*)")
         if !query.groupBy.isEmpty || query.distinct {
             sql.append(" FROM (SELECT ")
@@ -83,7 +111,7 @@ struct FindStatement {
             try body(into: &sql)
             sql.append(") g")
         } else {
-            from(into: &sql)
+            try from(into: &sql)
             try filter(into: &sql)
         }
         return sql
@@ -129,6 +157,8 @@ struct FindStatement {
 
     private func defaultName(_ expression: ValueExpression) -> String {
         switch expression {
+        // A related column comes back under its own name (`groupBy=address.city` → `city`), as in Backendless.
+        case .property(let path) where path.segments.count > 1: joins?.target(path)?.column.name ?? path.segments.last ?? "value"
         case .property(let path): table.column(named: path.description)?.name ?? path.description
         case .function(let name, _): name
         default: "value"
@@ -142,7 +172,7 @@ struct FindStatement {
 
     /// `FROM … WHERE … [GROUP BY …] [HAVING …]`.
     private func body(into sql: inout SQL) throws {
-        from(into: &sql)
+        try from(into: &sql)
         try filter(into: &sql)
         if !query.groupBy.isEmpty {
             sql.append(" GROUP BY ")
@@ -150,16 +180,17 @@ struct FindStatement {
         }
         if let having = query.having {
             sql.append(" HAVING ")
-            try havingCompiler.condition(having, into: &sql)
+            try havingCompiler.condition(having.mappingValues { JoinedPaths.expand($0, table: table) }, into: &sql)
         }
     }
 
     /// ` FROM <table> t`, joined to the link table when scoped to one parent's children.
-    private func from(into sql: inout SQL) {
+    private func from(into sql: inout SQL) throws {
         sql.append(" FROM ")
         sql.table(schema, table.name)
         sql.append(" t")
         scope?.join(into: &sql)
+        if let joins, let relations { try joins.write(into: &sql, relations: relations) }
     }
 
     /// Having references aliases by their aggregate, since SQL cannot name select aliases there.
