@@ -22,8 +22,9 @@ extension DataEngine {
         let sql = try find.page()
         return try await mappingErrors(table: table.name, logger: logger) {
             let rows = try await session.column(sql, as: String.self)
-            let loader = RelationLoader(
+            var loader = RelationLoader(
                 catalog: catalog, identity: identity, access: access, session: session, pageSize: query.relationsPageSize)
+            loader.rootConditions = Dictionary(query.relationConditions.map { ($0.key.lowercased(), $0.value) }) { $1 }
             return try await loader.attach(to: rows, table: table, query: query)
         }
     }

@@ -159,7 +159,8 @@ extension DataEngine {
         try WriteStatements.delete(table: table, schema: catalog.schemaName, into: &sql) { sql in
             WriteStatements.byId(id, grant: grant, into: &sql)
         }
-        WriteStatements.selectCount(table: table, change: .delete, appID: catalog.appID, into: &sql)
+        WriteStatements.selectCount(
+            table: table, change: .delete, appID: catalog.appID, cascadeIn: Self.cascade(catalog), into: &sql)
         let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: Int64.self) }
         guard rows.first == 1 else {
             throw try await missing(id, table: tableName, appID: context.identity.appId, operation: .remove, session: context.session)
@@ -191,9 +192,15 @@ extension DataEngine {
         try WriteStatements.delete(table: table, schema: catalog.schemaName, into: &sql) { sql in
             try Self.filter(condition, grant: grant, table: table, relations: relations, into: &sql)
         }
-        WriteStatements.selectCount(table: table, change: .bulkDelete, appID: catalog.appID, into: &sql)
+        WriteStatements.selectCount(
+            table: table, change: .bulkDelete, appID: catalog.appID, cascadeIn: Self.cascade(catalog), into: &sql)
         let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: Int64.self) }
         return Int(rows.first ?? 0)
+    }
+
+    /// The schema whose `_parent_id` children a delete removes too, when the app uses them.
+    private static func cascade(_ catalog: AppCatalog) -> String? {
+        ParentReference.isUsed(in: catalog) ? catalog.schemaName : nil
     }
 
     /// `<access filter> AND <condition>`, or TRUE; the condition may reach related tables through `relations`.

@@ -1,22 +1,122 @@
-/// Backbeam's BQL: `where <condition>` with positional `?` parameters, where `this` names the
-/// object itself. It maps onto the same ``Condition`` tree: `this` becomes `objectId`, a list
-/// parameter after `in` becomes an `IN` list. `join … having …` is refused.
+/// A parsed BQL query: relationships to join (each with an optional `having` filter on the joined
+/// objects) and the condition on the queried objects.
+public struct BQLQuery: Sendable, Equatable {
+    /// One `join relationship [having condition]`.
+    public struct Join: Sendable, Equatable {
+        /// The relationship (relation column) to load with each object.
+        public var relation: String
+        /// Which joined objects to load.
+        public var having: Condition?
+    }
+
+    /// The condition on the queried objects (`where …`).
+    public var condition: Condition = .constant(true)
+    /// The relationships to load, in order.
+    public var joins: [Join] = []
+}
+
+/// Backbeam's BQL: `[join r [having condition]]… [where condition]` with positional `?`
+/// parameters, where `this` names the object itself. It maps onto the same ``Condition`` tree:
+/// `this` becomes `objectId`, a list parameter after `in` becomes an `IN` list; each join loads
+/// that relationship with the objects, its `having` choosing which joined objects come along.
 public enum BQL {
-    /// The condition of a BQL query; an empty query matches everything.
+    /// A query's where condition; a query that joins is refused here (``query(_:parameters:limits:)`` reads it).
     public static func condition(
         _ query: String, parameters: [ValueExpression] = [], limits: QueryLimits = .standard
     ) throws(QueryLanguageError) -> Condition {
-        var text = Substring(query.drop { $0.isWhitespace })
-        let lowered = text.lowercased()
-        if lowered.hasPrefix("join"), text.dropFirst(4).first?.isWhitespace ?? true {
-            throw QueryLanguageError(.syntax, "BQL 'join' is not supported; load related objects instead")
+        let parsed = try self.query(query, parameters: parameters, limits: limits)
+        guard parsed.joins.isEmpty else { throw QueryLanguageError(.syntax, "This BQL query may not join") }
+        return parsed.condition
+    }
+
+    /// Parses a whole query; an empty one matches everything.
+    public static func query(
+        _ text: String, parameters: [ValueExpression] = [], limits: QueryLimits = .standard
+    ) throws(QueryLanguageError) -> BQLQuery {
+        guard text.utf8.count <= limits.maximumLength else {
+            throw QueryLanguageError(.tooComplex, "The query is longer than \(limits.maximumLength) bytes")
         }
-        if lowered.hasPrefix("where"), text.dropFirst(5).first?.isWhitespace ?? true {
-            text = text.dropFirst(5)
+        var result = BQLQuery()
+        var remaining = parameters[...]
+        var sawWhere = false
+        for (keyword, body) in clauses(text) {
+            let needed = placeholders(in: body)
+            guard remaining.count >= needed else {
+                throw QueryLanguageError(.syntax, "Not enough parameters for the placeholders in the query")
+            }
+            let own = Array(remaining.prefix(needed))
+            remaining = remaining.dropFirst(needed)
+            switch keyword {
+            case "join":
+                guard !sawWhere else { throw QueryLanguageError(.syntax, "BQL 'join' comes before 'where'") }
+                let name = String(body.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+                guard isName(name) else { throw QueryLanguageError(.syntax, "BQL 'join' names one relationship, not '\(name)'") }
+                result.joins.append(BQLQuery.Join(relation: name))
+            case "having":
+                guard !sawWhere, let last = result.joins.indices.last, result.joins[last].having == nil else {
+                    throw QueryLanguageError(.syntax, "BQL 'having' follows a 'join'")
+                }
+                result.joins[last].having = try condition(body, own, limits)
+            default:
+                guard !sawWhere else { throw QueryLanguageError(.syntax, "BQL has one 'where'") }
+                sawWhere = true
+                if !body.allSatisfy(\.isWhitespace) { result.condition = try condition(body, own, limits) }
+            }
         }
-        if text.allSatisfy(\.isWhitespace) { return .constant(true) }
-        let condition = try QueryParser.condition(String(text), parameters: parameters, limits: limits)
-        return condition.renamingProperty("this", to: "objectId")
+        return result
+    }
+
+    private static func condition(_ text: String, _ parameters: [ValueExpression], _ limits: QueryLimits)
+        throws(QueryLanguageError) -> Condition
+    {
+        try QueryParser.condition(text, parameters: parameters, limits: limits).renamingProperty("this", to: "objectId")
+    }
+
+    /// The query cut at its keywords (`join`, `having`, `where` as whole words outside quotes);
+    /// text before the first keyword is a where clause.
+    private static func clauses(_ text: String) -> [(keyword: String, body: String)] {
+        var clauses: [(keyword: String, body: String)] = [("where", "")]
+        var quoted = false
+        var index = text.startIndex
+        while index < text.endIndex {
+            if text[index] == "'" { quoted.toggle() }
+            if !quoted, let found = keywordAt(index, in: text) {
+                clauses.append((found, ""))
+                index = text.index(index, offsetBy: found.count)
+                continue
+            }
+            clauses[clauses.count - 1].body.append(text[index])
+            index = text.index(after: index)
+        }
+        if clauses[0].body.allSatisfy(\.isWhitespace) { clauses.removeFirst() }
+        return clauses
+    }
+
+    /// The keyword starting at `index` as a whole word, if any.
+    private static func keywordAt(_ index: String.Index, in text: String) -> String? {
+        if index > text.startIndex, !text[text.index(before: index)].isWhitespace { return nil }
+        for keyword in ["join", "having", "where"] {
+            guard let end = text.index(index, offsetBy: keyword.count, limitedBy: text.endIndex),
+                text[index..<end].lowercased() == keyword, end == text.endIndex || text[end].isWhitespace
+            else { continue }
+            return keyword
+        }
+        return nil
+    }
+
+    /// `?` placeholders outside quoted literals.
+    private static func placeholders(in text: String) -> Int {
+        var quoted = false
+        var count = 0
+        for character in text {
+            if character == "'" { quoted.toggle() } else if character == "?", !quoted { count += 1 }
+        }
+        return count
+    }
+
+    private static func isName(_ text: String) -> Bool {
+        guard let first = text.first, first.isASCII, first.isLetter else { return false }
+        return text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
     }
 }
 

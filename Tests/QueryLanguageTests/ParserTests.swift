@@ -99,6 +99,21 @@ import Testing
         #expect(throws: QueryLanguageError.self) { try BQL.condition("where age > ?") }
         // Only the word `join` is refused, not a property that starts with it.
         #expect(try BQL.condition("joined = 1") == .comparison(.property(PropertyPath(["joined"])), .equal, .integer(1)))
+        let joined = try BQL.query(
+            "join comments having stars > ? join author where title = ? AND note = 'where join'",
+            parameters: [.integer(3), .string("M")])
+        #expect(joined.joins.map(\.relation) == ["comments", "author"])
+        #expect(joined.joins[0].having == .comparison(.property(PropertyPath(["stars"])), .greater, .integer(3)))
+        #expect(joined.joins[1].having == nil)
+        #expect(
+            joined.condition
+                == .and([
+                    .comparison(.property(PropertyPath(["title"])), .equal, .string("M")),
+                    .comparison(.property(PropertyPath(["note"])), .equal, .string("where join")),
+                ]))
+        for bad in ["having x = 1", "where a = 1 join b", "join a b", "join a having x = 1 having y = 2", "where a = 1 where b = 2", "join"] {
+            #expect(throws: QueryLanguageError.self, "\(bad)") { try BQL.query(bad) }
+        }
     }
 
     @Test func quickBloxFiltersMapOntoTheTree() throws {

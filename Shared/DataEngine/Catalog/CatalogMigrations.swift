@@ -7,7 +7,7 @@ public enum CatalogMigrations {
     /// All catalog migrations in order.
     public static let all: [any DatabaseMigration] = [
         m0001CreateCatalog, m0002CatalogVersion, m0003JSONOperations, m0004Permissions, m0005ACLUsage,
-        m0006Relations,
+        m0006Relations, m0007ParentReferences,
     ]
 
     static let m0001CreateCatalog = SQLMigration(
@@ -148,6 +148,41 @@ public enum CatalogMigrations {
             """,
             // Finding the relations that point at a table (dropping it drops them).
             "CREATE INDEX columns_related ON data.columns (app_id, lower(related_table)) WHERE related_table IS NOT NULL",
+        ])
+
+    /// QuickBlox's `_parent_id` is a strong reference: deleting objects deletes, in every table of
+    /// the app with a `_parent_id` column, the objects whose `_parent_id` names one of them, and so
+    /// on down (a deleted object is never deleted twice, so the walk ends). Answers how many went.
+    static let m0007ParentReferences = SQLMigration(
+        version: 7, name: "QuickBlox parent references",
+        statements: [
+            """
+            CREATE FUNCTION data.delete_children(app text, app_schema text, parents text[]) RETURNS bigint
+            LANGUAGE plpgsql AS $$
+            DECLARE
+              child_table text;
+              removed text[];
+              level text[];
+              total bigint := 0;
+            BEGIN
+              WHILE cardinality(parents) > 0 LOOP
+                level := '{}';
+                FOR child_table IN
+                  SELECT table_name FROM data.columns WHERE app_id = app AND name = '\(ParentReference.column)'
+                LOOP
+                  EXECUTE format(
+                    'WITH d AS (DELETE FROM %I.%I WHERE "\(ParentReference.column)" = ANY($1) RETURNING "objectId") '
+                    || 'SELECT coalesce(array_agg("objectId"), ''{}'') FROM d', app_schema, child_table)
+                  INTO removed USING parents;
+                  level := level || removed;
+                END LOOP;
+                total := total + cardinality(level);
+                parents := level;
+              END LOOP;
+              RETURN total;
+            END
+            $$
+            """
         ])
 
     /// Helpers for the update operators (``FieldOperation``), with MySQL's JSON semantics.

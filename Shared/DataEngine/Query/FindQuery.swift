@@ -30,6 +30,9 @@ public struct FindQuery: Sendable {
     public var relationsDepth = 0
     /// `relationsPageSize`: children per loaded 1:N relation, 1 through ``maximumPageSize``.
     public var relationsPageSize = FindQuery.defaultPageSize
+    /// Which children of a relation the found objects load, by relation name (BQL's `join r having
+    /// condition`); relations not named load every child.
+    public var relationConditions: [String: Condition] = [:]
 
     /// The contract's paging defaults and limit.
     public static let defaultPageSize = 10

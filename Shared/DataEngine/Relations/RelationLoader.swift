@@ -1,5 +1,6 @@
 import InternalProtocol
 import PostgresNIO
+import QueryLanguage
 import Permissions
 
 /// Loads related objects for a page of found objects: one statement per relation and level,
@@ -13,6 +14,8 @@ struct RelationLoader {
     let access: AccessControl
     let session: DatabaseSession
     let pageSize: Int
+    /// Conditions on the children of the found objects' relations, by lower-cased relation name.
+    var rootConditions: [String: Condition] = [:]
 
     /// At most this many relation statements and loaded related objects per request (1018 beyond).
     static let statementLimit = 200
@@ -58,7 +61,9 @@ struct RelationLoader {
                 guard levels.count <= Self.statementLimit else {
                     throw DataError.queryTooComplex("Loading these relations takes more than \(Self.statementLimit) statements")
                 }
-                let child = try await load(relation, of: levels[index], parentIndex: index, budget: Self.objectLimit - loaded)
+                let child = try await load(
+                    relation, of: levels[index], parentIndex: index, budget: Self.objectLimit - loaded,
+                    condition: isRoot ? rootConditions[relation.name.lowercased()] : nil)
                 loaded += child.links.values.reduce(0) { $0 + $1.count }
                 levels.append(child)
                 if !child.objects.isEmpty, childRequest.depth > 0 || !childRequest.paths.isEmpty {
@@ -92,7 +97,9 @@ struct RelationLoader {
     }
 
     /// One statement: every parent's first `pageSize` children of `relation` that the caller may find.
-    private func load(_ relation: RelationSchema, of parent: Level, parentIndex: Int, budget: Int) async throws -> Level {
+    private func load(
+        _ relation: RelationSchema, of parent: Level, parentIndex: Int, budget: Int, condition: Condition?
+    ) async throws -> Level {
         guard let childTable = catalog.table(named: relation.relatedTable) else {
             throw DataError.tableNotFound(relation.relatedTable)
         }
@@ -118,10 +125,10 @@ struct RelationLoader {
         sql.append(" t JOIN ")
         sql.table(catalog.schemaName, relation.linkTable)
         sql.append(" l ON l.\"child\" = t.\"objectId\" AND l.\"parent\" = p.parent")
-        if let filter = childGrant.rowFilter {
-            sql.append(" WHERE ")
-            filter(&sql, "t")
-        }
+        sql.append(" WHERE ")
+        try DataEngine.filter(
+            condition, grant: childGrant, table: childTable,
+            relations: RelationPaths(catalog: catalog, access: access, identity: identity), into: &sql)
         sql.append(" ORDER BY l.\"position\" LIMIT ")
         sql.bind(.integer(Int64(relation.isMany ? pageSize : 1)))
         sql.append(") r LIMIT ")

@@ -104,13 +104,27 @@ public struct SQL: Sendable {
 
 /// Names clients may give tables and columns.
 public enum Identifier {
-    /// A letter, then up to 62 letters, digits or underscores (PostgreSQL's 63-byte limit).
+    /// A letter, then up to 62 letters, digits or underscores (PostgreSQL's 63-byte limit); or
+    /// QuickBlox's `_parent_id`.
     public static func isValid(_ name: String) -> Bool {
+        if name == ParentReference.column { return true }
         guard let first = name.unicodeScalars.first, name.utf8.count <= 63,
             ("a"..."z").contains(first) || ("A"..."Z").contains(first)
         else { return false }
         return name.unicodeScalars.allSatisfy {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
         }
+    }
+}
+
+/// QuickBlox's parent reference: a child names its parent's id in `_parent_id`, and deleting the
+/// parent deletes the child (see ``CatalogMigrations``' `data.delete_children`).
+public enum ParentReference {
+    /// The column's name.
+    public static let column = "_parent_id"
+
+    /// Whether any table of `catalog` has the column, so deletes must cascade.
+    static func isUsed(in catalog: AppCatalog) -> Bool {
+        catalog.tables.values.contains { $0.column(named: column) != nil }
     }
 }

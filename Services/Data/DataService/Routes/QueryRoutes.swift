@@ -88,15 +88,19 @@ extension DataRoutes {
                 ])))
     }
 
-    /// BQL: `{"query": "where x > ?", "params": [...], "limit": n, "offset": n}` answers
-    /// `{"objects": [...], "totalCount": n}` as Backbeam clients read them.
+    /// BQL: `{"query": "[join r [having …]] where x > ?", "params": [...], "limit": n, "offset": n}`
+    /// answers `{"objects": [...], "totalCount": n}` as Backbeam clients read them, each object
+    /// carrying the relationships the query joins.
     private func bql(_ call: PublicCall) async throws -> Response {
         let body = try call.object
         let parameters = try Self.bqlList(body["params"]?.array ?? [])
         var query = FindQuery()
         let text = body["query"]?.string ?? ""
-        query.condition = try DataError.parsing { () throws(QueryLanguageError) in
-            try BQL.condition(text, parameters: parameters)
+        let parsed = try DataError.parsing { () throws(QueryLanguageError) in try BQL.query(text, parameters: parameters) }
+        query.condition = parsed.condition
+        for join in parsed.joins {
+            query.relationPaths.append([join.relation])
+            if let having = join.having { query.relationConditions[join.relation] = having }
         }
         query.pageSize = Int(body["limit"]?.integerValue ?? Int64(FindQuery.defaultPageSize))
         query.offset = Int(body["offset"]?.integerValue ?? 0)
