@@ -37,6 +37,7 @@ func product(_ name: String, _ package: String) -> Target.Dependency {
 /// What a service's test target needs beyond its library, its engines and ``testProducts``.
 let testExtras: [String: [Target.Dependency]] = [
     "Data": [product("PropertyBased", "swift-property-based")],
+    "Relations": [product("PropertyBased", "swift-property-based")],
     "Gateway": [product("NIOEmbedded", "swift-nio"), "StreamTestSupport"],
 ]
 
@@ -120,8 +121,8 @@ var targets: [Target] = [
     .target(
         name: "TestSupport",
         dependencies: [
-            "ServiceRuntime", "PostgresSupport", "InternalProtocol", "DataEngine",
-            product("AsyncHTTPClient", "async-http-client"),
+            "ServiceRuntime", "PostgresSupport", "InternalProtocol", "DataEngine", "Permissions",
+            product("PropertyBased", "swift-property-based"), product("AsyncHTTPClient", "async-http-client"),
             product("X509", "swift-certificates"), product("NIOPosix", "swift-nio"),
             product("NIOHTTP1", "swift-nio"), product("NIOFoundationCompat", "swift-nio"),
             product("NIOWebSocket", "swift-nio"),

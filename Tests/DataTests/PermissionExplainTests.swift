@@ -54,7 +54,7 @@ import TestSupport
             query.pageSize = 20
             let statement = FindStatement(query: query, table: table, schema: schema, grant: grant)
             for sql in [try statement.page(), try statement.count()] {
-                let nodes = try await plan(sql, fixture)
+                let nodes = try await fixture.plan(sql)
                 let scans = nodes.filter { ($0["Node Type"] as? String)?.contains("Scan") == true }
                 #expect(!scans.contains { $0["Node Type"] as? String == "Seq Scan" }, "\(scans)")
                 #expect(scans.contains { $0["Index Name"] as? String == "big_k" }, "the where clause's index: \(scans)")
@@ -66,21 +66,5 @@ import TestSupport
             let found = try await fixture.engine.count("Big", query: query, identity: user, logger: fixture.logger)
             #expect(found == Self.rows / 1000)
         }
-    }
-
-    /// Every node of `EXPLAIN (FORMAT JSON)` for `sql`, subplans included.
-    func plan(_ sql: SQL, _ fixture: EngineFixture) async throws -> [[String: Any]] {
-        let explain = PostgresQuery(unsafeSQL: "EXPLAIN (FORMAT JSON) " + sql.text, binds: sql.bindings)
-        let text = try #require(
-            try await fixture.database.query(explain, logger: fixture.logger).collect().first?.decode(String.self))
-        let document = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]]
-        let root = try #require(document?.first?["Plan"] as? [String: Any])
-        var nodes: [[String: Any]] = []
-        var pending = [root]
-        while let node = pending.popLast() {
-            nodes.append(node)
-            pending += node["Plans"] as? [[String: Any]] ?? []
-        }
-        return nodes
     }
 }

@@ -2,6 +2,7 @@ import InternalProtocol
 import Permissions
 import PropertyBased
 import Testing
+import TestSupport
 
 /// ``PermissionPlan`` against the oracle in memory: over random apps and callers, asking the
 /// plan's row layers of an object and falling back to its decision gives the oracle's answer

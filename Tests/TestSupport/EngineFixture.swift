@@ -70,5 +70,19 @@ public struct EngineFixture: Sendable {
         for try await count in rows.decode(Int.self) { return count }
         return 0
     }
-}
 
+    /// Every node of PostgreSQL's plan for `sql` (`EXPLAIN (FORMAT JSON)`), subplans included.
+    public func plan(_ sql: SQL) async throws -> [[String: Any]] {
+        let explain = PostgresQuery(unsafeSQL: "EXPLAIN (FORMAT JSON) " + sql.text, binds: sql.bindings)
+        let text = try #require(try await database.query(explain, logger: logger).collect().first?.decode(String.self))
+        let document = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]]
+        let root = try #require(document?.first?["Plan"] as? [String: Any])
+        var nodes: [[String: Any]] = []
+        var pending = [root]
+        while let node = pending.popLast() {
+            nodes.append(node)
+            pending += node["Plans"] as? [[String: Any]] ?? []
+        }
+        return nodes
+    }
+}

@@ -109,30 +109,9 @@ struct RelationLoader {
         else {
             return level
         }
-        var sql = SQL("SELECT p.parent, row_to_json(r)::text FROM unnest(")
-        sql.bind(.textArray(Array(parent.objects.keys)))
-        sql.append(") AS p(parent)")
-        if let filter = parentGrant.rowFilter {
-            sql.append(" JOIN ")
-            sql.table(catalog.schemaName, parent.table.name)
-            sql.append(" pt ON pt.\"objectId\" = p.parent AND ")
-            filter(&sql, "pt")
-        }
-        sql.append(" CROSS JOIN LATERAL (SELECT ")
-        Projection.columns(of: childTable, rowAlias: "t", into: &sql)
-        sql.append(" FROM ")
-        sql.table(catalog.schemaName, childTable.name)
-        sql.append(" t JOIN ")
-        sql.table(catalog.schemaName, relation.linkTable)
-        sql.append(" l ON l.\"child\" = t.\"objectId\" AND l.\"parent\" = p.parent")
-        sql.append(" WHERE ")
-        try DataEngine.filter(
-            condition, grant: childGrant, table: childTable,
-            relations: RelationPaths(catalog: catalog, access: access, identity: identity), into: &sql)
-        sql.append(" ORDER BY l.\"position\" LIMIT ")
-        sql.bind(.integer(Int64(relation.isMany ? pageSize : 1)))
-        sql.append(") r LIMIT ")
-        sql.bind(.integer(Int64(budget + 1)))
+        let sql = try statement(
+            relation, parents: Array(parent.objects.keys), parentTable: parent.table, childTable: childTable,
+            grants: (parentGrant, childGrant), condition: condition, budget: budget)
         let rows = try await session.rows(sql)
         guard rows.count <= budget else {
             throw DataError.queryTooComplex("Loading these relations returns more than \(Self.objectLimit) objects")
@@ -144,6 +123,39 @@ struct RelationLoader {
             level.links[parentID, default: []].append(id)
         }
         return level
+    }
+
+    /// The statement of one level: for each of `parents`, its first children through `relation`
+    /// (one for a 1:1) that `grants.child` admits and `condition` accepts, if `grants.parent`
+    /// admits the parent; at most `budget + 1` rows in all.
+    func statement(
+        _ relation: RelationSchema, parents: [String], parentTable: TableSchema, childTable: TableSchema,
+        grants: (parent: AccessGrant, child: AccessGrant), condition: Condition?, budget: Int
+    ) throws -> SQL {
+        var sql = SQL("SELECT p.parent, row_to_json(r)::text FROM unnest(")
+        sql.bind(.textArray(parents))
+        sql.append(") AS p(parent)")
+        if let filter = grants.parent.rowFilter {
+            sql.append(" JOIN ")
+            sql.table(catalog.schemaName, parentTable.name)
+            sql.append(" pt ON pt.\"objectId\" = p.parent AND ")
+            filter(&sql, "pt")
+        }
+        sql.append(" CROSS JOIN LATERAL (SELECT ")
+        Projection.columns(of: childTable, rowAlias: "t", into: &sql)
+        sql.append(" FROM ")
+        sql.table(catalog.schemaName, childTable.name)
+        sql.append(" t JOIN ")
+        sql.table(catalog.schemaName, relation.linkTable)
+        sql.append(" l ON l.\"child\" = t.\"objectId\" AND l.\"parent\" = p.parent WHERE ")
+        try DataEngine.filter(
+            condition, grant: grants.child, table: childTable,
+            relations: RelationPaths(catalog: catalog, access: access, identity: identity), into: &sql)
+        sql.append(" ORDER BY l.\"position\" LIMIT ")
+        sql.bind(.integer(Int64(relation.isMany ? pageSize : 1)))
+        sql.append(") r LIMIT ")
+        sql.bind(.integer(Int64(budget + 1)))
+        return sql
     }
 
     /// Object `id` of level `index` with the relations of the levels below it attached.
