@@ -9,19 +9,15 @@ extension DataEngine {
     /// `{"success": true, "error": null, "results": {…}}`, or, after rolling everything back,
     /// `{"success": false, "results": null, "error": {"message", "code", "operation"}}`.
     ///
-    /// Tables and columns the operations need are created first, outside the transaction
-    /// (dynamic schema as for single saves): DDL inside it would wait on the transaction's own
-    /// row locks. A schema refusal is reported when its operation's turn comes, so the
-    /// envelope always names the first operation that failed.
+    /// As in Backendless, a unit of work changes no schema: every table and column it writes
+    /// must exist (the operation naming a missing one fails the unit).
     public func execute(_ work: UnitOfWork, identity: Identity, logger: Logger) async throws -> JSONValue {
-        let schemaFailure = await prepareSchema(work, identity: identity, logger: logger)
         do {
             let results = try await session(logger).transaction(isolation: work.isolation) { session in
                 let context = WriteContext(session: session, identity: identity, schemaChanges: false)
                 var results = OperationResults()
-                for (index, operation) in work.operations.enumerated() {
+                for operation in work.operations {
                     do {
-                        if let schemaFailure, schemaFailure.index == index { throw schemaFailure.error }
                         let payload = try results.resolving(operation.payload)
                         results.record(operation, try await run(operation, payload: payload, context: context))
                     } catch {
@@ -53,48 +49,6 @@ extension DataEngine {
         return .object(JSONObject([("success", .bool(false)), ("results", .null), ("error", .object(details))]))
     }
 
-    /// Adds the tables and columns the saves need; returns the first refusal and its operation.
-    private func prepareSchema(_ work: UnitOfWork, identity: Identity, logger: Logger) async
-        -> (index: Int, error: any Error)?
-    {
-        let context = context(identity, logger)
-        for (index, operation) in work.operations.enumerated() {
-            do {
-                guard let (objects, creates) = try Self.savedObjects(operation) else { continue }
-                _ = try await permit(identity, creates ? .create : .update, table: operation.table)
-                _ = try await schema(for: operation.table, objects: objects, createTable: creates, context: context)
-            } catch {
-                return (index, error)
-            }
-        }
-        return nil
-    }
-
-    /// The objects a save operation writes, and whether it may create its table; nil for other
-    /// operations. A reference's value is unknown until its turn: one to an `objectId` (or to a
-    /// whole object, which stands for its id) counts as a string, others are left out, so a new
-    /// column for them must exist beforehand.
-    private static func savedObjects(_ operation: UnitOfWork.Operation) throws -> ([JSONObject], Bool)? {
-        let payload = operation.payload
-        switch operation.type {
-        case .create, .upsert: return ([try schemaSample(payload)], true)
-        case .createBulk, .upsertBulk: return (try (payload.array ?? []).map(schemaSample), true)
-        case .update: return ([try schemaSample(payload)], false)
-        case .updateBulk: return ([try schemaSample(payload.object?["changes"] ?? .null)], false)
-        default: return nil
-        }
-    }
-
-    private static func schemaSample(_ payload: JSONValue) throws -> JSONObject {
-        let object = try payloadObject(payload)
-        return JSONObject(
-            object.members.compactMap { member in
-                guard let value = member.value.object, OperationResults.isReference(value) else { return member }
-                let property = value["propName"]?.string ?? "objectId"
-                return property == "objectId" ? (member.key, .string("")) : nil
-            })
-    }
-
     /// Runs one operation with its references resolved; returns its result.
     private func run(_ operation: UnitOfWork.Operation, payload: JSONValue, context: WriteContext) async throws
         -> JSONValue
@@ -110,8 +64,9 @@ extension DataEngine {
             guard let id = object["objectId"]?.string else { throw DataError.invalidBody("UPDATE needs an objectId") }
             return .raw(try await update(table, id: id, changes: object, context: context))
         case .createBulk, .upsertBulk:
-            let objects = try (payload.array ?? []).map(Self.payloadObject)
-            guard payload.array != nil else { throw DataError.invalidBody("The payload must be an array of objects") }
+            guard let items = payload.array else { throw DataError.invalidBody("The payload must be an array of objects") }
+            guard items.count <= 100 else { throw DataError.transactionBulkLimit }
+            let objects = try items.map(Self.payloadObject)
             let ids = try await insertBulk(table, objects: objects, upsert: operation.type == .upsertBulk, context: context)
             return .array(ids.map(JSONValue.string))
         case .delete:

@@ -229,7 +229,7 @@ extension DataEngine {
         let missing = try ObjectReader.missingColumns(objects, table: existing)
         if let existing, missing.isEmpty { return (catalog, existing) }
         if !context.schemaChanges, let existing, let first = missing.first {
-            throw DataError.columnNotFound(first.name, table: existing.name)
+            throw DataError.transactionColumnMissing(first.name, table: existing.name)
         }
         guard catalog.dynamicSchema, context.schemaChanges else {
             guard let existing else { throw DataError.tableNotFound(tableName) }

@@ -93,6 +93,20 @@ public enum DataError {
         ErrorEnvelope(code: 1021, message: "Maximum number of objects in a single request is \(limit)", status: 400)
     }
 
+    /// 1021 in a unit of work: a CREATE_BULK or UPSERT_BULK of more than 100 objects (Backendless's words).
+    public static let transactionBulkLimit = ErrorEnvelope(
+        code: 1021, message: "Bulk create operation supports no more than 100 objects", status: 400)
+
+    /// 1011 in a transaction (a unit of work, a deep save): a column that does not exist, which a
+    /// transaction never creates (Backendless's words, grammar included).
+    public static func transactionColumnMissing(_ column: String, table: String) -> ErrorEnvelope {
+        ErrorEnvelope(
+            code: 1011,
+            message: "Column '\(column)' in table '\(table)' does not exists. All tables and columns must be present in "
+                + "the database before a transaction is executed.",
+            status: 400)
+    }
+
     /// 1022, 400: the body is not the JSON the endpoint expects.
     public static func invalidBody(_ message: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 1022, message: message, status: 400)

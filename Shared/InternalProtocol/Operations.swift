@@ -129,3 +129,42 @@ public enum ResolveUserToken: RPCOperation {
         }
     }
 }
+
+/// `users.save` (users-service): a save to the `Users` table through the data API that carries a
+/// `password` — data-service hands it over, since only users-service keeps credentials. Without
+/// an `objectId` it registers the user (as `POST /users/register` does); with one it updates
+/// the profile and re-hashes the password (as `PUT /users/{id}` does). Acts for the call's
+/// identity. Not idempotent.
+public enum SaveUser: RPCOperation {
+    public static let name = "users.save"
+    public static let isIdempotent = false
+    public static let callers: Set<ServiceName> = [.data]
+
+    /// The save.
+    public struct Request: Codable, Sendable, Equatable {
+        /// The user to update, or nil to create one.
+        public var objectId: String?
+        /// The object as the client sent it, as JSON text.
+        public var object: String
+
+        /// Creates a request.
+        public init(objectId: String?, object: String) {
+            self.objectId = objectId
+            self.object = object
+        }
+    }
+
+    /// The saved user.
+    public struct Response: Codable, Sendable, Equatable {
+        /// The user as saved, as JSON text (never with its password).
+        public var user: String
+        /// Whether the user's sessions were ended (a new password).
+        public var endedSessions: Bool
+
+        /// Creates a response.
+        public init(user: String, endedSessions: Bool) {
+            self.user = user
+            self.endedSessions = endedSessions
+        }
+    }
+}

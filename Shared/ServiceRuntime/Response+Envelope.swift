@@ -31,6 +31,17 @@ extension Response {
 }
 
 extension Response {
+    /// The response telling the gateway that `userID`'s sessions or roles changed, so that it
+    /// drops the user's cached tokens at once.
+    public func endingSessions(of userID: String?) -> Response {
+        guard let userID else { return self }
+        var response = self
+        response.headers[.init(InternalHeader.sessionsChanged)!] = userID
+        return response
+    }
+}
+
+extension Response {
     /// The response for any error at an edge: an envelope as ``ErrorEnvelope/from(_:)`` maps it
     /// (logged at debug, as the client's own doing), else a 500 whose details go only to the log.
     public static func error(_ error: any Error, logger: Logger) -> Response {

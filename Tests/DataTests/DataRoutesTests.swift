@@ -151,6 +151,9 @@ import TestSupport
     @Test func unitOfWorkEnvelopesThroughTheGateway() async throws {
         try await TestCluster.with { cluster async throws in
             let client = Client(cluster: cluster)
+            let admin = Client(cluster: cluster, kind: .serverCode)
+            _ = try await admin.send(.POST, "/data/Order/schema", #"{"name": "total", "type": "INT"}"#)
+            _ = try await admin.send(.POST, "/data/Line/schema", #"{"name": "order", "type": "STRING"}"#)
             let work = #"""
                 {"isolationLevelEnum": "SERIALIZABLE", "operations": [
                  {"operationType": "CREATE", "table": "Order", "opResultId": "order", "payload": {"total": 10}},

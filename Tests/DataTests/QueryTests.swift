@@ -206,3 +206,39 @@ import TestSupport
         }
     }
 }
+
+/// `props` as SDKs send it: aliases, `*` beside aliases, functions and exclusions, and the
+/// column functions Backendless offers in props and where clauses.
+@Suite(.timeLimit(.minutes(5))) struct PropertyListTests {
+    @Test func aliasesStarsExclusionsAndFunctions() async throws {
+        try await QueryTests.withPeople { fixture in
+            let ann = [("where", "name = 'Ann'")]
+            let aliased = try await fixture.find("Person", ann + [("props", "age as Age,name")])
+            #expect(Set(aliased[0].keys) == ["Age", "name", "objectId", "___class"] && aliased[0]["Age"] as? Int == 31)
+
+            let starred = try await fixture.find("Person", ann + [("props", "*,age as Age,UPPER(name)"), ("excludeProps", "tags,height")])
+            #expect(starred[0]["Age"] as? Int == 31 && starred[0]["age"] as? Int == 31 && starred[0]["Upper"] as? String == "ANN")
+            #expect(starred[0]["tags"] == nil && starred[0]["height"] == nil && starred[0]["city"] as? String == "Austin")
+            #expect(starred[0]["created"] is Int && starred[0]["___class"] as? String == "Person")
+
+            let functions = try await fixture.find(
+                "Person",
+                ann + [
+                    ("props", "TIME(born),DATE(born) as day,YEAR(born) as y,MONTH(born) as m,LOWER(city) as c,LENGTH(name) as n,"
+                        + "CONCAT(name, '-', city) as label,SUBSTRING(city, 2, 3) as part,UNIXTIMESTAMP(born) as epoch")
+                ])
+            let row = functions[0]
+            #expect(row["Time"] as? String == "10:00:00" && row["day"] as? String == "1994-03-23")
+            #expect(row["y"] as? Int == 1994 && row["m"] as? Int == 3 && row["c"] as? String == "austin" && row["n"] as? Int == 3)
+            #expect(row["label"] as? String == "Ann-Austin" && row["part"] as? String == "ust" && row["epoch"] as? Int == 764_416_800)
+
+            let byYear = try await fixture.find("Person", [("where", "YEAR(born) < 1995 AND UPPER(city) = 'AUSTIN'"), ("sortBy", "name")])
+            #expect(byYear.map { $0["name"] as? String } == ["Ann", "Cid"])
+            let now = try await fixture.find("Person", [("where", "born < NOW()"), ("props", "name")])
+            #expect(now.count == 3)
+            for (clause, code) in [("YEAR(name) = 1", 1017), ("UPPER(age) = 'A'", 1017), ("SUBSTRING(name) = 'A'", 1017), ("NOSUCH(name) = 1", 1017)] {
+                try await fixture.expectCode(code, clause) { try await fixture.find("Person", [("where", clause)]).count }
+            }
+        }
+    }
+}

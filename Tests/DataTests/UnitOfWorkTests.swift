@@ -22,6 +22,12 @@ import TestSupport
     @Test func everyOperationTypeWithReferences() async throws {
         try await EngineFixture.with { fixture in
             _ = try await fixture.create("Person", #"{"name": "Seed", "age": 50}"#)
+            // A unit of work changes no schema: the tables and columns it writes exist first.
+            for (table, columns) in [("Person", ["name", "age"]), ("Note", ["about", "label"])] {
+                try await fixture.engine.ensure(
+                    table: table, columns: columns.map { ColumnSchema(name: $0, type: $0 == "age" ? .int : .string) },
+                    appID: fixture.appID, logger: fixture.logger)
+            }
             let envelope = try await run(
                 fixture,
                 #"""
@@ -107,6 +113,24 @@ import TestSupport
         }
     }
 
+    @Test func schemaAndBulkRefusalsUseBackendlessWords() async throws {
+        try await EngineFixture.with { fixture in
+            _ = try await fixture.create("Person", #"{"name": "Seed"}"#)
+            let missing = try await run(
+                fixture, #"{"operations": [{"operationType": "CREATE", "table": "Person", "payload": {"name": "x", "colour": "red"}}]}"#)
+            #expect(
+                (missing["error"] as? [String: Any])?["message"] as? String
+                    == "Column 'colour' in table 'Person' does not exists. All tables and columns must be present in the database before a transaction is executed.")
+            let objects = (0...100).map { _ in #"{"name": "n"}"# }.joined(separator: ",")
+            let bulk = try await run(fixture, #"{"operations": [{"operationType": "CREATE_BULK", "table": "Person", "payload": [\#(objects)]}]}"#)
+            let error = try #require(bulk["error"] as? [String: Any])
+            #expect(error["code"] as? Int == 1021 && error["message"] as? String == "Bulk create operation supports no more than 100 objects")
+            #expect(try await fixture.rowCount("Person") == 1)
+            let catalog = try await fixture.engine.cache.catalog(for: fixture.appID)
+            #expect(catalog.table(named: "Person")?.column(named: "colour") == nil)
+        }
+    }
+
     @Test func failuresOfEveryKindAreEnvelopes() async throws {
         try await EngineFixture.with { fixture in
             _ = try await fixture.create("Person", #"{"name": "Seed", "age": 50}"#)
@@ -119,8 +143,10 @@ import TestSupport
                 (#"{"operationType": "DELETE_BULK", "table": "Person", "payload": {}}"#, 1022),
                 (#"{"operationType": "UPDATE_BULK", "table": "Missing", "payload": {"changes": {"a": 1}, "conditional": "a = 1"}}"#, 1009),
                 (#"{"operationType": "FIND", "table": "Person", "payload": {"whereClause": "nope = 1"}}"#, 1011),
-                // A new column cannot take its type from a reference to anything but an id.
+                // A unit of work never adds a table or a column.
                 (#"{"operationType": "UPDATE", "table": "Person", "payload": {"objectId": "x", "nick": {"___ref": true, "opResultId": "seed", "resultIndex": 0, "propName": "name"}}}"#, 1011),
+                (#"{"operationType": "CREATE", "table": "Person", "payload": {"name": "x", "colour": "red"}}"#, 1011),
+                (#"{"operationType": "CREATE", "table": "Brand", "payload": {"name": "x"}}"#, 1009),
                 (#"{"operationType": "ADD_RELATION", "table": "Person", "payload": {"parentObject": "x", "relationColumn": "r", "unconditional": []}}"#, 1011),
                 (#"{"operationType": "SET_RELATION", "table": "Person", "payload": {"parentObject": "x", "relationColumn": "r"}}"#, 1022),
             ]
@@ -190,6 +216,8 @@ import TestSupport
         try await EngineFixture.with { fixture in
             let counter = try await fixture.create("Counter", #"{"hits": 0}"#)
             let id = try #require(counter["objectId"] as? String)
+            _ = try await fixture.engine.addColumns(
+                "Log", columns: [ColumnSchema(name: "counter", type: .string)], identity: fixture.serverCode, logger: fixture.logger)
             let json = #"""
                 {"operations": [{"operationType": "UPDATE", "table": "Counter",
                   "payload": {"objectId": "\#(id)", "hits": {"___class": "BackendlessExpression", "value": "hits + 1"}}},

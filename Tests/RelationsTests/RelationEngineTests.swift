@@ -268,16 +268,6 @@ extension EngineFixture {
         try await load(table, parent, column, parameters).map { $0["name"] as? String ?? "?" }
     }
 
-    /// Expects `body` to fail with `code`.
-    func expectCode(_ code: Int, _ label: String = "", _ body: () async throws -> Int) async throws {
-        do {
-            let value = try await body()
-            Issue.record("\(label): expected \(code), got \(value)")
-        } catch let error as ErrorEnvelope {
-            #expect(error.code == code, "\(label): \(error.message)")
-        }
-    }
-
     /// Rows in a relation's link table, read with SQL.
     func linkCount(_ table: String, _ column: String) async throws -> Int {
         let schema = AppCatalog.schemaName(for: appID)

@@ -85,4 +85,14 @@ public struct EngineFixture: Sendable {
         }
         return nodes
     }
+
+    /// Expects `body` to fail with `code`.
+    public func expectCode(_ code: Int, _ label: String = "", _ body: () async throws -> Int) async throws {
+        do {
+            let value = try await body()
+            Issue.record("\(label): expected \(code), got \(value)")
+        } catch let error as ErrorEnvelope {
+            #expect(error.code == code, "\(label): \(error.message)")
+        }
+    }
 }

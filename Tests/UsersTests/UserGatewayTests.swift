@@ -115,6 +115,41 @@ import TestSupport
         }
     }
 
+    @Test func savingUsersThroughTheDataAPIHashesPasswords() async throws {
+        try await TestCluster.with { cluster async throws in
+            let created = try await cluster.send(.POST, "/data/Users", #"{"email": "dee@example.com", "password": "first1", "name": "Dee"}"#)
+            #expect(created.status == 200 && created.json["password"] == nil, "\(created.text)")
+            let id = try #require(created.json["objectId"] as? String)
+            let login = try await cluster.send(.POST, "/users/login", #"{"login": "dee@example.com", "password": "first1"}"#)
+            let token = try #require(login.json["user-token"] as? String, "\(login.text)")
+            let read = try await cluster.send(.GET, "/data/Users/\(id)")
+            #expect(read.json["name"] as? String == "Dee" && read.json["password"] == nil)
+
+            // An update re-hashes (the SDKs' PUT /data/Users with the id in the body, and PUT …/{id}).
+            let saved = try await cluster.send(
+                .PUT, "/data/Users", #"{"objectId": "\#(id)", "password": "second2"}"#, key: .serverCode)
+            #expect(saved.status == 200 && saved.json["password"] == nil && saved.json["name"] as? String == "Dee", "\(saved.text)")
+            #expect(try await eventuallyRefused(cluster, token), "a new password set with the server key ends every session")
+            let old = try await cluster.send(.POST, "/users/login", #"{"login": "dee@example.com", "password": "first1"}"#)
+            #expect(old.json["code"] as? Int == 3003)
+            let relogin = try await cluster.send(.POST, "/users/login", #"{"login": "dee@example.com", "password": "second2"}"#)
+            let second = try #require(relogin.json["user-token"] as? String, "\(relogin.text)")
+            let byId = try await cluster.send(.PUT, "/data/Users/\(id)", #"{"password": "third3", "name": "D"}"#, token: second)
+            #expect(byId.status == 200 && byId.json["name"] as? String == "D", "\(byId.text)")
+            let third = try await cluster.send(.POST, "/users/login", #"{"login": "dee@example.com", "password": "third3"}"#)
+            #expect(third.json["user-token"] is String, "\(third.text)")
+
+            // Only the user itself (or the server-code key) may; bulk saves never carry passwords.
+            let (_, other) = try await loggedIn(cluster, "eve@example.com")
+            let refused = try await cluster.send(.PUT, "/data/Users/\(id)", #"{"password": "stolen"}"#, token: other)
+            #expect((400..<500).contains(refused.status), "\(refused.text)")
+            let bulk = try await cluster.send(.POST, "/data/bulk/Users", #"[{"email": "f@example.com", "password": "x"}]"#)
+            #expect(bulk.json["code"] as? Int == 1022)
+            let duplicate = try await cluster.send(.POST, "/data/Users", #"{"email": "dee@example.com", "password": "x"}"#)
+            #expect(duplicate.json["code"] as? Int == 3033, "\(duplicate.text)")
+        }
+    }
+
     @Test func loginsAreLimitedPerClientAddress() async throws {
         // Two attempts an hour: no busy machine refills one between the three calls.
         let environment = [

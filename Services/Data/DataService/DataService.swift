@@ -20,6 +20,6 @@ public enum DataService: BackendService {
             let catalog = try await engine.cache.catalog(for: request.appId)
             return .init(version: catalog.version, rules: catalog.permissions)
         }
-        DataRoutes(engine: engine).add(to: &routes)
+        DataRoutes(engine: engine, peers: environment.peers).add(to: &routes)
     }
 }

@@ -45,6 +45,10 @@ public enum UsersService: BackendService {
         operations.register(ResolveUserToken.self) { request, context in
             try await accounts.resolve(appID: request.appId, token: request.token, logger: context.logger)
         }
+        operations.register(SaveUser.self) { request, context in
+            guard let identity = context.identity else { throw ErrorEnvelope.internalError }
+            return try await accounts.save(request, identity: identity, logger: context.logger)
+        }
         UserRoutes(accounts: accounts).add(to: &routes)
     }
 

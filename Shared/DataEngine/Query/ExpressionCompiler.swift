@@ -19,7 +19,14 @@ struct ExpressionCompiler {
     /// Related tables joined into the statement, for relation paths outside where clauses.
     var joins: JoinedPaths?
 
-    private static let aggregates: Set<String> = ["count", "sum", "avg", "min", "max"]
+    /// The aggregate functions (lower-cased).
+    static let aggregates: Set<String> = ["count", "sum", "avg", "min", "max"]
+
+    /// Whether `value` is an aggregate function call.
+    static func isAggregate(_ value: ValueExpression) -> Bool {
+        if case .function(let name, _) = value { return aggregates.contains(name) }
+        return false
+    }
 
     // MARK: Conditions
 
@@ -242,6 +249,7 @@ struct ExpressionCompiler {
         -> ColumnType?
     {
         if name == "distance" || name == "near" { throw DataError.notSupportedYet("Geo distance queries") }
+        if let signature = ScalarFunctions.all[name] { return try scalar(name, signature, arguments, into: &sql) }
         guard Self.aggregates.contains(name) else { throw DataError.invalidQuery("Unknown function '\(name)'") }
         guard allowsAggregates else { throw DataError.invalidQuery("Aggregate \(name)() is not allowed here") }
         guard arguments.count == 1 else { throw DataError.invalidQuery("\(name)() takes one argument") }
@@ -287,6 +295,7 @@ struct ExpressionCompiler {
             switch name {
             case "count": return .int
             case "sum", "avg": return .double
+            case let scalar where ScalarFunctions.all[scalar] != nil: return ScalarFunctions.all[scalar]?.result
             default:
                 guard let first = arguments.first else { return nil }
                 return try staticType(first)

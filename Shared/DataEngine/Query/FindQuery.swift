@@ -9,6 +9,9 @@ public struct FindQuery: Sendable {
     public var condition: Condition?
     /// `props` / `property`; nil selects every column.
     public var properties: [SelectItem]?
+    /// `*` among `props`: every column (less `excludeProps`) besides the items ``properties`` adds
+    /// (aliases, functions, related columns).
+    public var allColumns = false
     /// `excludeProps`.
     public var excluded: [String] = []
     /// `sortBy`.
@@ -67,9 +70,9 @@ public struct FindQuery: Sendable {
         }
         if let text = parameters.scalar("having"), !text.isEmpty { having = try QueryParser.condition(text) }
         let props = try parameters.list("props") + parameters.list("property")
+        allColumns = props.contains("*")
         if !props.isEmpty, props != ["*"] {
             properties = try props.filter { $0 != "*" }.map { item throws in try QueryParser.selectItem(item) }
-            if props.contains("*") { properties = nil }
         }
         excluded = try parameters.list("excludeProps")
         sort = try parameters.list("sortBy").map { item throws in try QueryParser.sortItem(item) }

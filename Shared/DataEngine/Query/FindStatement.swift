@@ -35,7 +35,7 @@ struct FindStatement {
     private func prepared() throws -> FindStatement {
         var values = (query.properties ?? []).map(\.expression) + query.sort.map(\.expression) + query.groupBy
         _ = query.having?.mappingValues { value in
-            if case .function = value { values.append(value) }
+            if ExpressionCompiler.isAggregate(value) { values.append(value) }
             return value
         }
         let expanded = values.map { JoinedPaths.expand($0, table: table) }
@@ -43,8 +43,8 @@ struct FindStatement {
         guard let relations else { throw DataError.notSupportedYet("Relation paths in queries") }
         var prepared = self
         prepared.joins = try JoinedPaths(
-            plain: expanded.filter { if case .function = $0 { false } else { true } },
-            aggregated: expanded.filter { if case .function = $0 { true } else { false } }, from: table, relations: relations)
+            plain: expanded.filter { !ExpressionCompiler.isAggregate($0) },
+            aggregated: expanded.filter(ExpressionCompiler.isAggregate), from: table, relations: relations)
         return prepared
     }
 
@@ -70,7 +70,7 @@ struct FindStatement {
     }
 
     private var aggregates: Bool {
-        (query.properties ?? []).contains { if case .function = $0.expression { true } else { false } }
+        (query.properties ?? []).contains { ExpressionCompiler.isAggregate($0.expression) }
     }
 
     /// `SELECT row_to_json(r)::text FROM (SELECT … LIMIT … OFFSET …) r`.
@@ -118,12 +118,18 @@ struct FindStatement {
     }
 
     private func projection(into sql: inout SQL, includeClass: Bool = true) throws {
-        guard let items = selectItems else {
+        guard let items = selectItems, !query.allColumns else {
             let excluded = Set(query.excluded.map { $0.lowercased() })
             for name in excluded where !table.hasProperty(named: name) {
                 throw DataError.columnNotFound(name, table: table.name)
             }
-            Projection.columns(of: table, excluding: excluded, rowAlias: "t", into: &sql)
+            Projection.columnList(of: table, excluding: excluded, rowAlias: "t", into: &sql)
+            // Beside `*`, items add what the columns lack: aliases, functions, related columns.
+            for item in selectItems ?? [] where item.alias != nil || !isPlainColumn(item) {
+                try selectItem(item, into: &sql)
+                sql.append(", ")
+            }
+            Projection.className(table, into: &sql)
             return
         }
         var wroteAny = false
@@ -160,9 +166,16 @@ struct FindStatement {
         // A related column comes back under its own name (`groupBy=address.city` → `city`), as in Backendless.
         case .property(let path) where path.segments.count > 1: joins?.target(path)?.column.name ?? path.segments.last ?? "value"
         case .property(let path): table.column(named: path.description)?.name ?? path.description
+        case .function(let name, _) where ScalarFunctions.all[name] != nil: ScalarFunctions.key(name)
         case .function(let name, _): name
         default: "value"
         }
+    }
+
+    /// Whether the item names one of the table's own columns, unaliased.
+    private func isPlainColumn(_ item: SelectItem) -> Bool {
+        if case .property(let path) = item.expression, let name = path.column { return table.column(named: name) != nil }
+        return false
     }
 
     private func isColumn(_ item: SelectItem, _ name: String) -> Bool {

@@ -5,14 +5,18 @@ enum Projection {
     static func columns(
         of table: TableSchema, excluding excluded: Set<String> = [], rowAlias: String, into sql: inout SQL
     ) {
-        let kept = table.columns.filter { !excluded.contains($0.name.lowercased()) }
-        for column in kept {
+        columnList(of: table, excluding: excluded, rowAlias: rowAlias, into: &sql)
+        className(table, into: &sql)
+    }
+
+    /// Every column of `table` except `excluded`, each followed by `, `.
+    static func columnList(of table: TableSchema, excluding excluded: Set<String>, rowAlias: String, into sql: inout SQL) {
+        for column in table.columns where !excluded.contains(column.name.lowercased()) {
             wire(column, rowAlias: rowAlias, into: &sql)
             sql.append(" AS ")
             sql.identifier(column.name)
             sql.append(", ")
         }
-        className(table, into: &sql)
     }
 
     /// `$n::text AS "___class"`.

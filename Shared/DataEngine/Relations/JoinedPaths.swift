@@ -34,7 +34,7 @@ struct JoinedPaths {
     /// `Count(items)` counts linked children: a relation named alone stands for its `objectId`.
     static func expand(_ value: ValueExpression, table: TableSchema) -> ValueExpression {
         value.mapping { item in
-            guard case .function(let name, let arguments) = item, arguments.count == 1,
+            guard case .function(let name, let arguments) = item, ExpressionCompiler.aggregates.contains(name), arguments.count == 1,
                 case .property(let path) = arguments[0], let column = path.column, table.relation(named: column) != nil
             else { return item }
             return .function(name, [.property(PropertyPath([column, "objectId"]))])

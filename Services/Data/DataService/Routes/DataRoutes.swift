@@ -10,6 +10,8 @@ import ServiceRuntime
 /// `first`, `last`, `pk`, `count`, `properties` and the rest are never read as object ids.
 struct DataRoutes {
     let engine: DataEngine
+    /// Other services: users-service takes saves to `Users` that carry a password.
+    let peers: InternalClient
 
     func add(to router: inout PublicRoutes) {
         addSettings(to: &router)

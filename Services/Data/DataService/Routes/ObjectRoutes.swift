@@ -25,10 +25,14 @@ extension DataRoutes {
             .jsonText(try await engine.upsert(call.table, object: try call.object, identity: call.identity, logger: call.context.logger))
         }
         router.add(.post, "data/:table", permission: .data(.create)) { call in
-            .jsonText(try await engine.create(call.table, object: try call.object, identity: call.identity, logger: call.context.logger))
+            let object = try call.object
+            if let user = try await savingUser(call, object, id: nil) { return user }
+            return .jsonText(try await engine.create(call.table, object: object, identity: call.identity, logger: call.context.logger))
         }
         router.add(.put, "data/:table") { call in
-            .jsonText(try await engine.save(call.table, object: try call.object, identity: call.identity, logger: call.context.logger))
+            let object = try call.object
+            if let user = try await savingUser(call, object, id: object["objectId"]?.string) { return user }
+            return .jsonText(try await engine.save(call.table, object: object, identity: call.identity, logger: call.context.logger))
         }
         router.add(.delete, "data/:table", permission: .data(.remove)) { call in
             guard let id = try call.object["objectId"]?.string else {
@@ -44,14 +48,27 @@ extension DataRoutes {
                     logger: call.context.logger))
         }
         router.add(.put, "data/:table/:id", permission: .data(.update)) { call in
-            .jsonText(
-                try await engine.update(
-                    call.table, id: call.parameters["id"] ?? "", changes: try call.object, identity: call.identity,
-                    logger: call.context.logger))
+            let (id, changes) = (call.parameters["id"] ?? "", try call.object)
+            if let user = try await savingUser(call, changes, id: id) { return user }
+            return .jsonText(
+                try await engine.update(call.table, id: id, changes: changes, identity: call.identity, logger: call.context.logger))
         }
         router.add(.delete, "data/:table/:id", permission: .data(.remove)) { call in
             try await delete(call, id: call.parameters["id"] ?? "")
         }
+    }
+
+    /// A save to `Users` carrying a password goes to users-service, which alone keeps credentials:
+    /// it registers (no id) or updates and re-hashes (an id) as the users API would; nil for any
+    /// other save.
+    private func savingUser(_ call: PublicCall, _ object: JSONObject, id: String?) async throws -> Response? {
+        guard call.table.lowercased() == "users", object.members.contains(where: { $0.key.lowercased() == "password" }) else {
+            return nil
+        }
+        let answer = try await peers.call(
+            SaveUser.self, SaveUser.Request(objectId: id, object: JSONValue.object(object).jsonText), on: .users,
+            context: call.context)
+        return Response.jsonText(answer.user).endingSessions(of: answer.endedSessions ? id : nil)
     }
 
     private func delete(_ call: PublicCall, id: String) async throws -> Response {

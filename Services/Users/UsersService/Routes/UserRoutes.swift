@@ -60,13 +60,3 @@ struct UserRoutes {
         }
     }
 }
-
-extension Response {
-    /// The response telling the gateway that `userID`'s sessions or roles changed.
-    func endingSessions(of userID: String?) -> Response {
-        guard let userID else { return self }
-        var response = self
-        response.headers[.init(InternalHeader.sessionsChanged)!] = userID
-        return response
-    }
-}
