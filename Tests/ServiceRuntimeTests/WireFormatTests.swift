@@ -41,6 +41,10 @@ import Testing
         var withSession = Identity(appId: "A", keyKind: .rest, userId: "U", roles: [])
         withSession.sessionId = "S"
         #expect(try json(withSession) == #"{"appId":"A","keyKind":"REST","roles":[],"sessionId":"S","userId":"U"}"#)
+        #expect(try json(SaveUser.Request(objectId: "U", object: #"{"password":"p"}"#)) == #"{"object":"{\"password\":\"p\"}","objectId":"U"}"#)
+        #expect(try json(SaveUser.Request(objectId: nil, object: "{}")) == #"{"object":"{}"}"#)
+        #expect(try json(SaveUser.Response(user: "{}", endedSessions: true)) == #"{"endedSessions":true,"user":"{}"}"#)
+        #expect(SaveUser.callers == [.data] && !SaveUser.isIdempotent)
     }
 
     @Test(arguments: APIKeyKind.allCases) func everyKeyKindHasItsRole(kind: APIKeyKind) {
