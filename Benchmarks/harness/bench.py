@@ -94,6 +94,7 @@ class Run:
         return {
             "get_by_id": ("get_by_id.lua", plain),
             "find": ("find.lua", plain),
+            "find_relations": ("find.lua", {**plain, "BENCH_QUERY": "&loadRelations=parts"}),
             "count": ("count.lua", plain),
             "find_acl_user": ("find.lua", {**plain, "BENCH_TABLE": "Secret", "BENCH_TOKEN": product.acl_token}),
             "find_acl_server_key": ("find.lua", {**server, "BENCH_TABLE": "Secret"}),
@@ -123,13 +124,13 @@ class Run:
             return
         self.run_product_case(product, case)
         if floor:
-            self.run_floor_case(case, product.schema)
+            self.run_floor_case(case, product.schema, product.parts_link)
 
-    def run_floor_case(self, case: str, schema: str):
+    def run_floor_case(self, case: str, schema: str, parts_link: str):
         connection = {key: self.database[key] for key in ["host", "port", "user", "password", "database"]}
         variables = {"rows": str(self.options.rows), "buckets": str(self.buckets)}
         script = self.options.state / f"{case}.sql"
-        script.write_text((SQL / f"{case}.sql").read_text().replace("SCHEMA", schema))
+        script.write_text((SQL / f"{case}.sql").read_text().replace("SCHEMA", schema).replace("PARTS_LINK", parts_link))
         for connections in self.connections:
             self.measure("postgresql", case, connections, [self.postgres],
                          lambda: pgbench(script, connections, self.seconds, variables, connection))
@@ -185,7 +186,7 @@ class Run:
             product.seed(self.options.rows, self.buckets)
             # Reads first, each beside its floor, on the table as seeded; then the writes and
             # their floors; login last, since it ends the ACL user's other sessions.
-            for case in ["get_by_id", "find", "count"]:
+            for case in ["get_by_id", "find", "find_relations", "count"]:
                 self.run_case(product, case, floor=True)
             for case in ["find_acl_user", "find_acl_server_key", "hostile"]:
                 self.run_case(product, case, floor=False)

@@ -82,10 +82,11 @@ class Product:
     def schema(self) -> str:
         return "app_" + "".join(c for c in self.app_id.lower() if c in "0123456789abcdef")
 
-    def sql(self, text: str):
-        subprocess.run(["psql", "-h", self.database["host"], "-p", self.database["port"], "-U", self.database["user"],
-                        "-d", self.database["database"], "-v", "ON_ERROR_STOP=1", "-qAt", "-c", text], check=True,
-                       env={**os.environ, "PGPASSWORD": self.database["password"]}, capture_output=True)
+    def sql(self, text: str) -> str:
+        return subprocess.run(["psql", "-h", self.database["host"], "-p", self.database["port"], "-U", self.database["user"],
+                               "-d", self.database["database"], "-v", "ON_ERROR_STOP=1", "-qAt", "-c", text], check=True,
+                              env={**os.environ, "PGPASSWORD": self.database["password"]}, capture_output=True,
+                              text=True).stdout.strip()
 
     def seed(self, rows: int, buckets: int):
         """Both tables with `rows` objects (k = n mod `buckets`), the users, the ACLs."""
@@ -108,9 +109,26 @@ class Product:
                  (VALUES ('role', 'AuthenticatedUser', 'DENY', 1, 10), ('user', '{self.acl_user}', 'GRANT', 2, 100))
                  p(kind, name, decision, remainder, modulus)
             WHERE g % p.modulus = p.remainder""")
+        self.seed_parts(rows)
         self.sql(f'ANALYZE {self.schema}."Item"; ANALYZE {self.schema}."Secret"; ANALYZE data.object_acl')
         _, session = call("POST", self.prefix() + "/users/login", {"login": "bench-acl@example.com", "password": PASSWORD})
         self.acl_token = session["user-token"]
+
+    def seed_parts(self, rows: int):
+        """`Part` (a tenth as many rows as `Item`) and the 1:N relation `Item.parts`: every item
+        links three parts, for the find with relations at depth 1."""
+        call("POST", self.prefix(server=True) + "/data/Part/properties", [{"name": "name", "type": "STRING"}])
+        call("POST", self.prefix(server=True) + "/data/Item/properties",
+             [{"name": "parts", "type": "DATA_REF", "relatedTable": "Part", "cardinality": "n"}])
+        parts = max(rows // 10, 1)
+        self.sql(f"""INSERT INTO {self.schema}."Part" ("objectId", name)
+            SELECT 'part-' || g, 'part ' || g FROM generate_series(1, {parts}) g""")
+        self.parts_link = self.sql(f"""SELECT link_table FROM data.columns
+            WHERE app_id = '{self.app_id}' AND table_name = 'Item' AND name = 'parts'""")
+        self.sql(f"""INSERT INTO {self.schema}."{self.parts_link}" (parent, child)
+            SELECT '00000000-0000-4000-8000-' || lpad(g::text, 12, '0'), 'part-' || ((g * 3 + k) % {parts} + 1)
+            FROM generate_series(1, {rows}) g, generate_series(0, 2) k ORDER BY g, k""")
+        self.sql(f'ANALYZE {self.schema}."Part"; ANALYZE {self.schema}."{self.parts_link}"')
 
     def register(self, email: str) -> str:
         _, user = call("POST", self.prefix() + "/users/register", {"email": email, "password": PASSWORD})
