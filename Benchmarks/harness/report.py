@@ -5,7 +5,10 @@ import json
 import pathlib
 
 # Product case → its physical floor (pgbench script) and its peer case (Kinto).
-FLOOR = {"get_by_id": "get_by_id", "create": "create", "update": "update", "find": "find", "count": "count"}
+FLOOR = {
+    "get_by_id": "get_by_id", "create": "create", "update": "update", "find": "find", "find_relations": "find_relations",
+    "count": "count",
+}
 PEER = {"get_by_id": "kinto_get", "create": "kinto_create"}
 
 
