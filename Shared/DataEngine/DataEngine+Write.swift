@@ -160,7 +160,7 @@ extension DataEngine {
             WriteStatements.byId(id, grant: grant, into: &sql)
         }
         WriteStatements.selectCount(
-            table: table, change: .delete, appID: catalog.appID, cascadeIn: Self.cascade(catalog), into: &sql)
+            table: table, change: .delete, appID: catalog.appID, cascade: cascade(catalog, context.identity), into: &sql)
         let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: Int64.self) }
         guard rows.first == 1 else {
             throw try await missing(id, table: tableName, appID: context.identity.appId, operation: .remove, session: context.session)
@@ -193,14 +193,22 @@ extension DataEngine {
             try Self.filter(condition, grant: grant, table: table, relations: relations, into: &sql)
         }
         WriteStatements.selectCount(
-            table: table, change: .bulkDelete, appID: catalog.appID, cascadeIn: Self.cascade(catalog), into: &sql)
+            table: table, change: .bulkDelete, appID: catalog.appID, cascade: cascade(catalog, context.identity), into: &sql)
         let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: Int64.self) }
         return Int(rows.first ?? 0)
     }
 
-    /// The schema whose `_parent_id` children a delete removes too, when the app uses them.
-    private static func cascade(_ catalog: AppCatalog) -> String? {
-        ParentReference.isUsed(in: catalog) ? catalog.schemaName : nil
+    /// Where a delete's `_parent_id` children go too, when the app uses them: the tables with the
+    /// column whose every row `identity` may remove (a row-dependent or denied Remove keeps them).
+    private func cascade(_ catalog: AppCatalog, _ identity: Identity) -> ParentCascade? {
+        guard ParentReference.isUsed(in: catalog) else { return nil }
+        let tables = catalog.tables.values.filter { table in
+            guard table.column(named: ParentReference.column) != nil,
+                let grant = try? access.authorize(identity, .remove, table: table.name, catalog: catalog)
+            else { return false }
+            return grant.rowFilter == nil
+        }
+        return ParentCascade(schema: catalog.schemaName, tables: tables.map(\.name))
     }
 
     /// `<access filter> AND <condition>`, or TRUE; the condition may reach related tables through `relations`.

@@ -10,7 +10,7 @@ import TestSupport
     /// Tables Order (items 1:N Item, customer 1:1 Customer) and Customer (address 1:1 Address).
     private func schema(_ fixture: EngineFixture) async throws {
         let name = ColumnSchema(name: "name", type: .string)
-        for (table, columns) in [("Order", [name]), ("Item", [name, ColumnSchema(name: "price", type: .int)]), ("Customer", [name]), ("Address", [name])] {
+        for (table, columns) in [("Order", [name, ColumnSchema(name: "meta", type: .json)]), ("Item", [name, ColumnSchema(name: "price", type: .int)]), ("Customer", [name]), ("Address", [name])] {
             _ = try await fixture.engine.addColumns(table, columns: columns, identity: fixture.serverCode, logger: fixture.logger)
         }
         for (table, column, target, many) in [
@@ -100,6 +100,7 @@ import TestSupport
                 ("Order", #"{"name": "o", "customer": {"name": "c", "address": {"objectId": "missing", "name": "x"}}}"#, 1000),
                 ("Order", #"{"name": "o", "customer": [{"name": "c1"}, {"name": "c2"}]}"#, 1028),
                 ("Order", #"{"name": "o", "items": [1]}"#, 1022),
+                ("Order", #"{"name": "o", "meta": {"__subID": "m"}, "items": [{"__originSubID": "m"}]}"#, 1022),
                 ("Nothing", #"{"name": "o"}"#, 1009),
             ]
             for (table, json, code) in cases {

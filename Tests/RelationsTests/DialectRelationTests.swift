@@ -2,6 +2,7 @@ import DataEngine
 import Foundation
 import InternalProtocol
 import NIOHTTP1
+import Permissions
 import QueryLanguage
 import Testing
 import TestSupport
@@ -25,10 +26,19 @@ import TestSupport
                 "Comment", id: moved, changes: try fixture.object(#"{"_parent_id": "\#(movies[1])"}"#), identity: fixture.rest,
                 logger: fixture.logger)
 
+            let catalog = try await fixture.engine.cache.catalog(for: fixture.appID)
+            #expect(catalog.table(named: "Comment")?.column(named: "_parent_id")?.indexed == true)
+            // Children the caller may not remove stay (their parent's id no longer names anything).
+            try await fixture.engine.setRulePermission(
+                PermissionChange(decision: .deny, operation: .remove, principal: .role(Principal.everyone)), table: "Reply",
+                identity: fixture.serverCode, logger: fixture.logger)
             _ = try await fixture.engine.delete("Movie", id: movies[0], identity: fixture.rest, logger: fixture.logger)
             let comments = try await fixture.find("Comment", [("sortBy", "name")]).map { $0["name"] as? String }
             #expect(comments == ["c3", "c4"])
-            #expect(try await fixture.rowCount("Reply") == 0)
+            #expect(try await fixture.rowCount("Reply") == 1)
+            try await fixture.engine.setRulePermission(
+                PermissionChange(decision: nil, operation: .remove, principal: .role(Principal.everyone)), table: "Reply",
+                identity: fixture.serverCode, logger: fixture.logger)
             let removed = try await fixture.engine.deleteBulk(
                 "Movie", condition: try QueryParser.condition("name = 'M2'"), identity: fixture.rest, logger: fixture.logger)
             #expect(removed == 1)

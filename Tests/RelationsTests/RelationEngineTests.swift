@@ -142,6 +142,15 @@ import TestSupport
                 "Person", column: "address", changes: try fixture.object(#"{"name": "home", "autoLoad": true}"#),
                 identity: fixture.serverCode, logger: fixture.logger)
             #expect(try await fixture.children("Person", ann, "home") == ["Oslo"])
+            // The old name is free again, and a plain column may not take a relation's name.
+            #expect(try await fixture.change(.add, "Person", ann, try RelationColumnArgument("address:Address:1"), .ids(homes)) == 1)
+            try await fixture.engine.dropColumn("Person", column: "address", identity: fixture.serverCode, logger: fixture.logger)
+            try await fixture.expectCode(1024) {
+                _ = try await fixture.engine.alterColumn(
+                    "Person", column: "age", changes: try fixture.object(#"{"name": "home"}"#), identity: fixture.serverCode,
+                    logger: fixture.logger)
+                return 0
+            }
             try await fixture.expectCode(1024) {
                 _ = try await fixture.engine.alterColumn(
                     "Person", column: "home", changes: try fixture.object(#"{"relatedTable": "Person"}"#),

@@ -112,6 +112,21 @@ import TestSupport
         }
     }
 
+    @Test func sharedChildrenCannotNestIntoAHugeAnswer() async throws {
+        try await EngineFixture.with { fixture in
+            let nodes = try await fixture.objects("Node", ["a", "b", "c", "d", "e"])
+            for node in nodes {
+                _ = try await fixture.change(.set, "Node", node, try RelationColumnArgument("kids:Node:n"), .ids(nodes))
+            }
+            // 25 links a level, but every node under every node: 5^11 objects at depth 10.
+            try await fixture.expectCode(1018) {
+                try await fixture.find("Node", [("pageSize", "5"), ("relationsDepth", "10"), ("relationsPageSize", "10")]).count
+            }
+            let shallow = try await fixture.find("Node", [("pageSize", "5"), ("relationsDepth", "2")])
+            #expect(shallow.count == 5 && shallow.allSatisfy { ($0["kids"] as? [[String: Any]])?.count == 5 })
+        }
+    }
+
     @Test func limitsAndBadPathsAreRefused() async throws {
         try await EngineFixture.with { fixture in
             _ = try await shop(fixture, orders: 1)

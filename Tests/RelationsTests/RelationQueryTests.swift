@@ -177,6 +177,31 @@ import TestSupport
         }
     }
 
+    @Test func aggregatesThatARowMultiplyingJoinWouldInflateAreRefused() async throws {
+        try await EngineFixture.with { fixture in
+            try await people(fixture)
+            try await fixture.expectCode(1019) {
+                try await fixture.find("Person", [("props", "Count(objectId),Count(pets)"), ("groupBy", "name")]).count
+            }
+            let withOneToOne = try await fixture.find(
+                "Person", [("props", "name,Count(pets) as n,home.city"), ("groupBy", "name,home.city"), ("sortBy", "name")])
+            #expect(withOneToOne.map { $0["n"] as? Int } == [0, 1, 2, 3])
+        }
+    }
+
+    @Test func aParentsLoadRelationsRuleCoversPathsToo() async throws {
+        try await EngineFixture.with { fixture in
+            try await people(fixture)
+            try await fixture.engine.setRulePermission(
+                PermissionChange(decision: .deny, operation: .loadRelations, principal: .role(Principal.everyone)),
+                table: "Person", identity: fixture.serverCode, logger: fixture.logger)
+            #expect(try await fixture.find("Person", [("where", "home.city = 'Oslo'")]).isEmpty)
+            let projected = try await fixture.find("Person", [("props", "name,home.city")])
+            #expect(projected.count == 4 && projected.allSatisfy { $0["city"] is NSNull })
+            #expect(try await fixture.find("Address", [("where", "Person[home].name = 'Ann'")]).isEmpty)
+        }
+    }
+
     @Test func hiddenRelatedObjectsContributeNothing() async throws {
         try await EngineFixture.with { fixture in
             try await people(fixture)

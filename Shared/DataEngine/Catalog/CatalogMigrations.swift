@@ -150,14 +150,15 @@ public enum CatalogMigrations {
             "CREATE INDEX columns_related ON data.columns (app_id, lower(related_table)) WHERE related_table IS NOT NULL",
         ])
 
-    /// QuickBlox's `_parent_id` is a strong reference: deleting objects deletes, in every table of
-    /// the app with a `_parent_id` column, the objects whose `_parent_id` names one of them, and so
-    /// on down (a deleted object is never deleted twice, so the walk ends). Answers how many went.
+    /// QuickBlox's `_parent_id` is a strong reference: deleting objects deletes, in each of `tables`
+    /// (those with a `_parent_id` column the caller may remove any row of), the objects whose
+    /// `_parent_id` names one of them, and so on down (a deleted object is never deleted twice, so
+    /// the walk ends). Answers how many went.
     static let m0007ParentReferences = SQLMigration(
         version: 7, name: "QuickBlox parent references",
         statements: [
             """
-            CREATE FUNCTION data.delete_children(app text, app_schema text, parents text[]) RETURNS bigint
+            CREATE FUNCTION data.delete_children(app text, app_schema text, parents text[], tables text[]) RETURNS bigint
             LANGUAGE plpgsql AS $$
             DECLARE
               child_table text;
@@ -168,7 +169,8 @@ public enum CatalogMigrations {
               WHILE cardinality(parents) > 0 LOOP
                 level := '{}';
                 FOR child_table IN
-                  SELECT table_name FROM data.columns WHERE app_id = app AND name = '\(ParentReference.column)'
+                  SELECT table_name FROM data.columns
+                  WHERE app_id = app AND name = '\(ParentReference.column)' AND table_name = ANY(tables)
                 LOOP
                   EXECUTE format(
                     'WITH d AS (DELETE FROM %I.%I WHERE "\(ParentReference.column)" = ANY($1) RETURNING "objectId") '

@@ -72,7 +72,13 @@ public struct DeepSave {
     private func save(_ object: JSONObject, table tableName: String, saved: inout [String: JSONObject]) async throws
         -> JSONObject
     {
-        if let reference = object["__originSubID"]?.string, let earlier = saved[reference] { return earlier }
+        if let reference = object["__originSubID"]?.string {
+            // The check saw the mark, but inside a plain JSON value, which saves no object.
+            guard let earlier = saved[reference] else {
+                throw DataError.invalidBody("__originSubID '\(reference)' names no object saved earlier in the tree")
+            }
+            return earlier
+        }
         let (catalog, table) = try await engine.table(tableName, app: context.identity.appId)
         var plain = JSONObject()
         var related: [(RelationSchema, JSONValue)] = []

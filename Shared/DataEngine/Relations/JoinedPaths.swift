@@ -17,6 +17,8 @@ struct JoinedPaths {
         let relation: RelationSchema
         /// The alias of the row it starts from.
         let from: String
+        /// The table of that row (the relation's parent).
+        let fromTable: TableSchema
     }
 
     private(set) var joins: [Join] = []
@@ -44,12 +46,23 @@ struct JoinedPaths {
     /// Joins every relation path of `plain` (props, sort and group items) and `aggregated`
     /// (aggregate arguments) from `table`.
     init(plain: [ValueExpression], aggregated: [ValueExpression], from table: TableSchema, relations: RelationPaths) throws {
-        for (values, insideAggregate) in [(plain, false), (aggregated, true)] {
-            for value in values {
-                for path in Self.paths(in: value) {
-                    try join(path, from: table, relations: relations, insideAggregate: insideAggregate)
-                }
+        for value in plain {
+            for path in Self.paths(in: value) { _ = try join(path, from: table, relations: relations, insideAggregate: false) }
+        }
+        // Rows multiplied by one 1:N join inflate every other aggregate: such a find aggregates over
+        // that relation only.
+        var manyPrefixes: Set<[String]> = []
+        var ownAggregates = false
+        for value in aggregated {
+            let paths = Self.paths(in: value)
+            if paths.isEmpty { ownAggregates = true }
+            for path in paths {
+                if let prefix = try join(path, from: table, relations: relations, insideAggregate: true) { manyPrefixes.insert(prefix) }
             }
+        }
+        if !manyPrefixes.isEmpty, manyPrefixes.count > 1 || ownAggregates {
+            throw DataError.notSupportedYet(
+                "Aggregates over a 1:N relation beside aggregates over the table's own columns or another 1:N relation")
         }
     }
 
@@ -63,13 +76,15 @@ struct JoinedPaths {
         return found
     }
 
+    /// Joins `path`'s relations; answers the path's prefix up to its first 1:N relation, if any.
     private mutating func join(_ path: PropertyPath, from table: TableSchema, relations: RelationPaths, insideAggregate: Bool)
-        throws
+        throws -> [String]?
     {
         guard path.inverse == nil else { throw DataError.notSupportedYet("Inverse relation paths outside where clauses ('\(path)')") }
         var current = table
         var from = "t"
         var prefix: [String] = []
+        var manyPrefix: [String]?
         for name in path.segments.dropLast() {
             prefix.append(name.lowercased())
             guard let relation = current.relation(named: name) else {
@@ -80,6 +95,7 @@ struct JoinedPaths {
                 throw DataError.invalidQuery(
                     "'\(path)' crosses the 1:N relation '\(relation.name)'; use it in an aggregate or a where clause")
             }
+            if relation.isMany, manyPrefix == nil { manyPrefix = prefix }
             guard let related = relations.catalog.table(named: relation.relatedTable) else {
                 throw DataError.tableNotFound(relation.relatedTable)
             }
@@ -87,7 +103,7 @@ struct JoinedPaths {
                 from = existing.alias
             } else {
                 let alias = "j\(joins.count)"
-                joins.append(Join(prefix: prefix, alias: alias, table: related, relation: relation, from: from))
+                joins.append(Join(prefix: prefix, alias: alias, table: related, relation: relation, from: from, fromTable: current))
                 from = alias
             }
             current = related
@@ -95,6 +111,7 @@ struct JoinedPaths {
         guard let name = path.segments.last, current.column(named: name) != nil else {
             throw DataError.columnNotFound(path.segments.last ?? "", table: current.name)
         }
+        return manyPrefix
     }
 
     /// ` LEFT JOIN (<link> jNl JOIN <table> jN ON … AND <filter>) ON jNl."parent" = <from>."objectId"` per join.
@@ -105,14 +122,10 @@ struct JoinedPaths {
             sql.append(" \(join.alias)l JOIN ")
             sql.table(relations.catalog.schemaName, join.table.name)
             sql.append(" \(join.alias) ON \(join.alias).\"objectId\" = \(join.alias)l.\"child\" AND ")
-            if let grant = try relations.access.grantUnlessDenied(
-                relations.identity, .find, table: join.table.name, catalog: relations.catalog)
-            {
-                if let filter = grant.rowFilter { filter(&sql, join.alias) } else { sql.append("TRUE") }
-            } else {
-                sql.append("FALSE")
-            }
-            sql.append(") ON \(join.alias)l.\"parent\" = \(join.from).\"objectId\"")
+            try relations.writeGrant(.find, on: join.table, rowAlias: join.alias, into: &sql)
+            sql.append(") ON \(join.alias)l.\"parent\" = \(join.from).\"objectId\" AND ")
+            // The parent's LoadRelations rule decides, as for loading the relation.
+            try relations.writeGrant(.loadRelations, on: join.fromTable, rowAlias: join.from, into: &sql)
         }
     }
 }

@@ -36,6 +36,9 @@ struct RelationLoader {
         var objects: [String: JSONObject] = [:]
         var order: [String] = []
         var links: [String: [String]] = [:]
+        /// How many times each object appears in the answer (a child shared by two parents is
+        /// written under both).
+        var copies: [String: Int] = [:]
     }
 
     /// `rows` (objects as JSON text) with their relations attached as `query` asks; auto-load
@@ -51,20 +54,23 @@ struct RelationLoader {
             guard let object = try JSONParser.parse(row).object, let id = object["objectId"]?.string else { return rows }
             root.objects[id] = object
             root.order.append(id)
+            root.copies[id] = 1
         }
         var levels = [root]
         var pending: [(index: Int, request: Request, isRoot: Bool)] = [(0, request, true)]
         var loaded = 0
+        var written = 0
         while !pending.isEmpty {
             let (index, request, isRoot) = pending.removeFirst()
             for (relation, childRequest) in Self.relationsToLoad(levels[index].table, request, isRoot: isRoot) {
                 guard levels.count <= Self.statementLimit else {
                     throw DataError.queryTooComplex("Loading these relations takes more than \(Self.statementLimit) statements")
                 }
-                let child = try await load(
+                var child = try await load(
                     relation, of: levels[index], parentIndex: index, budget: Self.objectLimit - loaded,
                     condition: isRoot ? rootConditions[relation.name.lowercased()] : nil)
                 loaded += child.links.values.reduce(0) { $0 + $1.count }
+                written += try Self.countCopies(&child, parent: levels[index], writtenSoFar: written)
                 levels.append(child)
                 if !child.objects.isEmpty, childRequest.depth > 0 || !childRequest.paths.isEmpty {
                     pending.append((levels.count - 1, childRequest, false))
@@ -72,6 +78,24 @@ struct RelationLoader {
             }
         }
         return root.order.map { id in JSONValue.object(render(id, level: 0, levels: levels)).jsonText }
+    }
+
+    /// Fills `child.copies` from its parents' and answers how many objects the level adds to the
+    /// answer; 1018 once the answer would hold more than ``objectLimit`` related objects (shared
+    /// children repeat under every parent, so a few links can nest into a huge tree).
+    private static func countCopies(_ child: inout Level, parent: Level, writtenSoFar: Int) throws -> Int {
+        var added = 0
+        for (parentID, children) in child.links {
+            let times = parent.copies[parentID] ?? 0
+            for id in children {
+                child.copies[id, default: 0] += times
+                added += times
+                guard writtenSoFar + added <= objectLimit else {
+                    throw DataError.queryTooComplex("Loading these relations answers more than \(objectLimit) related objects")
+                }
+            }
+        }
+        return added
     }
 
     /// Refuses a path naming something other than a relation (1011, 1027), whatever the data;

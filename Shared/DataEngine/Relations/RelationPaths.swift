@@ -69,17 +69,15 @@ struct RelationPaths {
             sql.append(" r\(index) ON r\(index).\"objectId\" = l\(index).\"\(hop.far)\"")
         }
         sql.append(" WHERE l0.\"\(hops[0].near)\" = \(rowAlias).\"objectId\"")
+        var previous = (table: table, alias: rowAlias)
         for (index, hop) in hops.enumerated() {
             sql.append(" AND ")
-            guard let grant = try access.grantUnlessDenied(identity, .find, table: hop.table.name, catalog: catalog) else {
-                sql.append("FALSE")
-                continue
-            }
-            guard let filter = grant.rowFilter else {
-                sql.append("TRUE")
-                continue
-            }
-            filter(&sql, "r\(index)")
+            try writeGrant(.find, on: hop.table, rowAlias: "r\(index)", into: &sql)
+            // Each hop reads a parent's relation: the parent's LoadRelations rule decides, as for loading it.
+            let parent = hop.near == "parent" ? previous : (table: hop.table, alias: "r\(index)")
+            sql.append(" AND ")
+            try writeGrant(.loadRelations, on: parent.table, rowAlias: parent.alias, into: &sql)
+            previous = (hop.table, "r\(index)")
         }
         sql.append(" AND ")
         let last = ExpressionCompiler(table: hops[hops.count - 1].table, rowAlias: "r\(hops.count - 1)")
@@ -111,6 +109,16 @@ struct RelationPaths {
             throw DataError.invalidQuery("'\(path)' ends on a relation; compare one of its columns, such as '\(path).objectId'")
         }
         return (hops, column)
+    }
+
+    /// The caller's row filter for `operation` on `table`'s row `rowAlias`: `TRUE` when every row
+    /// passes, `FALSE` when the rules deny every row.
+    func writeGrant(_ operation: DataOperation, on table: TableSchema, rowAlias: String, into sql: inout SQL) throws {
+        guard let grant = try access.grantUnlessDenied(identity, operation, table: table.name, catalog: catalog) else {
+            return sql.append("FALSE")
+        }
+        guard let filter = grant.rowFilter else { return sql.append("TRUE") }
+        filter(&sql, rowAlias)
     }
 
     private func relation(_ name: String, of table: TableSchema) throws -> RelationSchema {

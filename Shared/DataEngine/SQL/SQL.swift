@@ -128,3 +128,11 @@ public enum ParentReference {
         catalog.tables.values.contains { $0.column(named: column) != nil }
     }
 }
+
+/// Where a delete's `_parent_id` children go too: the app's schema and the tables with the
+/// column whose every row the caller may remove (children in other tables stay, their
+/// `_parent_id` naming a deleted object).
+struct ParentCascade {
+    let schema: String
+    let tables: [String]
+}

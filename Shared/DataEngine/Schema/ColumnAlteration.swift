@@ -60,7 +60,7 @@ struct ColumnAlteration {
 
     private func rename(to newName: String) async throws {
         guard Identifier.isValid(newName) else { throw DataError.invalidName(newName) }
-        guard table.column(named: newName) == nil || newName.lowercased() == column.name.lowercased() else {
+        guard !table.hasProperty(named: newName) || newName.lowercased() == column.name.lowercased() else {
             throw DataError.schemaConflict("Column '\(newName)' already exists in table '\(table.name)'")
         }
         var sql = SQL("ALTER TABLE ")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A relation column to create: on `relatedTable`, one or many children, loaded by every find
 /// or only when asked.
 public struct RelationDefinition: Sendable, Hashable {
@@ -35,7 +37,8 @@ extension SchemaEditor {
         guard !table.hasProperty(named: definition.name) else {
             throw DataError.schemaConflict("Column '\(definition.name)' already exists in table '\(table.name)'")
         }
-        let link = hashedName("rl", table: table.name, column: definition.name)
+        // A fresh name each time: a renamed relation keeps its link table, and its old name may be declared again.
+        let link = hashedName("rl", table: table.name, column: definition.name + "\u{0}" + UUID().uuidString)
         var create = SQL("CREATE TABLE ")
         create.table(catalog.schemaName, link)
         create.append(" (\"parent\" text NOT NULL REFERENCES ")

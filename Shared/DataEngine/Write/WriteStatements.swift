@@ -124,17 +124,19 @@ enum WriteStatements {
 
     /// After a `WITH w AS (…)`: the number of rows written, with one change event naming up
     /// to 100 ids (more leave `ids` null: "reload"), sent only when something changed. With
-    /// `cascadeIn` (a delete, in an app using `_parent_id`), the deleted objects' children go too.
+    /// `cascade` (a delete, in an app using `_parent_id`), the deleted objects' children go too.
     static func selectCount(
-        table: TableSchema, change: Change, appID: String, cascadeIn schema: String? = nil, into sql: inout SQL
+        table: TableSchema, change: Change, appID: String, cascade: ParentCascade? = nil, into sql: inout SQL
     ) {
         sql.append(" SELECT count(*), ")
-        if let schema {
+        if let cascade {
             sql.append("data.delete_children(")
             sql.bind(.text(appID))
             sql.append(", ")
-            sql.bind(.text(schema))
-            sql.append(", array_agg(w.\"objectId\")), ")
+            sql.bind(.text(cascade.schema))
+            sql.append(", array_agg(w.\"objectId\"), ")
+            sql.bind(.textArray(cascade.tables))
+            sql.append("), ")
         }
         eventStart(table: table, change: change, appID: appID, into: &sql)
         sql.append(

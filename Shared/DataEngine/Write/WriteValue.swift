@@ -84,7 +84,8 @@ enum ObjectReader {
                     type = inferred
                 }
                 seen.insert(key.lowercased())
-                missing.append(ColumnSchema(name: key, type: type))
+                // Deletes look children up by `_parent_id`, so it gets an index of its own.
+                missing.append(ColumnSchema(name: key, type: type, indexed: key == ParentReference.column))
             }
         }
         return missing
