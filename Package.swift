@@ -34,6 +34,13 @@ func product(_ name: String, _ package: String) -> Target.Dependency {
     .product(name: name, package: package)
 }
 
+/// `dependencies` without repeats: a product named twice (by a service's engines and by the
+/// products every test imports) makes SwiftPM warn.
+func distinct(_ dependencies: [Target.Dependency]) -> [Target.Dependency] {
+    var seen = Set<String>()
+    return dependencies.filter { seen.insert(String(describing: $0)).inserted }
+}
+
 /// What a service's test target needs beyond its library, its engines and ``testProducts``.
 let testExtras: [String: [Target.Dependency]] = [
     "Data": [product("PropertyBased", "swift-property-based")],
@@ -164,8 +171,9 @@ for service in services {
             path: "Services/\(service.name)/Main", swiftSettings: strict),
         .testTarget(
             name: "\(service.name)Tests",
-            dependencies: [.target(name: library)] + engines[service.name, default: []] + testProducts
-                + testExtras[service.name, default: []],
+            dependencies: distinct(
+                [.target(name: library)] + engines[service.name, default: []] + testProducts
+                    + testExtras[service.name, default: []]),
             path: "Tests/\(service.name)Tests", swiftSettings: testSettings),
     ]
 }
