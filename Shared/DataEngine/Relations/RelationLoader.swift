@@ -33,7 +33,8 @@ struct RelationLoader {
         let table: TableSchema
         let relation: RelationSchema?
         let parent: Int?
-        var objects: [String: JSONObject] = [:]
+        /// Each object's JSON text as PostgreSQL rendered it, by id (spliced, never re-rendered).
+        var objects: [String: String] = [:]
         var order: [String] = []
         var links: [String: [String]] = [:]
         /// How many times each object appears in the answer (a child shared by two parents is
@@ -51,8 +52,8 @@ struct RelationLoader {
         }
         var root = Level(table: table, relation: nil, parent: nil)
         for row in rows {
-            guard let object = try JSONParser.parse(row).object, let id = object["objectId"]?.string else { return rows }
-            root.objects[id] = object
+            guard let id = try JSONParser.parse(row).object?["objectId"]?.string else { return rows }
+            root.objects[id] = row
             root.order.append(id)
             root.copies[id] = 1
         }
@@ -77,7 +78,7 @@ struct RelationLoader {
                 }
             }
         }
-        return root.order.map { id in JSONValue.object(render(id, level: 0, levels: levels)).jsonText }
+        return root.order.map { id in render(id, level: 0, levels: levels) }
     }
 
     /// Fills `child.copies` from its parents' and answers how many objects the level adds to the
@@ -141,9 +142,8 @@ struct RelationLoader {
             throw DataError.queryTooComplex("Loading these relations returns more than \(Self.objectLimit) objects")
         }
         for row in rows {
-            let (parentID, text) = try row.decode((String, String).self)
-            guard let object = try JSONParser.parse(text).object, let id = object["objectId"]?.string else { continue }
-            level.objects[id] = object
+            let (parentID, id, text) = try row.decode((String, String, String).self)
+            level.objects[id] = text
             level.links[parentID, default: []].append(id)
         }
         return level
@@ -156,7 +156,7 @@ struct RelationLoader {
         _ relation: RelationSchema, parents: [String], parentTable: TableSchema, childTable: TableSchema,
         grants: (parent: AccessGrant, child: AccessGrant), condition: Condition?, budget: Int
     ) throws -> SQL {
-        var sql = SQL("SELECT p.parent, row_to_json(r)::text FROM unnest(")
+        var sql = SQL("SELECT p.parent, r.\"objectId\", row_to_json(r)::text FROM unnest(")
         sql.bind(.textArray(parents))
         sql.append(") AS p(parent)")
         if let filter = grants.parent.rowFilter {
@@ -182,14 +182,18 @@ struct RelationLoader {
         return sql
     }
 
-    /// Object `id` of level `index` with the relations of the levels below it attached.
-    private func render(_ id: String, level index: Int, levels: [Level]) -> JSONObject {
-        var object = levels[index].objects[id] ?? JSONObject()
+    /// Object `id` of level `index` with the relations of the levels below it attached, as JSON
+    /// text: PostgreSQL's rendering with the relation members spliced in before its closing brace.
+    private func render(_ id: String, level index: Int, levels: [Level]) -> String {
+        let text = levels[index].objects[id] ?? "{}"
+        var members = ""
         for (childIndex, child) in levels.enumerated() where child.parent == index {
             guard let relation = child.relation else { continue }
-            let children = (child.links[id] ?? []).map { JSONValue.object(render($0, level: childIndex, levels: levels)) }
-            object[relation.name] = relation.isMany ? .array(children) : children.first ?? .null
+            let children = (child.links[id] ?? []).map { render($0, level: childIndex, levels: levels) }
+            let value = relation.isMany ? "[" + children.joined(separator: ",") + "]" : children.first ?? "null"
+            members += "," + JSONValue.string(relation.name).jsonText + ":" + value
         }
-        return object
+        if members.isEmpty { return text }
+        return text == "{}" ? "{" + members.dropFirst() + "}" : String(text.dropLast()) + members + "}"
     }
 }
