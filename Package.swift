@@ -28,6 +28,8 @@ let engines: [String: [Target.Dependency]] = [
     ],
     // SMTP delivery over NIO with STARTTLS.
     "Messaging": [product("NIOPosix", "swift-nio"), product("NIOSSL", "swift-nio-ssl")],
+    // Stored bytes on local disk: unnamed temporary files linked into place once complete.
+    "Files": [product("_NIOFileSystem", "swift-nio")],
 ]
 
 func product(_ name: String, _ package: String) -> Target.Dependency {
@@ -45,6 +47,7 @@ func distinct(_ dependencies: [Target.Dependency]) -> [Target.Dependency] {
 let testExtras: [String: [Target.Dependency]] = [
     "Data": [product("PropertyBased", "swift-property-based")],
     "Relations": [product("PropertyBased", "swift-property-based")],
+    "Files": [product("PropertyBased", "swift-property-based"), "StreamTestSupport"],
     "Gateway": [product("NIOEmbedded", "swift-nio"), "StreamTestSupport"],
 ]
 

@@ -49,6 +49,7 @@ trap stop_all INT TERM EXIT
 mkdir -p "$state/logs"
 url=http://127.0.0.1:$gateway_port
 export BAAS_USERS_PUBLIC_URL=${BAAS_USERS_PUBLIC_URL:-$url}
+export BAAS_FILES_PUBLIC_URL=${BAAS_FILES_PUBLIC_URL:-$url} BAAS_FILES_ROOT=${BAAS_FILES_ROOT:-$state/files}
 mail="a relay at ${BAAS_SMTP_HOST:-}"
 if [ -z "${BAAS_SMTP_HOST:-}" ]; then
   python3 -c 'import aiosmtpd' 2>/dev/null || pip install -q aiosmtpd

@@ -32,6 +32,9 @@ public enum InternalHeader {
     public static let identity = "x-baas-identity"
     /// The public client's IP address as the gateway saw it, for per-address limits.
     public static let clientAddress = "x-client-address"
+    /// On a passed-through public request: the path prefix the client addressed the app by
+    /// (`/{appId}/{apiKey}` or `/api`), so a service can answer URLs the client can use.
+    public static let publicPrefix = "x-baas-public-prefix"
     /// On a users-service answer: the id of a user whose sessions or roles just changed, so
     /// the gateway that forwarded the request drops its cached identities at once (other
     /// gateways hear of it through `LISTEN/NOTIFY`).

@@ -16,6 +16,8 @@ public struct CallContext: Sendable {
     public var identity: Identity?
     /// The public client's IP address, when the request came through the gateway.
     public var clientAddress: String?
+    /// The public path prefix of a passed-through request (``InternalHeader/publicPrefix``).
+    public var publicPrefix: String?
     /// A logger carrying the request id.
     public var logger: Logger
 

@@ -48,6 +48,7 @@ public struct RPCEdgeMiddleware: RouterMiddleware {
             requestID: requestID, traceparent: headers[.init(InternalHeader.traceparent)!],
             deadline: .now() + (timeout ?? defaultTimeout), identity: identity, logger: logger)
         context.clientAddress = headers[.init(InternalHeader.clientAddress)!]
+        context.publicPrefix = headers[.init(InternalHeader.publicPrefix)!]
         return context
     }
 

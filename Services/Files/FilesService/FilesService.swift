@@ -1,15 +1,47 @@
+import Configuration
 import InternalProtocol
 import PostgresSupport
 import ServiceRuntime
 
-/// files-service: answers readiness and forwarded public requests; its endpoints arrive
-/// with the issue that builds them.
+/// files-service: every app's file tree (contract §4): metadata in PostgreSQL, bytes in a
+/// ``FileStorage``, uploads and downloads streamed.
+///
+/// Configuration: `BAAS_FILES_ROOT` (the local storage directory, default `.local/files`),
+/// `BAAS_FILES_PUBLIC_URL` (the gateway's public base URL in file URLs, default
+/// `http://localhost:8080`), `BAAS_FILES_MAX_UPLOAD_BYTES` (default 5 GiB),
+/// `BAAS_FILES_IDLE_TIMEOUT_SECONDS` (how long a transfer may stay silent, default 60),
+/// `BAAS_FILES_DELETE_GRACE_SECONDS` (how long replaced bytes stay readable for downloads
+/// under way, default 60) and `BAAS_FILES_GARBAGE_INTERVAL_SECONDS` (default 30).
 public enum FilesService: BackendService {
     public static let name = ServiceName.files
 
-    public static let migrations: [any DatabaseMigration] = []
+    public static let migrations: [any DatabaseMigration] = FileMigrations.all
 
     public static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
-    ) throws {}
+    ) throws {
+        let reader = environment.configuration.reader.scoped(to: "files")
+        let grace = reader.int(forKey: "deleteGraceSeconds", default: 60)
+        let interval = reader.int(forKey: "garbageIntervalSeconds", default: 30)
+        let upload = reader.int(forKey: "maxUploadBytes", default: 5 << 30)
+        let idle = reader.int(forKey: "idleTimeoutSeconds", default: 60)
+        guard grace >= 0, interval >= 1, upload >= 1, idle >= 1 else {
+            throw UsageError("BAAS_FILES_* settings must be positive (the grace may be 0)")
+        }
+        let catalog = FileCatalog(database: environment.database, logger: environment.logger, deletionGrace: Int64(grace) * 1000)
+        let storage = LocalDiskStorage(root: reader.string(forKey: "root", default: ".local/files"))
+        environment.background.add(GarbageCollector(catalog: catalog, storage: storage, interval: .seconds(interval)))
+        let urls = FileURLs(publicURL: String(reader.string(forKey: "publicUrl", default: "http://localhost:8080").trimmingSuffix("/")))
+        FileRoutes(
+            catalog: catalog, storage: storage, urls: urls, limits: FileLimits(upload: upload, idleTimeout: .seconds(idle))
+        ).add(to: &routes)
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> Substring {
+        var text = Substring(self)
+        while text.hasSuffix(suffix) { text = text.dropLast(suffix.count) }
+        return text
+    }
 }

@@ -64,6 +64,9 @@ extension InternalClient {
         var outgoing = HTTPClientRequest(url: "\(base)/\(resource)\(query)")
         outgoing.method = .init(rawValue: request.method.rawValue)
         outgoing.headers = try Self.contextHeaders(context)
+        // The path is `prefix/resource`, the resource cut from its end by the gateway.
+        let prefix = request.uri.path.utf8.dropLast(resource.utf8.count + 1)
+        outgoing.headers.add(name: InternalHeader.publicPrefix, value: String(Substring(prefix)))
         for name in PassthroughHeaders.request {
             for value in request.headers[values: .init(name)!] { outgoing.headers.add(name: name, value: value) }
         }

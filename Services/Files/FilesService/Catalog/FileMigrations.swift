@@ -1,0 +1,42 @@
+import PostgresSupport
+
+/// files-service's tables, in the `files` schema.
+enum FileMigrations {
+    /// Every migration, in order.
+    static let all: [any DatabaseMigration] = [m0001CreateEntries]
+
+    /// The tree of every app (one row per file or directory, keyed by its normalised path in
+    /// byte order, so a directory's contents are one index range) and the stored objects no
+    /// row names any more, removed once their grace period ends.
+    static let m0001CreateEntries = SQLMigration(
+        version: 1, name: "file entries and storage garbage",
+        statements: [
+            "CREATE SCHEMA files",
+            """
+            CREATE TABLE files.entries (
+                app_id text NOT NULL,
+                path text COLLATE "C" NOT NULL,
+                parent text COLLATE "C" NOT NULL,
+                name text COLLATE "C" NOT NULL,
+                is_directory boolean NOT NULL,
+                size bigint NOT NULL DEFAULT 0,
+                content_type text,
+                storage_key text,
+                created bigint NOT NULL,
+                updated bigint NOT NULL,
+                owner_id text,
+                PRIMARY KEY (app_id, path),
+                CHECK (is_directory = (storage_key IS NULL))
+            )
+            """,
+            "CREATE INDEX entries_by_parent ON files.entries (app_id, parent, name)",
+            """
+            CREATE TABLE files.garbage (
+                storage_key text PRIMARY KEY,
+                app_id text NOT NULL,
+                due bigint NOT NULL
+            )
+            """,
+            "CREATE INDEX garbage_by_due ON files.garbage (due)",
+        ])
+}

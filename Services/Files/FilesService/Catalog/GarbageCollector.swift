@@ -1,0 +1,48 @@
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// Removes stored objects that no entry names any more once their grace period has passed,
+/// a batch at a time; rows are claimed with `SKIP LOCKED`, so replicas share the work, and
+/// stay until their object is gone.
+struct GarbageCollector: Service {
+    let catalog: FileCatalog
+    let storage: any FileStorage
+    /// How often to look for due objects.
+    let interval: Duration
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                // Waiting first leaves the start-up migrations time to create the tables.
+                try? await Task.sleep(for: interval)
+                do {
+                    while try await collect() > 0 {}
+                } catch {
+                    catalog.logger.warning("file garbage not collected", metadata: ["error": "\(String(reflecting: error))"])
+                }
+            }
+        }
+    }
+
+    /// Removes up to `batch` due objects; answers how many.
+    @discardableResult
+    func collect(batch: Int = 100) async throws -> Int {
+        try await catalog.transaction { connection in
+            let rows = try await connection.query(
+                """
+                DELETE FROM files.garbage WHERE storage_key IN (
+                    SELECT storage_key FROM files.garbage WHERE due <= \(FileCatalog.now())
+                    ORDER BY due LIMIT \(batch) FOR UPDATE SKIP LOCKED)
+                RETURNING app_id, storage_key
+                """, logger: catalog.logger)
+            var count = 0
+            // Inside the transaction: an object that cannot be removed keeps its row.
+            for try await (app, key) in rows.decode((String, String).self) {
+                try await storage.delete(app: app, key: key)
+                count += 1
+            }
+            return count
+        }
+    }
+}

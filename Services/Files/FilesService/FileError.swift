@@ -1,0 +1,51 @@
+import InternalProtocol
+
+/// files-service's errors: the contract's §4 codes, with statuses that fit them.
+public enum FileError {
+    /// 4000, 403: the caller may not do this to this file or directory.
+    public static func noPermission(_ operation: String, path: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 4000, message: "User has no permission to \(operation) '/\(path)'", status: 403)
+    }
+
+    /// 6000, 404: nothing at the path.
+    public static func notFound(_ path: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 6000, message: "File or directory '/\(path)' cannot be found", status: 404)
+    }
+
+    /// 6003, 400: a file exists at the path and the request does not allow overwriting it.
+    public static func alreadyExists(_ path: String) -> ErrorEnvelope {
+        ErrorEnvelope(
+            code: 6003, message: "File '/\(path)' already exists and overwrite is not allowed", status: 400)
+    }
+
+    /// 6003, 400: a file stands where the path needs a directory, or a directory where it
+    /// needs a file.
+    public static func kindConflict(_ path: String, expected: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 6003, message: "'/\(path)' already exists and is not a \(expected)", status: 400)
+    }
+
+    /// 6006, 400: the path holds something no file name may.
+    public static func prohibitedPath(_ reason: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 6006, message: "The path contains prohibited symbols: \(reason)", status: 400)
+    }
+
+    /// 6016, 400: a base64 payload over the limit.
+    public static func payloadTooLarge(limit: Int) -> ErrorEnvelope {
+        ErrorEnvelope(code: 6016, message: "The byte array payload is larger than \(limit) bytes", status: 400)
+    }
+
+    /// 6028, 400: a required parameter is missing or empty.
+    public static func missingParameter(_ name: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 6028, message: "Parameter '\(name)' cannot be null", status: 400)
+    }
+
+    /// 8010, 400: the request lacks a field it needs (a multipart body without `file`).
+    public static func missingField(_ name: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 8010, message: "The request is missing the field '\(name)'", status: 400)
+    }
+
+    /// 400: a body that is not what the route takes.
+    public static func invalidBody(_ message: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 8011, message: message, status: 400)
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import Hummingbird
+import InternalProtocol
+import NIOCore
+import ServiceRuntime
+
+/// The file API (contract §4) on files-service's router. Backendless puts its commands
+/// (`binary/`, `copy`, …) in the same path space as the app's own files, told apart by method,
+/// so each method has one `files/**` route and its handler reads the first name: a route per
+/// command would make a file named like one unreachable by the others' methods (the router
+/// matches paths before methods).
+struct FileRoutes: Sendable {
+    let catalog: FileCatalog
+    let storage: any FileStorage
+    let urls: FileURLs
+    let limits: FileLimits
+
+    func add(to routes: inout PublicRoutes) {
+        let streamed = RouteOptions.streamed(limit: limits.upload, idleTimeout: limits.idleTimeout)
+        for path in ["files", "files/**"] {
+            routes.stream(.get, path, options: streamed) { request, context in
+                try await get(FileRequest(request, context: context), request, context)
+            }
+            routes.stream(.post, path, options: streamed) { request, context in
+                try await post(FileRequest(request, context: context), request)
+            }
+            routes.stream(.delete, path, options: streamed) { request, context in
+                try await delete(FileRequest(request, context: context))
+            }
+        }
+        routes.stream(.put, "files/**", options: streamed) { request, context in
+            try await put(FileRequest(request, context: context), request)
+        }
+    }
+
+    /// `?action=exists`, `?action=count`, a directory's listing, or a file's bytes.
+    private func get(_ target: FileRequest, _ request: Request, _ context: PublicRequestContext) async throws -> Response {
+        let entry = target.path.isRoot ? nil : try await catalog.entry(app: target.app, path: target.path)
+        switch target.query["action"] {
+        case "exists":
+            return try .json(target.path.isRoot || entry != nil)
+        case "count":
+            try requireDirectory(target, entry)
+            return try .json(try await catalog.count(app: target.app, directory: target.path, filter: filter(target)))
+        case nil:
+            try requireDirectory(target, entry, allowingFile: true)
+            if let entry, !entry.isDirectory {
+                return Download(entry: entry, storage: storage, app: target.app).response(to: request, eventLoop: context.eventLoop)
+            }
+            return try await listing(target)
+        case .some(let action):
+            throw ErrorEnvelope.badRequest("Unknown action '\(action)': use exists or count")
+        }
+    }
+
+    /// 6000 unless the target is the root or an existing directory (or, when allowed, a file).
+    private func requireDirectory(_ target: FileRequest, _ entry: FileEntry?, allowingFile: Bool = false) throws {
+        guard !target.path.isRoot else { return }
+        guard let entry, entry.isDirectory || allowingFile else { throw FileError.notFound(target.path.description) }
+    }
+
+    private func filter(_ target: FileRequest) throws -> ListingFilter {
+        ListingFilter(
+            pattern: target.query["pattern"].flatMap { $0.isEmpty || $0 == "*" ? nil : $0 },
+            recursive: try target.flag("sub"), countDirectories: try target.flag("countDirectories"))
+    }
+
+    /// One page of a directory: `[{name, createdOn, publicUrl, url, size}]`.
+    private func listing(_ target: FileRequest) async throws -> Response {
+        let limit = try target.integer("pagesize", default: limits.pageSize, in: 1...limits.pageSize)
+        let offset = try target.integer("offset", default: 0, in: 0...Int(Int32.max))
+        let entries = try await catalog.list(
+            app: target.app, directory: target.path, filter: filter(target), limit: limit, offset: offset)
+        return try .json(entries.map { entry in
+            ListingEntry(
+                name: entry.path.name, createdOn: entry.created, publicUrl: urls.url(of: entry.path, prefix: target.publicPrefix),
+                url: entry.path.description, size: entry.size)
+        })
+    }
+
+    /// A multipart upload, or a directory (a path ending with `/`).
+    private func post(_ target: FileRequest, _ request: Request) async throws -> Response {
+        let contentType = request.headers[.contentType] ?? ""
+        if let boundary = try MultipartScanner.boundary(contentType: contentType) {
+            let path = try target.filePath()
+            let overwrite = try target.flag("overwrite")
+            if !overwrite, try await catalog.entry(app: target.app, path: path) != nil {
+                throw FileError.alreadyExists(path.description)
+            }
+            let reader = try MultipartFileReader(
+                upstream: request.limitedBody(limit: limits.upload).makeAsyncIterator(), boundary: boundary)
+            let headers = try await reader.open()
+            let declared = headers["content-type"]
+            try await store(target, path: path, overwrite: overwrite, declaredType: declared) {
+                let size = try await storage.write(MultipartFileReader.FileBytes(reader: reader), app: target.app, key: $0)
+                try await reader.finish()
+                return size
+            }
+            return try .json(["fileURL": urls.url(of: path, prefix: target.publicPrefix)])
+        }
+        guard target.namesDirectory, !target.path.isRoot else {
+            throw FileError.invalidBody("Upload a file as multipart/form-data with the field 'file', or end the path with '/' to create a directory")
+        }
+        try await catalog.createDirectory(app: target.app, path: target.path, owner: target.identity.userId)
+        return try .json(["fileURL": urls.url(of: target.path, prefix: target.publicPrefix)])
+    }
+
+    /// `PUT files/binary/{path}`: a base64 body saved as the file.
+    private func put(_ target: FileRequest, _ request: Request) async throws -> Response {
+        guard target.path.names.first == "binary", target.path.names.count > 1 else {
+            throw ErrorEnvelope.endpointNotFound(method: "PUT", path: "files/" + target.path.description)
+        }
+        let path = try FilePath(decoded: target.path.names.dropFirst().joined(separator: "/"))
+        guard !target.namesDirectory else { throw FileError.missingParameter("file name") }
+        let overwrite = try target.flag("overwrite")
+        let bytes = try await Base64Body.read(request, limit: limits.base64Payload)
+        try await store(target, path: path, overwrite: overwrite, declaredType: nil) {
+            try await storage.write(SingleBuffer(buffer: bytes), app: target.app, key: $0)
+        }
+        return try .json(urls.url(of: path, prefix: target.publicPrefix))
+    }
+
+    private func delete(_ target: FileRequest) async throws -> Response {
+        try await catalog.remove(app: target.app, path: target.path)
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "null")))
+    }
+
+    /// Writes new bytes under a fresh key with `write`, then records them at `path`; the new
+    /// object is removed again if either step fails.
+    private func store(
+        _ target: FileRequest, path: FilePath, overwrite: Bool, declaredType: String?,
+        write: (String) async throws -> Int64
+    ) async throws {
+        let key = StorageKey.make()
+        do {
+            let size = try await write(key)
+            let file = StoredFile(key: key, size: size, contentType: MediaTypes.type(ofName: path.name, declared: declaredType))
+            try await catalog.putFile(app: target.app, path: path, file: file, owner: target.identity.userId, overwrite: overwrite)
+        } catch {
+            try? await storage.delete(app: target.app, key: key)
+            throw error
+        }
+    }
+}
+
+/// One entry of a listing, as the SDKs decode it.
+struct ListingEntry: Encodable {
+    let name: String
+    let createdOn: Int64
+    let publicUrl: String
+    let url: String
+    let size: Int64
+}
+
+/// The limits files-service applies.
+struct FileLimits: Sendable {
+    /// The largest upload, in bytes.
+    var upload: Int
+    /// The largest base64 body of `files/binary/…` (contract: 6016 beyond 2,800,000).
+    var base64Payload = 2_800_000
+    /// How long a transfer may stay silent.
+    var idleTimeout: Duration
+    /// The largest listing page (and its default).
+    var pageSize = 100
+}

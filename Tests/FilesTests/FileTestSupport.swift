@@ -1,0 +1,117 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import StreamTestSupport
+import TestSupport
+
+/// A cluster whose files-service stores under a fresh directory, with readable URLs.
+struct FileCluster: Sendable {
+    let cluster: TestCluster
+    /// files-service's storage root.
+    let root: String
+    /// Where the public URLs in answers start.
+    static let publicURL = "https://files.example.test"
+
+    /// `base + prefix`: where public paths start.
+    var base: String { cluster.gatewayURL + cluster.prefix() }
+
+    static func with(_ body: @Sendable (FileCluster) async throws -> Void) async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("files-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let environment = [
+            "BAAS_FILES_ROOT": root, "BAAS_FILES_PUBLIC_URL": publicURL, "BAAS_FILES_DELETE_GRACE_SECONDS": "0",
+            "BAAS_FILES_GARBAGE_INTERVAL_SECONDS": "3600",
+        ]
+        try await TestCluster.with(environment: environment) { cluster async throws in
+            try await body(FileCluster(cluster: cluster, root: root))
+        }
+    }
+
+    /// Every regular file under the storage root, relative to it.
+    func storedFiles() -> [String] { Self.files(under: root) }
+
+    /// Every regular file under `root`, relative to it, sorted.
+    static func files(under root: String) -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
+        var files: [String] = []
+        while let path = walker.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory)
+            if !isDirectory.boolValue { files.append(path) }
+        }
+        return files.sorted()
+    }
+
+    /// Uploads `bytes` as the multipart field `file` to `files/path`.
+    func upload(_ path: String, _ bytes: [UInt8], query: String = "", headers: [(String, String)] = [])
+        async throws -> HTTPResult
+    {
+        let form = MultipartForm(file: bytes)
+        return try await HTTPTestClient.send(
+            .POST, base + "/files/" + path + query, headers: [("Content-Type", form.contentType)] + headers,
+            body: Data(form.body))
+    }
+
+    /// A request to `files/path` with headers and an optional body.
+    func send(_ method: HTTPMethod, _ path: String, headers: [(String, String)] = [], body: Data? = nil)
+        async throws -> HTTPResult
+    {
+        try await HTTPTestClient.send(method, base + "/files/" + path, headers: headers, body: body)
+    }
+}
+
+/// A `multipart/form-data` body with one `file` field.
+struct MultipartForm {
+    static let boundary = "X-BAAS-TEST-BOUNDARY-7f3a"
+    var contentType: String { "multipart/form-data; boundary=\(Self.boundary)" }
+    let head: [UInt8]
+    let tail: [UInt8]
+    let file: [UInt8]
+
+    init(file: [UInt8], name: String = "upload.bin") {
+        self.file = file
+        head = Array(
+            ("--\(Self.boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(name)\"\r\n"
+                + "Content-Type: application/octet-stream\r\n\r\n").utf8)
+        tail = Array("\r\n--\(Self.boundary)--\r\n".utf8)
+    }
+
+    var body: [UInt8] { head + file + tail }
+}
+
+/// A multipart body whose file is `size` bytes of ``BytePattern``, streamed; with `failAfter`
+/// the stream fails once that many file bytes are out (a client giving up halfway).
+struct StreamedForm: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let size: Int
+    var failAfter: Int?
+
+    static var head: [UInt8] { MultipartForm(file: []).head }
+    static var tail: [UInt8] { MultipartForm(file: []).tail }
+    var length: Int { Self.head.count + size + Self.tail.count }
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var stage = 0
+        var pattern: BytePattern.AsyncIterator
+
+        mutating func next() async throws -> ByteBuffer? {
+            switch stage {
+            case 0:
+                stage = 1
+                return ByteBuffer(bytes: StreamedForm.head)
+            case 1:
+                if let chunk = try await pattern.next() { return chunk }
+                stage = 2
+                return ByteBuffer(bytes: StreamedForm.tail)
+            default:
+                return nil
+            }
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(pattern: BytePattern(range: 0..<size, failAfter: failAfter).makeAsyncIterator())
+    }
+}

@@ -1,0 +1,33 @@
+import NIOCore
+import NIOPosix
+
+/// HTTP/1.1 requests written byte for byte: the target goes on the wire exactly as given, which
+/// URL-parsing clients do not allow for paths whose escapes are not UTF-8.
+public enum RawHTTPClient {
+    /// Sends `method target` to `127.0.0.1:port` with `Connection: close` and answers the
+    /// status code and the raw response (head and body).
+    public static func send(
+        port: Int, method: String, target: String, headers: [(String, String)] = [], body: [UInt8] = []
+    ) async throws -> (status: Int, response: String) {
+        var request = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        request += "Content-Length: \(body.count)\r\n\r\n"
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        return try await channel.executeThenClose { inbound, outbound in
+            try await outbound.write(ByteBuffer(bytes: Array(request.utf8) + body))
+            var response = ByteBuffer()
+            for try await var chunk in inbound {
+                response.writeBuffer(&chunk)
+                guard response.readableBytes < 1 << 20 else { break }
+            }
+            let text = String(buffer: response)
+            let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
+            return (status, text)
+        }
+    }
+}
