@@ -29,6 +29,16 @@ public enum FileError {
         ErrorEnvelope(code: 6006, message: "The path contains prohibited symbols: \(reason)", status: 400)
     }
 
+    /// 6007, 404: the source of a copy, move or rename does not exist.
+    public static func sourceNotFound(_ path: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 6007, message: "The specified resource '/\(path)' was not found", status: 404)
+    }
+
+    /// 6018, 400: the destination of a copy, move or rename exists.
+    public static func targetExists(_ path: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 6018, message: "The target '/\(path)' already exists", status: 400)
+    }
+
     /// 6016, 400: a base64 payload over the limit.
     public static func payloadTooLarge(limit: Int) -> ErrorEnvelope {
         ErrorEnvelope(code: 6016, message: "The byte array payload is larger than \(limit) bytes", status: 400)

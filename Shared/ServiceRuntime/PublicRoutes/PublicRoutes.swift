@@ -77,7 +77,7 @@ public struct PublicRoutes: Sendable {
     }
 
     /// The whole body, refused with 413 by its declared length or once it crosses `limit`.
-    static func body(of request: Request, limit: Int) async throws -> ByteBuffer {
+    public static func body(of request: Request, limit: Int) async throws -> ByteBuffer {
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
             throw ErrorEnvelope.payloadTooLarge(limit: limit)
         }

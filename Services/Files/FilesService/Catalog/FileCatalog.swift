@@ -34,6 +34,7 @@ struct FileCatalog: Sendable {
     /// directory at `path` is 6003.
     func putFile(app: String, path: FilePath, file: StoredFile, owner: String?, overwrite: Bool) async throws {
         try await transaction { connection in
+            try await Self.lock(path, app: app, on: connection, logger: logger)
             try await Self.ensureDirectories(path.ancestors, app: app, owner: owner, on: connection, logger: logger)
             let now = Self.now()
             for _ in 0..<3 {
@@ -121,7 +122,7 @@ struct FileCatalog: Sendable {
     }
 
     /// Hands `keys` to the garbage table, due after the grace period.
-    private func discard(_ keys: [String], app: String, on connection: PostgresConnection) async throws {
+    func discard(_ keys: [String], app: String, on connection: PostgresConnection) async throws {
         guard !keys.isEmpty else { return }
         try await connection.query(
             """
@@ -184,6 +185,13 @@ extension FileCatalog {
             AND (\(directories) OR NOT is_directory)
             AND (\(pattern)::text IS NULL OR name LIKE \(pattern) ESCAPE '\\')
             """
+    }
+
+    /// Serialises writers of one path until the transaction ends (appends read the current
+    /// bytes and must see no other change land meanwhile).
+    static func lock(_ path: FilePath, app: String, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            "SELECT pg_advisory_xact_lock(hashtextextended(\(app + "/" + path.description), 0))", logger: logger)
     }
 
     /// Creates each of `directories` (top first) that is missing; 6003 when one is a file.

@@ -49,6 +49,12 @@ struct FileRequest {
         return number
     }
 
+    /// The path after a command's first `count` names (`binary/`, `append/`), naming a file.
+    func commandPath(dropping count: Int) throws(ErrorEnvelope) -> FilePath {
+        guard !namesDirectory else { throw FileError.missingParameter("file name") }
+        return try FilePath(decoded: path.names.dropFirst(count).joined(separator: "/"))
+    }
+
     /// The path, which must name a file (not the root, no trailing slash): 6028 otherwise.
     func filePath() throws(ErrorEnvelope) -> FilePath {
         guard !path.isRoot, !namesDirectory else { throw FileError.missingParameter("file name") }

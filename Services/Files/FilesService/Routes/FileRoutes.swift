@@ -82,19 +82,18 @@ struct FileRoutes: Sendable {
     private func post(_ target: FileRequest, _ request: Request) async throws -> Response {
         let contentType = request.headers[.contentType] ?? ""
         if let boundary = try MultipartScanner.boundary(contentType: contentType) {
+            if target.path.names.first == "append", target.path.names.count > 1 {
+                return try await appendUpload(target, request, boundary: boundary)
+            }
             let path = try target.filePath()
             let overwrite = try target.flag("overwrite")
             if !overwrite, try await catalog.entry(app: target.app, path: path) != nil {
                 throw FileError.alreadyExists(path.description)
             }
-            let reader = try MultipartFileReader(
-                upstream: request.limitedBody(limit: limits.upload).makeAsyncIterator(), boundary: boundary)
-            let headers = try await reader.open()
-            let declared = headers["content-type"]
-            try await store(target, path: path, overwrite: overwrite, declaredType: declared) {
-                let size = try await storage.write(MultipartFileReader.FileBytes(reader: reader), app: target.app, key: $0)
-                try await reader.finish()
-                return size
+            try await store(target, path: path, overwrite: overwrite) { key in
+                try await readingFilePart(of: request, boundary: boundary) { bytes in
+                    try await storage.write(bytes, app: target.app, key: key)
+                }
             }
             return try .json(["fileURL": urls.url(of: path, prefix: target.publicPrefix)])
         }
@@ -105,36 +104,34 @@ struct FileRoutes: Sendable {
         return try .json(["fileURL": urls.url(of: target.path, prefix: target.publicPrefix)])
     }
 
-    /// `PUT files/binary/{path}`: a base64 body saved as the file.
-    private func put(_ target: FileRequest, _ request: Request) async throws -> Response {
-        guard target.path.names.first == "binary", target.path.names.count > 1 else {
-            throw ErrorEnvelope.endpointNotFound(method: "PUT", path: "files/" + target.path.description)
-        }
-        let path = try FilePath(decoded: target.path.names.dropFirst().joined(separator: "/"))
-        guard !target.namesDirectory else { throw FileError.missingParameter("file name") }
-        let overwrite = try target.flag("overwrite")
-        let bytes = try await Base64Body.read(request, limit: limits.base64Payload)
-        try await store(target, path: path, overwrite: overwrite, declaredType: nil) {
-            try await storage.write(SingleBuffer(buffer: bytes), app: target.app, key: $0)
-        }
-        return try .json(urls.url(of: path, prefix: target.publicPrefix))
-    }
-
     private func delete(_ target: FileRequest) async throws -> Response {
         try await catalog.remove(app: target.app, path: target.path)
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "null")))
     }
 
+    /// Hands the `file` field of a multipart body to `write` as it streams, then reads the rest
+    /// of the body (a file only counts once its part has closed and the body is well formed).
+    func readingFilePart(
+        of request: Request, boundary: String,
+        _ write: (MultipartFileReader<LimitedBody<RequestBody>.AsyncIterator>.FileBytes) async throws -> Int64
+    ) async throws -> Int64 {
+        let reader = try MultipartFileReader(
+            upstream: request.limitedBody(limit: limits.upload).makeAsyncIterator(), boundary: boundary)
+        _ = try await reader.open()
+        let size = try await write(MultipartFileReader.FileBytes(reader: reader))
+        try await reader.finish()
+        return size
+    }
+
     /// Writes new bytes under a fresh key with `write`, then records them at `path`; the new
     /// object is removed again if either step fails.
-    private func store(
-        _ target: FileRequest, path: FilePath, overwrite: Bool, declaredType: String?,
-        write: (String) async throws -> Int64
+    func store(
+        _ target: FileRequest, path: FilePath, overwrite: Bool, write: (String) async throws -> Int64
     ) async throws {
         let key = StorageKey.make()
         do {
             let size = try await write(key)
-            let file = StoredFile(key: key, size: size, contentType: MediaTypes.type(ofName: path.name, declared: declaredType))
+            let file = StoredFile(key: key, size: size, contentType: MediaTypes.type(ofName: path.name))
             try await catalog.putFile(app: target.app, path: path, file: file, owner: target.identity.userId, overwrite: overwrite)
         } catch {
             try? await storage.delete(app: target.app, key: key)

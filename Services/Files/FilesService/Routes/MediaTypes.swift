@@ -22,14 +22,4 @@ enum MediaTypes {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return binary }
         return byExtension[name[name.index(after: dot)...].lowercased()] ?? binary
     }
-
-    /// What to record for an upload: the name's type, or the type the client sent when the
-    /// name tells nothing (never a type that could not be a header value).
-    static func type(ofName name: String, declared: String?) -> String {
-        let byName = type(ofName: name)
-        guard byName == binary, let declared, !declared.isEmpty, declared.utf8.count <= 200,
-            declared.unicodeScalars.allSatisfy({ (0x20..<0x7F).contains($0.value) })
-        else { return byName }
-        return declared
-    }
 }

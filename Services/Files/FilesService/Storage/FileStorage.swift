@@ -9,6 +9,10 @@ public protocol FileStorage: Sendable {
     func write<Body: AsyncSequence>(_ body: Body, app: String, key: String) async throws -> Int64
     where Body.Element == ByteBuffer
 
+    /// Stores the bytes of objects `sources`, one after another, as object `key` (a copy, an
+    /// append), with the same guarantees as ``write(_:app:key:)``. Answers the byte count.
+    func compose(app: String, sources: [String], key: String) async throws -> Int64
+
     /// Hands the bytes of `range` of object `key` to `consume` as they are read, waiting for
     /// each call to return before reading on.
     func read(

@@ -28,16 +28,40 @@ public struct LocalDiskStorage: FileStorage {
 
     public func write<Body: AsyncSequence>(_ body: Body, app: String, key: String) async throws -> Int64
     where Body.Element == ByteBuffer {
+        try await create(app: app, key: key) { writer in
+            // Iterated here rather than by the writer, which would wrap the body's own error.
+            var count: Int64 = 0
+            for try await chunk in body { count += try await writer.write(contentsOf: chunk) }
+            return count
+        }
+    }
+
+    public func compose(app: String, sources: [String], key: String) async throws -> Int64 {
+        try await create(app: app, key: key) { writer in
+            var count: Int64 = 0
+            for source in sources {
+                try await fileSystem.withFileHandle(forReadingAt: location(app: app, key: source)) { handle in
+                    for try await chunk in handle.readChunks(chunkLength: Self.chunkLength) {
+                        count += try await writer.write(contentsOf: chunk)
+                    }
+                }
+            }
+            return count
+        }
+    }
+
+    /// Creates object `key` unnamed, lets `fill` write it, flushes it and links it into place;
+    /// nothing stays when `fill` throws.
+    private func create(
+        app: String, key: String, fill: (inout BufferedWriter<WriteFileHandle>) async throws -> Int64
+    ) async throws -> Int64 {
         let folder = folder(app: app, key: key)
         try await fileSystem.createDirectory(at: folder, withIntermediateDirectories: true)
         let written = try await fileSystem.withFileHandle(
             forWritingAt: folder.appending(key), options: .newFile(replaceExisting: false)
         ) { handle in
-            // Iterated here rather than by the writer, which would wrap the body's own error.
             let count = try await handle.withBufferedWriter(capacity: .kibibytes(512)) { writer in
-                var count: Int64 = 0
-                for try await chunk in body { count += try await writer.write(contentsOf: chunk) }
-                return count
+                try await fill(&writer)
             }
             try await handle.synchronize()
             return count
