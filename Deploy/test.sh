@@ -2,7 +2,8 @@
 # Runs the full test suite: installs what is missing (as root), starts a private PostgreSQL
 # cluster under .local/test with a PostGIS template database, checks docker-compose.yml
 # against the Compose specification, then `swift test` (mail tests start Deploy/smtp-sink.py,
-# a real SMTP server from PyPI's aiosmtpd) (extra arguments go to swift test).
+# a real SMTP server from PyPI's aiosmtpd; the S3 storage tests run against PyPI's moto server,
+# started here) (extra arguments go to swift test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Deploy/lib/common.sh
@@ -12,9 +13,19 @@ pg_port=${BAAS_TEST_POSTGRES_PORT:-55433}
 
 ensure_system_packages
 python3 -c 'import yaml, jsonschema, aiosmtpd' 2>/dev/null || pip install -q pyyaml jsonschema aiosmtpd
+python3 -c 'import moto.server, flask_cors' 2>/dev/null || pip install -q 'moto[server]'
 # Every cluster test runs seven services with their own pools, all suites at once.
 PG_FSYNC=off PG_MAX_CONNECTIONS=1000 pg_start "$state/pg" "$pg_port"
-trap 'pg_stop "$state/pg"' EXIT
+s3_port=${BAAS_TEST_S3_PORT:-55435}
+mkdir -p "$state"
+python3 -m moto.server -H 127.0.0.1 -p "$s3_port" >"$state/moto.log" 2>&1 &
+moto_pid=$!
+trap 'kill $moto_pid 2>/dev/null; pg_stop "$state/pg"' EXIT
+for _ in $(seq 1 100); do
+  curl -fsS -o /dev/null "http://127.0.0.1:$s3_port/moto-api/" 2>/dev/null && break
+  kill -0 $moto_pid 2>/dev/null || die "moto server did not start (see $state/moto.log)"
+  sleep 0.2
+done
 pg_bootstrap "$state/pg" "$pg_port" baas_template
 psql_super "$state/pg" "$pg_port" -d postgres -c "ALTER ROLE baas CREATEDB"
 # Tests drop their databases WITH (FORCE); an autovacuum worker in one is not the role's own
@@ -25,4 +36,5 @@ python3 Deploy/check-deploy.py
 
 export BAAS_TEST_POSTGRES_HOST=127.0.0.1 BAAS_TEST_POSTGRES_PORT=$pg_port BAAS_TEST_POSTGRES_USER=baas
 export BAAS_TEST_POSTGRES_PASSWORD; BAAS_TEST_POSTGRES_PASSWORD=$(cat "$state/pg/password")
+export BAAS_TEST_S3_ENDPOINT=http://127.0.0.1:$s3_port
 swift test "$@"

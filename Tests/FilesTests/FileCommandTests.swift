@@ -11,8 +11,8 @@ import TestSupport
 
     func json(_: String) -> [(String, String)] { [("Content-Type", "application/json")] }
 
-    @Test func copyMoveAndRenameFilesAndDirectories() async throws {
-        try await FileCluster.with { files async throws in
+    @Test(arguments: StorageBackend.allCases) func copyMoveAndRenameFilesAndDirectories(_ backend: StorageBackend) async throws {
+        try await FileCluster.with(backend) { files async throws in
             for path in ["src/a.txt", "src/sub/b.txt"] {
                 #expect(try await files.upload(path, Array(path.utf8)).status == 200)
             }
@@ -52,8 +52,8 @@ import TestSupport
         }
     }
 
-    @Test func commandRefusals() async throws {
-        try await FileCluster.with { files async throws in
+    @Test(arguments: StorageBackend.allCases) func commandRefusals(_ backend: StorageBackend) async throws {
+        try await FileCluster.with(backend) { files async throws in
             #expect(try await files.upload("d/a.txt", [1]).status == 200)
             #expect(try await files.upload("d/b.txt", [2]).status == 200)
             let cases: [(String, String, Int)] = [
@@ -79,8 +79,8 @@ import TestSupport
         }
     }
 
-    @Test func theThreeAppendFormsAddToTheEnd() async throws {
-        try await FileCluster.with { files async throws in
+    @Test(arguments: StorageBackend.allCases) func theThreeAppendFormsAddToTheEnd(_ backend: StorageBackend) async throws {
+        try await FileCluster.with(backend) { files async throws in
             // Appending to a missing file creates it.
             let first = try await files.send(.PUT, "append/log/app.log", headers: [("Content-Type", "text/plain")], body: Data("one\n".utf8))
             #expect(first.status == 200 && first.text == url(files, "log/app.log"), "\(first.text)")
@@ -102,8 +102,8 @@ import TestSupport
         }
     }
 
-    @Test func concurrentAppendsLoseNothing() async throws {
-        try await FileCluster.with { files async throws in
+    @Test(arguments: StorageBackend.allCases) func concurrentAppendsLoseNothing(_ backend: StorageBackend) async throws {
+        try await FileCluster.with(backend) { files async throws in
             let writers = 12
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for writer in 0..<writers {

@@ -10,8 +10,8 @@ import TestSupport
 /// The file API through the gateway (contract §4): uploads, downloads with their validators
 /// and ranges, listings, counts, directories, deletion, and the error codes each refusal carries.
 @Suite(.timeLimit(.minutes(5))) struct FileRoutesTests {
-    @Test func anUploadDownloadsByteForByteWithItsURL() async throws {
-        try await FileCluster.with { files async throws in
+    @Test(arguments: StorageBackend.allCases) func anUploadDownloadsByteForByteWithItsURL(_ backend: StorageBackend) async throws {
+        try await FileCluster.with(backend) { files async throws in
             let bytes = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
             let uploaded = try await files.upload("docs/report%20v1.pdf", bytes)
             #expect(uploaded.status == 200, "\(uploaded.text)")
@@ -35,8 +35,8 @@ import TestSupport
         }
     }
 
-    @Test func overwriteIsRefusedUnlessAskedAndReplacesWhole() async throws {
-        try await FileCluster.with { files async throws in
+    @Test(arguments: StorageBackend.allCases) func overwriteIsRefusedUnlessAskedAndReplacesWhole(_ backend: StorageBackend) async throws {
+        try await FileCluster.with(backend) { files async throws in
             #expect(try await files.upload("a.txt", Array("first".utf8)).status == 200)
             let refused = try await files.upload("a.txt", Array("second".utf8))
             #expect(refused.status == 400 && refused.json["code"] as? Int == 6003, "\(refused.text)")
@@ -44,12 +44,12 @@ import TestSupport
             #expect(try await files.upload("a.txt", Array("second!".utf8), query: "?overwrite=true").status == 200)
             #expect(try await files.send(.GET, "a.txt").text == "second!")
             // The replaced bytes are garbage once their (test: zero) grace passes, not before.
-            #expect(files.storedFiles().count == 2)
+            #expect(try await files.storedFiles().count == 2)
         }
     }
 
-    @Test func rangesAndConditionalRequestsAreByteExact() async throws {
-        try await FileCluster.with { files async throws in
+    @Test(arguments: StorageBackend.allCases) func rangesAndConditionalRequestsAreByteExact(_ backend: StorageBackend) async throws {
+        try await FileCluster.with(backend) { files async throws in
             let bytes = (0..<1000).map { UInt8($0 % 251) }
             #expect(try await files.upload("r.bin", bytes).status == 200)
             let whole = try await files.send(.GET, "r.bin")
@@ -83,8 +83,8 @@ import TestSupport
         }
     }
 
-    @Test func listingsCountsAndExistence() async throws {
-        try await FileCluster.with { files async throws in
+    @Test(arguments: StorageBackend.allCases) func listingsCountsAndExistence(_ backend: StorageBackend) async throws {
+        try await FileCluster.with(backend) { files async throws in
             for path in ["web/index.html", "web/about.html", "web/app.js", "web/img/logo.png", "web/img/icon.png"] {
                 #expect(try await files.upload(path, Array(path.utf8)).status == 200)
             }
@@ -117,8 +117,8 @@ import TestSupport
         }
     }
 
-    @Test func deletingAFileOrADirectoryWithEverythingInIt() async throws {
-        try await FileCluster.with { files async throws in
+    @Test(arguments: StorageBackend.allCases) func deletingAFileOrADirectoryWithEverythingInIt(_ backend: StorageBackend) async throws {
+        try await FileCluster.with(backend) { files async throws in
             for path in ["a/b/c.txt", "a/b/d.txt", "a/e.txt", "a-b.txt", "a0.txt"] {
                 #expect(try await files.upload(path, Array(path.utf8)).status == 200)
             }
@@ -133,8 +133,8 @@ import TestSupport
         }
     }
 
-    @Test func base64SavesAndTheirLimit() async throws {
-        try await FileCluster.with { files async throws in
+    @Test(arguments: StorageBackend.allCases) func base64SavesAndTheirLimit(_ backend: StorageBackend) async throws {
+        try await FileCluster.with(backend) { files async throws in
             let bytes = Data((0..<3000).map { UInt8($0 % 256) })
             let saved = try await files.send(
                 .PUT, "binary/b/data.bin", headers: [("Content-Type", "text/plain")], body: Data(bytes.base64EncodedString().utf8))
@@ -152,8 +152,8 @@ import TestSupport
         }
     }
 
-    @Test func refusalsCarryTheContractsCodes() async throws {
-        try await FileCluster.with { files async throws in
+    @Test(arguments: StorageBackend.allCases) func refusalsCarryTheContractsCodes(_ backend: StorageBackend) async throws {
+        try await FileCluster.with(backend) { files async throws in
             #expect(try await files.upload("f.txt", Array("x".utf8)).status == 200)
             let cases: [(HTTPMethod, String, [(String, String)], Data?, Int, Int)] = [
                 (.GET, "missing.txt", [], nil, 404, 6000),

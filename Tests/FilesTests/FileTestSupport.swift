@@ -1,36 +1,76 @@
 import AsyncHTTPClient
+@testable import FilesService
 import Foundation
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import StreamTestSupport
+import Testing
 import TestSupport
 
-/// A cluster whose files-service stores under a fresh directory, with readable URLs.
+/// Where a test cluster's files-service keeps bytes: the same behaviour tests run on both.
+enum StorageBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case local, s3
+    var testDescription: String { rawValue }
+}
+
+/// A cluster whose files-service stores under a fresh directory or a fresh bucket of the test
+/// S3 server (`BAAS_TEST_S3_ENDPOINT`, moto's, started by `Deploy/test.sh`), with readable URLs.
 struct FileCluster: Sendable {
     let cluster: TestCluster
-    /// files-service's storage root.
+    /// files-service's storage root (local disk).
     let root: String
+    /// The test bucket (S3).
+    let bucket: S3Storage?
     /// Where the public URLs in answers start.
     static let publicURL = "https://files.example.test"
 
     /// `base + prefix`: where public paths start.
     var base: String { cluster.gatewayURL + cluster.prefix() }
 
-    static func with(_ body: @Sendable (FileCluster) async throws -> Void) async throws {
+    /// The test S3 server's storage in `bucket`.
+    static func s3(bucket: String) throws -> S3Storage {
+        guard let endpoint = ProcessInfo.processInfo.environment["BAAS_TEST_S3_ENDPOINT"] else {
+            throw TestSetupError("BAAS_TEST_S3_ENDPOINT is not set: run the tests with Deploy/test.sh")
+        }
+        return S3Storage(configuration: .init(
+            endpoint: endpoint, bucket: bucket, region: "us-east-1", accessKeyID: "test", secretAccessKey: "test"))
+    }
+
+    static func with(_ backend: StorageBackend = .local, _ body: @Sendable (FileCluster) async throws -> Void) async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("files-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let environment = [
+        var environment = [
             "BAAS_FILES_ROOT": root, "BAAS_FILES_PUBLIC_URL": publicURL, "BAAS_FILES_DELETE_GRACE_SECONDS": "0",
             "BAAS_FILES_GARBAGE_INTERVAL_SECONDS": "3600",
         ]
-        try await TestCluster.with(environment: environment) { cluster async throws in
-            try await body(FileCluster(cluster: cluster, root: root))
+        var bucket: S3Storage?
+        if backend == .s3 {
+            let name = "test-" + UUID().uuidString.lowercased()
+            let storage = try s3(bucket: name)
+            try await storage.createBucket()
+            bucket = storage
+            environment.merge([
+                "BAAS_FILES_STORAGE": "s3", "BAAS_FILES_S3_ENDPOINT": storage.configuration.endpoint,
+                "BAAS_FILES_S3_BUCKET": name, "BAAS_FILES_S3_ACCESS_KEY_ID": "test",
+                "BAAS_FILES_S3_SECRET_ACCESS_KEY": "test",
+            ]) { $1 }
+        }
+        try await TestCluster.with(environment: environment) { [bucket] cluster async throws in
+            try await body(FileCluster(cluster: cluster, root: root, bucket: bucket))
         }
     }
 
-    /// Every regular file under the storage root, relative to it.
-    func storedFiles() -> [String] { Self.files(under: root) }
+    /// Every stored object: files under the local root (relative to it), or the bucket's keys.
+    func storedFiles() async throws -> [String] {
+        if let bucket { return try await bucket.keys().sorted() }
+        return Self.files(under: root)
+    }
+
+    /// Multipart uploads left open in the bucket (none on local disk).
+    func pendingUploads() async throws -> [String] {
+        try await bucket?.pendingUploads() ?? []
+    }
 
     /// Every regular file under `root`, relative to it, sorted.
     static func files(under root: String) -> [String] {
@@ -114,4 +154,10 @@ struct StreamedForm: AsyncSequence, Sendable {
     func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(pattern: BytePattern(range: 0..<size, failAfter: failAfter).makeAsyncIterator())
     }
+}
+
+/// The test environment lacks something the tests need.
+struct TestSetupError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

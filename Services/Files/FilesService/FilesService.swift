@@ -12,6 +12,9 @@ import ServiceRuntime
 /// `BAAS_FILES_IDLE_TIMEOUT_SECONDS` (how long a transfer may stay silent, default 60),
 /// `BAAS_FILES_DELETE_GRACE_SECONDS` (how long replaced bytes stay readable for downloads
 /// under way, default 60) and `BAAS_FILES_GARBAGE_INTERVAL_SECONDS` (default 30).
+/// `BAAS_FILES_STORAGE=s3` stores bytes in an S3-compatible bucket instead of `BAAS_FILES_ROOT`:
+/// `BAAS_FILES_S3_ENDPOINT`, `BAAS_FILES_S3_BUCKET`, `BAAS_FILES_S3_REGION` (default
+/// `us-east-1`), `BAAS_FILES_S3_ACCESS_KEY_ID` and `BAAS_FILES_S3_SECRET_ACCESS_KEY`.
 public enum FilesService: BackendService {
     public static let name = ServiceName.files
 
@@ -29,12 +32,38 @@ public enum FilesService: BackendService {
             throw UsageError("BAAS_FILES_* settings must be positive (the grace may be 0)")
         }
         let catalog = FileCatalog(database: environment.database, logger: environment.logger, deletionGrace: Int64(grace) * 1000)
-        let storage = LocalDiskStorage(root: reader.string(forKey: "root", default: ".local/files"))
+        let storage = try storage(reader)
         environment.background.add(GarbageCollector(catalog: catalog, storage: storage, interval: .seconds(interval)))
         let urls = FileURLs(publicURL: String(reader.string(forKey: "publicUrl", default: "http://localhost:8080").trimmingSuffix("/")))
         FileRoutes(
             catalog: catalog, storage: storage, urls: urls, limits: FileLimits(upload: upload, idleTimeout: .seconds(idle))
         ).add(to: &routes)
+    }
+}
+
+extension FilesService {
+    /// The configured storage backend.
+    static func storage(_ reader: ConfigReader) throws -> any FileStorage {
+        switch reader.string(forKey: "storage", default: "local") {
+        case "local":
+            return LocalDiskStorage(root: reader.string(forKey: "root", default: ".local/files"))
+        case "s3":
+            let s3 = reader.scoped(to: "s3")
+            func required(_ key: String, _ name: String) throws -> String {
+                guard let value = s3.string(forKey: ConfigKey(key)), !value.isEmpty else {
+                    throw UsageError("BAAS_FILES_STORAGE=s3 needs BAAS_FILES_S3_\(name)")
+                }
+                return value
+            }
+            return S3Storage(
+                configuration: .init(
+                    endpoint: try required("endpoint", "ENDPOINT"), bucket: try required("bucket", "BUCKET"),
+                    region: s3.string(forKey: "region", default: "us-east-1"),
+                    accessKeyID: try required("accessKeyId", "ACCESS_KEY_ID"),
+                    secretAccessKey: try required("secretAccessKey", "SECRET_ACCESS_KEY")))
+        case let other:
+            throw UsageError("BAAS_FILES_STORAGE must be local or s3, not \(other)")
+        }
     }
 }
 

@@ -1,9 +1,11 @@
+import AsyncAlgorithms
 import AsyncHTTPClient
 import Hummingbird
 import InternalProtocol
 import Logging
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// The headers a passed-through request and its answer keep; everything else stays at its hop.
 public enum PassthroughHeaders {
@@ -73,19 +75,28 @@ extension InternalClient {
         try PassthroughHeaders.checkSize(outgoing.headers, target: "/\(resource)\(query)")
         let activity = TransferActivity(idle: route.idleTimeoutMilliseconds.map { .milliseconds($0) })
         let hasBody = Self.hasBody(request)
+        var upload: BodyPump?
         if hasBody {
             let length = request.headers[.contentLength].flatMap(Int64.init)
-            outgoing.body = .stream(
-                request.limitedBody(limit: route.bodyLimit, activity: activity), length: length.map { .known($0) } ?? .unknown)
+            let pump = BodyPump(request.limitedBody(limit: route.bodyLimit, activity: activity))
+            outgoing.body = .stream(pump.chunks, length: length.map { .known($0) } ?? .unknown)
+            upload = pump
         }
         let deadline = route.transfer == .buffered ? context.deadline : .distantFuture
         // The idle timeout covers the upload (the answer's head comes after it); the client's
         // read timeout covers the answer's body, resetting on every part.
-        let answer = try await activity.watch(service: service) { [outgoing, retry = !hasBody && request.method == .get] in
-            try await self.attempt(on: service, retryingLostConnection: retry, context: context) {
-                try await self.http.execute(outgoing, deadline: deadline, logger: context.logger)
+        let answer: HTTPClientResponse
+        do {
+            answer = try await activity.watch(service: service) { [outgoing, retry = !hasBody && request.method == .get] in
+                try await self.attempt(on: service, retryingLostConnection: retry, context: context) {
+                    try await self.http.execute(outgoing, deadline: deadline, logger: context.logger)
+                }
             }
+        } catch {
+            await upload?.stop()
+            throw error
         }
+        await upload?.stop()
         return PassedResponse(
             response: Self.response(answer, eventLoop: eventLoop),
             sessionsChanged: answer.headers.first(name: InternalHeader.sessionsChanged))
@@ -111,5 +122,70 @@ extension InternalClient {
         return Response(
             status: .init(code: Int(answer.status.code)), headers: headers,
             body: .paced(answer.body, contentLength: length, eventLoop: eventLoop))
+    }
+}
+
+/// A public request body read by a task of the gateway's own and handed on chunk by chunk (the
+/// hand-over waits for the HTTP client, keeping backpressure). An answer may come before the
+/// body ends (a service refusing an upload at once). The connection's handler then reads what
+/// remains of the body itself, and two readers of one body crash it, so ``stop()`` ends the
+/// reading first: it reads and drops up to ``drainLimit`` more bytes within ``drainTime`` (so
+/// the client, still sending, gets the answer on a connection that stays open), and beyond
+/// that stops reading, which closes the connection after the answer.
+final class BodyPump: Sendable {
+    /// The most bytes dropped after an early answer.
+    static let drainLimit = 8 << 20
+    /// The longest wait for them.
+    static let drainTime = Duration.seconds(5)
+
+    /// What the HTTP client sends.
+    let chunks = AsyncThrowingChannel<ByteBuffer, any Error>()
+    private let task: Task<Void, Never>
+    private let draining = Flag()
+
+    /// A flag shared with the reading task.
+    private final class Flag: Sendable {
+        private let value = Atomic(false)
+        func raise() { value.store(true, ordering: .releasing) }
+        var isRaised: Bool { value.load(ordering: .acquiring) }
+    }
+
+    init<Body: AsyncSequence & Sendable>(_ body: Body) where Body.Element == ByteBuffer {
+        let (chunks, draining) = (chunks, draining)
+        task = Task {
+            var dropped = 0
+            do {
+                for try await chunk in body {
+                    if draining.isRaised {
+                        dropped += chunk.readableBytes
+                        if dropped > Self.drainLimit { return }
+                        continue
+                    }
+                    await chunks.send(chunk)
+                }
+                chunks.finish()
+            } catch {
+                chunks.fail(error)
+            }
+        }
+    }
+
+    /// Ends the reading of the body (draining what a client still sends, within bounds) and
+    /// waits until it has ended.
+    func stop() async {
+        draining.raise()
+        chunks.finish()
+        let task = task
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await task.value }
+            group.addTask {
+                // Cancelling ends a read still waiting for the client.
+                try? await Task.sleep(for: Self.drainTime)
+                task.cancel()
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        task.cancel()
     }
 }
