@@ -28,10 +28,12 @@ let engines: [String: [Target.Dependency]] = [
     ],
     // SMTP delivery over NIO with STARTTLS.
     "Messaging": [product("NIOPosix", "swift-nio"), product("NIOSSL", "swift-nio-ssl")],
-    // Stored bytes on local disk: unnamed temporary files linked into place once complete.
     // Stored bytes on local disk (unnamed temporary files linked into place once complete) or
-    // in S3-compatible storage over HTTP.
-    "Files": [product("_NIOFileSystem", "swift-nio"), product("AsyncHTTPClient", "async-http-client"), product("NIOHTTP1", "swift-nio")],
+    // in S3-compatible storage over HTTP; uploads from URLs resolve their host first.
+    "Files": [
+        product("_NIOFileSystem", "swift-nio"), product("AsyncHTTPClient", "async-http-client"),
+        product("NIOHTTP1", "swift-nio"), product("NIOPosix", "swift-nio"),
+    ],
 ]
 
 func product(_ name: String, _ package: String) -> Target.Dependency {

@@ -37,13 +37,17 @@ struct FileCluster: Sendable {
             endpoint: endpoint, bucket: bucket, region: "us-east-1", accessKeyID: "test", secretAccessKey: "test"))
     }
 
-    static func with(_ backend: StorageBackend = .local, _ body: @Sendable (FileCluster) async throws -> Void) async throws {
+    static func with(
+        _ backend: StorageBackend = .local, environment extra: [String: String] = [:],
+        _ body: @Sendable (FileCluster) async throws -> Void
+    ) async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("files-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         var environment = [
             "BAAS_FILES_ROOT": root, "BAAS_FILES_PUBLIC_URL": publicURL, "BAAS_FILES_DELETE_GRACE_SECONDS": "0",
             "BAAS_FILES_GARBAGE_INTERVAL_SECONDS": "3600",
         ]
+        environment.merge(extra) { $1 }
         var bucket: S3Storage?
         if backend == .s3 {
             let name = "test-" + UUID().uuidString.lowercased()

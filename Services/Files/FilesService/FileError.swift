@@ -49,6 +49,17 @@ public enum FileError {
         ErrorEnvelope(code: 6028, message: "Parameter '\(name)' cannot be null", status: 400)
     }
 
+    /// 6032, 400: an upload's source URL is not one the service fetches (our code: the
+    /// contract has none).
+    public static func sourceURLRefused(_ reason: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 6032, message: "The source URL is refused: \(reason)", status: 400)
+    }
+
+    /// 6033, 502: fetching an upload's source URL failed (our code).
+    public static func sourceURLFailed(_ reason: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 6033, message: "The source URL could not be fetched: \(reason)", status: 502)
+    }
+
     /// 8010, 400: the request lacks a field it needs (a multipart body without `file`).
     public static func missingField(_ name: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 8010, message: "The request is missing the field '\(name)'", status: 400)

@@ -1,5 +1,7 @@
+import Foundation
 import Configuration
 import InternalProtocol
+import NIOCore
 import PostgresSupport
 import ServiceRuntime
 
@@ -12,6 +14,8 @@ import ServiceRuntime
 /// `BAAS_FILES_IDLE_TIMEOUT_SECONDS` (how long a transfer may stay silent, default 60),
 /// `BAAS_FILES_DELETE_GRACE_SECONDS` (how long replaced bytes stay readable for downloads
 /// under way, default 60) and `BAAS_FILES_GARBAGE_INTERVAL_SECONDS` (default 30).
+/// `BAAS_FILES_URL_ALLOWED_HOSTS` (comma-separated) names hosts an upload from a URL may fetch
+/// even though they resolve to loopback or private addresses (development and tests).
 /// `BAAS_FILES_STORAGE=s3` stores bytes in an S3-compatible bucket instead of `BAAS_FILES_ROOT`:
 /// `BAAS_FILES_S3_ENDPOINT`, `BAAS_FILES_S3_BUCKET`, `BAAS_FILES_S3_REGION` (default
 /// `us-east-1`), `BAAS_FILES_S3_ACCESS_KEY_ID` and `BAAS_FILES_S3_SECRET_ACCESS_KEY`.
@@ -35,8 +39,12 @@ public enum FilesService: BackendService {
         let storage = try storage(reader)
         environment.background.add(GarbageCollector(catalog: catalog, storage: storage, interval: .seconds(interval)))
         let urls = FileURLs(publicURL: String(reader.string(forKey: "publicUrl", default: "http://localhost:8080").trimmingSuffix("/")))
+        let allowed = reader.string(forKey: "urlAllowedHosts", default: "").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+        let sources = URLSource(allowedHosts: Set(allowed), idleTimeout: .seconds(Int64(idle)))
         FileRoutes(
-            catalog: catalog, storage: storage, urls: urls, limits: FileLimits(upload: upload, idleTimeout: .seconds(idle))
+            catalog: catalog, storage: storage, urls: urls, limits: FileLimits(upload: upload, idleTimeout: .seconds(idle)),
+            sources: sources
         ).add(to: &routes)
     }
 }

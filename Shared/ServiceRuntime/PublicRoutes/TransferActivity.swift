@@ -54,6 +54,18 @@ public struct LimitedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendab
     let declaredLength: Int?
     let activity: TransferActivity?
 
+    /// `base`, ended with 413 past `limit` and with 400 when it stops short of `declaredLength`.
+    public init(base: Base, limit: Int, declaredLength: Int?) {
+        self.init(base: base, limit: limit, declaredLength: declaredLength, activity: nil)
+    }
+
+    init(base: Base, limit: Int, declaredLength: Int?, activity: TransferActivity?) {
+        self.base = base
+        self.limit = limit
+        self.declaredLength = declaredLength
+        self.activity = activity
+    }
+
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: Base.AsyncIterator
         let limit: Int

@@ -52,7 +52,7 @@ extension FileRoutes {
 
     /// Stores the addition under a key of its own with `write`, then appends it to the file at
     /// `path` under the path's lock (for a new file the addition itself becomes the file).
-    private func append(_ target: FileRequest, path: FilePath, write: (String) async throws -> Int64) async throws {
+    func append(_ target: FileRequest, path: FilePath, write: (String) async throws -> Int64) async throws {
         let (app, addition) = (target.app, StorageKey.make())
         var created: [String] = []
         do {
@@ -142,6 +142,11 @@ struct RelocationBody: Decodable {
     }
 }
 
+/// The body of an upload from a URL (a JSON body without `url` creates a directory).
+struct URLUploadBody: Decodable {
+    let url: String?
+}
+
 /// The body of rename.
 struct RenameBody: Decodable {
     let oldPathName: String?
@@ -156,7 +161,8 @@ enum JSONCommandBody {
     static let limit = 64 << 10
 
     static func read<Body: Decodable>(_ request: Request) async throws -> Body {
-        let bytes = try await PublicRoutes.body(of: request, limit: limit)
+        var bytes = try await PublicRoutes.body(of: request, limit: limit)
+        if bytes.readableBytes == 0 { bytes = ByteBuffer(string: "{}") }
         do {
             return try JSONDecoder().decode(Body.self, from: Data(bytes.readableBytesView))
         } catch {

@@ -14,6 +14,7 @@ struct FileRoutes: Sendable {
     let storage: any FileStorage
     let urls: FileURLs
     let limits: FileLimits
+    let sources: URLSource
 
     func add(to routes: inout PublicRoutes) {
         let streamed = RouteOptions.streamed(limit: limits.upload, idleTimeout: limits.idleTimeout)
@@ -97,11 +98,36 @@ struct FileRoutes: Sendable {
             }
             return try .json(["fileURL": urls.url(of: path, prefix: target.publicPrefix)])
         }
+        if contentType.lowercased().hasPrefix("application/json") {
+            let body: URLUploadBody = try await JSONCommandBody.read(request)
+            if let url = body.url { return try await uploadFromURL(target, url) }
+        }
         guard target.namesDirectory, !target.path.isRoot else {
             throw FileError.invalidBody("Upload a file as multipart/form-data with the field 'file', or end the path with '/' to create a directory")
         }
         try await catalog.createDirectory(app: target.app, path: target.path, owner: target.identity.userId)
         return try .json(["fileURL": urls.url(of: target.path, prefix: target.publicPrefix)])
+    }
+
+    /// `POST files/{path}` or `files/append/{path}` with `{"url": …}`: the source's bytes,
+    /// streamed from the web into storage.
+    private func uploadFromURL(_ target: FileRequest, _ url: String) async throws -> Response {
+        guard !url.isEmpty else { throw FileError.missingParameter("url") }
+        let fetch: (String) async throws -> Int64 = { key in
+            try await sources.fetch(url, limit: limits.upload) { try await storage.write($0, app: target.app, key: key) }
+        }
+        if target.path.names.first == "append", target.path.names.count > 1 {
+            let path = try target.commandPath(dropping: 1)
+            try await append(target, path: path, write: fetch)
+            return try .json(["fileURL": urls.url(of: path, prefix: target.publicPrefix)])
+        }
+        let path = try target.filePath()
+        let overwrite = try target.flag("overwrite")
+        if !overwrite, try await catalog.entry(app: target.app, path: path) != nil {
+            throw FileError.alreadyExists(path.description)
+        }
+        try await store(target, path: path, overwrite: overwrite, write: fetch)
+        return try .json(["fileURL": urls.url(of: path, prefix: target.publicPrefix)])
     }
 
     private func delete(_ target: FileRequest) async throws -> Response {
