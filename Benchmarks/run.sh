@@ -5,6 +5,8 @@
 # work through pgbench, and Kinto, at 1, 32 and 128 connections; everything it starts it stops.
 #   Benchmarks/run.sh            full run (10 s per case, release build) → Benchmarks/results/
 #   Benchmarks/run.sh --quick    1 s per case on the debug build (CI: keeps the harness working)
+# It also measures files-service: a large upload and download on local disk and on S3 (moto),
+# and downloads beside nginx serving the same bytes.
 # Other arguments go to bench.py (--seconds, --connections, --rows, --out, --no-kinto).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +29,14 @@ pg_port=${BAAS_BENCH_POSTGRES_PORT:-55434}
 ensure_system_packages
 command -v wrk >/dev/null || { log "installing wrk"; apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 command -v pgbench >/dev/null || die "pgbench is missing (it comes with postgresql-15)"
+# nginx is the floor of file downloads; moto's S3 server carries the S3 backend's transfer.
+if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+  log "installing nginx"; apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
+  # Debian starts the system's nginx on port 80; the benchmark runs its own.
+  service nginx stop >/dev/null 2>&1 || true
+fi
+python3 -c 'import moto.server, flask_cors' 2>/dev/null || pip install -q 'moto[server]'
+
 
 venv=()
 if [ $kinto = 1 ]; then

@@ -9,9 +9,11 @@ import argparse
 import datetime
 import os
 import pathlib
+import shutil
 import sys
 import time
 
+import files
 import report
 import streams
 from drivers import LoadError, pgbench, wrk
@@ -153,6 +155,44 @@ class Run:
         finally:
             product.stop()
 
+    def run_files(self):
+        """files-service itself: a large upload and download on local disk and on S3 (moto's
+        server, when installed), resident sets bounded; 1 MiB and 100 MiB downloads beside nginx
+        serving the same bytes."""
+        if self.options.cases and not {"files_large", "files_downloads"} & set(self.options.cases.split(",")):
+            return
+        size = (64 << 20) if self.options.quick else (2 << 30)
+        state = self.options.state / "files"
+        shutil.rmtree(state, ignore_errors=True)
+        state.mkdir(parents=True)
+        moto = files.Moto(state, 8095)
+        for backend in ["local", "s3"]:
+            if backend == "s3" and not moto.start():
+                print("  moto's S3 server is not installed: the S3 transfer is skipped", flush=True)
+                continue
+            product = Product(self.options.bin, state / backend, self.database, 8092, port_offset=100)
+            product.env.update({"BAAS_INTERNAL_TIMEOUT_MS": "60000", "BAAS_FILES_ROOT": str(state / backend / "store")})
+            if backend == "s3":
+                product.env.update(moto.environment(f"bench-{int(time.time())}"))
+            nginx = files.Nginx(state, 8096)
+            try:
+                product.start(app=f"bench-files-{backend}")
+                self.streams += files.large(product, backend, size, STREAM_RSS_BOUND_MIB)
+                if backend == "local":
+                    nginx.start()
+                    pids = product.pids()
+                    groups = {"product": [ProcessGroup(name, pids[name]) for name in ["gateway", "files-service"]],
+                              "nginx": [ProcessGroup("nginx", nginx.process.pid, tree=True)]}
+
+                    def record(system, case, connections, size, load):
+                        result = self.measure(system, case, connections, groups[system], load)
+                        result["mib_per_second"] = round(result["requests_per_second"] * size / (1 << 20), 1)
+                    files.downloads(product, nginx, self.seconds, record)
+            finally:
+                nginx.stop()
+                product.stop()
+        moto.stop()
+
     def run_peer(self):
         kinto = Kinto(self.options.kinto_venv, self.options.state, self.database, 8890)
         kinto_rows = 1_000 if self.options.quick else 10_000
@@ -197,6 +237,8 @@ class Run:
             product.stop()
         print("large bodies", flush=True)
         self.run_streams()
+        print("files", flush=True)
+        self.run_files()
         if self.options.kinto_venv:
             print("Kinto", flush=True)
             self.run_peer()

@@ -51,6 +51,14 @@ def markdown(run: dict) -> str:
             peaks = ", ".join(f"{name} {mib}" for name, mib in r["peak_rss_mib"].items())
             lines.append(f"| {r['case']} | {r['bytes'] >> 20:,} | {r['seconds']} | {r['mib_per_second']:,} | {peaks} "
                          f"| {', '.join(r['over_bound']) or 'no'} |")
+    downloads = [r for r in run["results"] if r["case"].startswith("download_") and r["system"] == "product"]
+    if downloads:
+        lines += ["", "| download | conns | product MiB/s | nginx MiB/s | product ÷ nginx |", "|---|---:|---:|---:|---:|"]
+        for r in downloads:
+            floor = _find(run["results"], "nginx", r["case"], r["connections"])
+            ratio = round(r["mib_per_second"] / floor["mib_per_second"], 3) if floor and floor["mib_per_second"] else "–"
+            lines.append(f"| {r['case']} | {r['connections']} | {r['mib_per_second']:,} "
+                         f"| {floor['mib_per_second'] if floor else '–':,} | {ratio} |")
     return "\n".join(lines) + "\n"
 
 
