@@ -29,9 +29,10 @@ let engines: [String: [Target.Dependency]] = [
     // SMTP delivery over NIO with STARTTLS.
     "Messaging": [product("NIOPosix", "swift-nio"), product("NIOSSL", "swift-nio-ssl")],
     // Stored bytes on local disk (unnamed temporary files linked into place once complete) or
-    // in S3-compatible storage over HTTP; uploads from URLs resolve their host first.
+    // in S3-compatible storage over HTTP; uploads from URLs resolve their host first; directories
+    // and files are containers and assets of the shared permission model.
     "Files": [
-        product("_NIOFileSystem", "swift-nio"), product("AsyncHTTPClient", "async-http-client"),
+        "Permissions", product("_NIOFileSystem", "swift-nio"), product("AsyncHTTPClient", "async-http-client"),
         product("NIOHTTP1", "swift-nio"), product("NIOPosix", "swift-nio"),
     ],
 ]

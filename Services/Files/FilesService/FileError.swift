@@ -4,6 +4,7 @@ import InternalProtocol
 public enum FileError {
     /// 4000, 403: the caller may not do this to this file or directory.
     public static func noPermission(_ operation: String, path: String) -> ErrorEnvelope {
+        // `operation` is `read`, `write`, `delete` or `change the permissions of`.
         ErrorEnvelope(code: 4000, message: "User has no permission to \(operation) '/\(path)'", status: 403)
     }
 

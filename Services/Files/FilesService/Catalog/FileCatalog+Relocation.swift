@@ -34,6 +34,12 @@ extension FileCatalog {
             var count = 0
             for try await _ in moved { count += 1 }
             guard count > 0 else { throw FileError.sourceNotFound(old) }
+            // The cells move with what they are set on.
+            try await connection.query(
+                """
+                UPDATE files.permissions SET path = \(new) || substr(path, char_length(\(old)) + 1)
+                WHERE app_id = \(app) AND (path = \(old) OR (path >= \(low) AND path < \(high)))
+                """, logger: logger)
         }
     }
 

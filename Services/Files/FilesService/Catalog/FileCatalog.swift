@@ -93,6 +93,12 @@ struct FileCatalog: Sendable {
             }
             guard count > 0 else { throw FileError.notFound(path.description) }
             try await discard(keys, app: app, on: connection)
+            // Cells on what is gone would otherwise apply to whatever takes its place.
+            try await connection.query(
+                """
+                DELETE FROM files.permissions
+                WHERE app_id = \(app) AND (path = \(path.description) OR (path >= \(low) AND path < \(high)))
+                """, logger: logger)
             return count
         }
     }

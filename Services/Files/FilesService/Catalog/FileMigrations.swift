@@ -3,7 +3,7 @@ import PostgresSupport
 /// files-service's tables, in the `files` schema.
 enum FileMigrations {
     /// Every migration, in order.
-    static let all: [any DatabaseMigration] = [m0001CreateEntries]
+    static let all: [any DatabaseMigration] = [m0001CreateEntries, m0002CreatePermissions]
 
     /// The tree of every app (one row per file or directory, keyed by its normalised path in
     /// byte order, so a directory's contents are one index range) and the stored objects no
@@ -38,5 +38,22 @@ enum FileMigrations {
             )
             """,
             "CREATE INDEX garbage_by_due ON files.garbage (due)",
+        ])
+
+    /// GRANT and DENY cells on paths: per user or role (`*` for every one), per operation.
+    static let m0002CreatePermissions = SQLMigration(
+        version: 2, name: "file permissions",
+        statements: [
+            """
+            CREATE TABLE files.permissions (
+                app_id text NOT NULL,
+                path text COLLATE "C" NOT NULL,
+                principal_kind text NOT NULL CHECK (principal_kind IN ('user', 'role')),
+                principal text NOT NULL,
+                operation text NOT NULL CHECK (operation IN ('READ', 'WRITE', 'DELETE')),
+                decision text NOT NULL CHECK (decision IN ('GRANT', 'DENY')),
+                PRIMARY KEY (app_id, path, principal_kind, principal, operation)
+            )
+            """
         ])
 }

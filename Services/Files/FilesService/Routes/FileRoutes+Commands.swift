@@ -14,8 +14,13 @@ extension FileRoutes {
         case ("copy", 1): return try await copy(target, try await RelocationBody.read(request))
         case ("move", 1): return try await move(target, try await RelocationBody.read(request))
         case ("rename", 1): return try await rename(target, try await RenameBody.read(request))
+        case ("permissions", 2...):
+            let path = try FilePath(decoded: names.dropFirst(2).joined(separator: "/"))
+            try await access.change(target, request, decision: names[1], path: path)
+            return try .json(Optional<String>.none)
         case ("binary", 2...):
             let path = try target.commandPath(dropping: 1)
+            try await requireWritable(target, path, overwrite: try target.flag("overwrite"))
             let bytes = try await Base64Body.read(request, limit: limits.base64Payload)
             try await store(target, path: path, overwrite: try target.flag("overwrite")) {
                 try await storage.write(SingleBuffer(buffer: bytes), app: target.app, key: $0)
@@ -23,6 +28,7 @@ extension FileRoutes {
             return try .json(urls.url(of: path, prefix: target.publicPrefix))
         case ("append", 3...) where names[1] == "binary":
             let path = try target.commandPath(dropping: 2)
+            try await access.require(.write, target, path: path)
             let bytes = try await Base64Body.read(request, limit: limits.base64Payload)
             try await append(target, path: path) {
                 try await storage.write(SingleBuffer(buffer: bytes), app: target.app, key: $0)
@@ -30,6 +36,7 @@ extension FileRoutes {
             return try .json(urls.url(of: path, prefix: target.publicPrefix))
         case ("append", 2...):
             let path = try target.commandPath(dropping: 1)
+            try await access.require(.write, target, path: path)
             try await append(target, path: path) {
                 try await storage.write(request.limitedBody(limit: limits.upload), app: target.app, key: $0)
             }
@@ -42,6 +49,7 @@ extension FileRoutes {
     /// `POST files/append/{path}`: a multipart file appended.
     func appendUpload(_ target: FileRequest, _ request: Request, boundary: String) async throws -> Response {
         let path = try target.commandPath(dropping: 1)
+        try await access.require(.write, target, path: path)
         try await append(target, path: path) { key in
             try await readingFilePart(of: request, boundary: boundary) { bytes in
                 try await storage.write(bytes, app: target.app, key: key)
@@ -80,6 +88,8 @@ extension FileRoutes {
     private func copy(_ target: FileRequest, _ body: RelocationBody) async throws -> Response {
         let (source, directory) = try body.paths()
         let destination = try directory.appending(source.name)
+        try await access.require(.read, target, path: source)
+        try await access.require(.write, target, path: destination)
         if try await catalog.entry(app: target.app, path: destination) != nil {
             throw FileError.targetExists(destination.description)
         }
@@ -105,10 +115,18 @@ extension FileRoutes {
         return try .json(urls.url(of: destination, prefix: target.publicPrefix))
     }
 
+    /// A move or rename takes DELETE where the entry was and WRITE where it goes.
+    private func requireMovable(_ target: FileRequest, from source: FilePath, to destination: FilePath) async throws {
+        let entry = try await catalog.entry(app: target.app, path: source)
+        try await access.require(.delete, target, path: source, entry: entry)
+        try await access.require(.write, target, path: destination, directory: entry?.isDirectory ?? false)
+    }
+
     /// `PUT files/move {"sourcePath", "targetPath"}`: moved into the target directory.
     private func move(_ target: FileRequest, _ body: RelocationBody) async throws -> Response {
         let (source, directory) = try body.paths()
         let destination = try directory.appending(source.name)
+        try await requireMovable(target, from: source, to: destination)
         try await catalog.relocate(app: target.app, from: source, to: destination, owner: target.identity.userId)
         return try .json(urls.url(of: destination, prefix: target.publicPrefix))
     }
@@ -120,6 +138,7 @@ extension FileRoutes {
         let source = try FilePath(decoded: old)
         guard !source.isRoot else { throw FileError.missingParameter("oldPathName") }
         let destination = try source.parent.appending(name)
+        try await requireMovable(target, from: source, to: destination)
         try await catalog.relocate(app: target.app, from: source, to: destination, owner: target.identity.userId)
         return try .json(urls.url(of: destination, prefix: target.publicPrefix))
     }

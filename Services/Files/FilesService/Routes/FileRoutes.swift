@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import InternalProtocol
 import NIOCore
+import Permissions
 import ServiceRuntime
 
 /// The file API (contract §4) on files-service's router. Backendless puts its commands
@@ -15,6 +16,7 @@ struct FileRoutes: Sendable {
     let urls: FileURLs
     let limits: FileLimits
     let sources: URLSource
+    var access: FileAccess { FileAccess(catalog: catalog) }
 
     func add(to routes: inout PublicRoutes) {
         let streamed = RouteOptions.streamed(limit: limits.upload, idleTimeout: limits.idleTimeout)
@@ -37,12 +39,13 @@ struct FileRoutes: Sendable {
     /// `?action=exists`, `?action=count`, a directory's listing, or a file's bytes.
     private func get(_ target: FileRequest, _ request: Request, _ context: PublicRequestContext) async throws -> Response {
         let entry = target.path.isRoot ? nil : try await catalog.entry(app: target.app, path: target.path)
+        try await access.require(.read, target, path: target.path, entry: entry, directory: target.namesDirectory)
         switch target.query["action"] {
         case "exists":
             return try .json(target.path.isRoot || entry != nil)
         case "count":
             try requireDirectory(target, entry)
-            return try .json(try await catalog.count(app: target.app, directory: target.path, filter: filter(target)))
+            return try .json(try await count(target))
         case nil:
             try requireDirectory(target, entry, allowingFile: true)
             if let entry, !entry.isDirectory {
@@ -70,8 +73,7 @@ struct FileRoutes: Sendable {
     private func listing(_ target: FileRequest) async throws -> Response {
         let limit = try target.integer("pagesize", default: limits.pageSize, in: 1...limits.pageSize)
         let offset = try target.integer("offset", default: 0, in: 0...Int(Int32.max))
-        let entries = try await catalog.list(
-            app: target.app, directory: target.path, filter: filter(target), limit: limit, offset: offset)
+        let entries = try await readable(target, limit: limit, offset: offset)
         return try .json(entries.map { entry in
             ListingEntry(
                 name: entry.path.name, createdOn: entry.created, publicUrl: urls.url(of: entry.path, prefix: target.publicPrefix),
@@ -88,9 +90,7 @@ struct FileRoutes: Sendable {
             }
             let path = try target.filePath()
             let overwrite = try target.flag("overwrite")
-            if !overwrite, try await catalog.entry(app: target.app, path: path) != nil {
-                throw FileError.alreadyExists(path.description)
-            }
+            try await requireWritable(target, path, overwrite: overwrite)
             try await store(target, path: path, overwrite: overwrite) { key in
                 try await readingFilePart(of: request, boundary: boundary) { bytes in
                     try await storage.write(bytes, app: target.app, key: key)
@@ -105,6 +105,7 @@ struct FileRoutes: Sendable {
         guard target.namesDirectory, !target.path.isRoot else {
             throw FileError.invalidBody("Upload a file as multipart/form-data with the field 'file', or end the path with '/' to create a directory")
         }
+        try await access.require(.write, target, path: target.path, directory: true)
         try await catalog.createDirectory(app: target.app, path: target.path, owner: target.identity.userId)
         return try .json(["fileURL": urls.url(of: target.path, prefix: target.publicPrefix)])
     }
@@ -118,21 +119,84 @@ struct FileRoutes: Sendable {
         }
         if target.path.names.first == "append", target.path.names.count > 1 {
             let path = try target.commandPath(dropping: 1)
+            try await access.require(.write, target, path: path)
             try await append(target, path: path, write: fetch)
             return try .json(["fileURL": urls.url(of: path, prefix: target.publicPrefix)])
         }
         let path = try target.filePath()
         let overwrite = try target.flag("overwrite")
-        if !overwrite, try await catalog.entry(app: target.app, path: path) != nil {
-            throw FileError.alreadyExists(path.description)
-        }
+        try await requireWritable(target, path, overwrite: overwrite)
         try await store(target, path: path, overwrite: overwrite, write: fetch)
         return try .json(["fileURL": urls.url(of: path, prefix: target.publicPrefix)])
     }
 
     private func delete(_ target: FileRequest) async throws -> Response {
+        try await access.require(.delete, target, path: target.path)
         try await catalog.remove(app: target.app, path: target.path)
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "null")))
+    }
+
+    /// WRITE on `path`, then 6003 for an existing file without `overwrite` — both before any
+    /// byte of the body is read.
+    func requireWritable(_ target: FileRequest, _ path: FilePath, overwrite: Bool) async throws {
+        let entry = try await catalog.entry(app: target.app, path: path)
+        try await access.require(.write, target, path: path, entry: entry)
+        if !overwrite, entry != nil { throw FileError.alreadyExists(path.description) }
+    }
+
+    /// One page of the directory's entries the caller may read. Without cells on or under the
+    /// directory every entry is readable and PostgreSQL pages; otherwise entries are judged in
+    /// batches until the page is full.
+    private func readable(_ target: FileRequest, limit: Int, offset: Int) async throws -> [FileEntry] {
+        let filter = try filter(target)
+        let rules = try await catalog.rules(app: target.app, near: target.path, below: true)
+        if rules.isEmpty {
+            return try await catalog.list(app: target.app, directory: target.path, filter: filter, limit: limit, offset: offset)
+        }
+        var page: [FileEntry] = []
+        var skipped = 0
+        try await forEachReadable(target, filter: filter, rules: rules) { entry in
+            if skipped < offset {
+                skipped += 1
+            } else {
+                page.append(entry)
+            }
+            return page.count < limit
+        }
+        return page
+    }
+
+    /// How many entries of the directory the caller may read.
+    private func count(_ target: FileRequest) async throws -> Int {
+        let filter = try filter(target)
+        let rules = try await catalog.rules(app: target.app, near: target.path, below: true)
+        if rules.isEmpty { return try await catalog.count(app: target.app, directory: target.path, filter: filter) }
+        var count = 0
+        try await forEachReadable(target, filter: filter, rules: rules) { _ in
+            count += 1
+            return true
+        }
+        return count
+    }
+
+    /// Calls `body` with each entry of the listing the caller may read, in path order, until
+    /// it answers false.
+    private func forEachReadable(
+        _ target: FileRequest, filter: ListingFilter, rules: FileRules, _ body: (FileEntry) -> Bool
+    ) async throws {
+        let caller = PermissionCaller(target.identity)
+        let batch = 500
+        var scanned = 0
+        while true {
+            let entries = try await catalog.list(
+                app: target.app, directory: target.path, filter: filter, limit: batch, offset: scanned)
+            for entry in entries
+            where rules.allows(caller, .read, path: entry.path, isDirectory: entry.isDirectory, ownerID: entry.ownerId) {
+                if !body(entry) { return }
+            }
+            guard entries.count == batch else { return }
+            scanned += batch
+        }
     }
 
     /// Hands the `file` field of a multipart body to `write` as it streams, then reads the rest

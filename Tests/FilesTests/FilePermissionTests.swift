@@ -1,0 +1,135 @@
+@testable import FilesService
+import Foundation
+import InternalProtocol
+import NIOHTTP1
+import Permissions
+import PropertyBased
+import Testing
+import TestSupport
+
+/// File permissions: directories are containers whose cells reach everything below them (a cell
+/// set deeper overriding the same cell higher up), files are assets with their own cells, and
+/// the nine layers decide. Checked against a model that walks the tree cell by cell, and through
+/// the API with the REST and server-code keys.
+@Suite(.timeLimit(.minutes(5))) struct FilePermissionTests {
+    static let paths = ["", "a", "a/b", "a/b/f.txt", "a/g.txt", "c", "c/h.txt"]
+    static let directories: Set<String> = ["", "a", "a/b", "c"]
+    static let principals: [Principal] = [
+        .user("u1"), .user("u2"), .user("*"), .role("R1"), .role("R2"), .role("AuthenticatedUser"),
+        .role("NotAuthenticatedUser"), .role("*"),
+    ]
+
+    struct Cell: Sendable, CustomStringConvertible {
+        let path: String, principal: Principal, operation: FileOperation, decision: PermissionDecision
+        var description: String { "\(decision.rawValue) \(operation.rawValue) \(principal) on /\(path)" }
+    }
+
+    static let cell = zip(
+        Gen.int(in: 0...(paths.count - 1)), Gen.int(in: 0...(principals.count - 1)), Gen.int(in: 0...2), Gen.bool
+    ).map { path, principal, operation, grant in
+        Cell(path: paths[path], principal: principals[principal], operation: FileOperation.allCases[operation],
+             decision: grant ? .grant : .deny)
+    }
+
+    /// The model: each container cell is looked up by walking from the entry's container up to
+    /// the root; the file's own cells are its ACL; then the oracle's nine layers.
+    static func model(_ cells: [Cell], caller: PermissionCaller, _ operation: FileOperation, path: String, owner: String?) -> Bool {
+        let isDirectory = directories.contains(path)
+        var chain: [String] = isDirectory ? [path] : []
+        var cursor = path
+        while !cursor.isEmpty {
+            cursor = cursor.contains("/") ? String(cursor[..<cursor.lastIndex(of: "/")!]) : ""
+            chain.append(cursor)
+        }
+        var container = PermissionMatrix<FileOperation>()
+        for principal in principals {
+            for candidate in FileOperation.allCases {
+                // The deepest directory with this cell decides it; the last write of a cell wins.
+                if let found = chain.lazy.compactMap({ directory in
+                    cells.last { $0.path == directory && $0.principal == principal && $0.operation == candidate }
+                }).first {
+                    container.set(principal, candidate, found.decision)
+                }
+            }
+        }
+        var acl = PermissionMatrix<FileOperation>()
+        if !isDirectory { for cell in cells where cell.path == path { acl.set(cell.principal, cell.operation, cell.decision) } }
+        var rules = ContainerPermissions<FileOperation>()
+        rules.containers["x"] = container
+        return PermissionOracle.allows(caller, operation, container: "x", ownerID: owner, acl: acl, rules: rules)
+    }
+
+    @Test func decisionsEqualTheModel() async {
+        let callers = zip(Gen.int(in: 0...2), Gen.bool, Gen.bool)
+        await propertyCheck(count: 300, input: Self.cell.array(of: 0...12), callers) { cells, caller in
+            let (user, r1, r2) = caller
+            let userID = [nil, "u1", "u2"][user]
+            let identity = PermissionCaller(
+                userID: userID, customRoles: (r1 ? ["R1"] : []) + (r2 ? ["R2"] : []),
+                systemRoles: [userID == nil ? "NotAuthenticatedUser" : "AuthenticatedUser", "RestUser"])
+            var rules = FileRules()
+            for cell in cells {
+                rules.cells[try! FilePath(decoded: cell.path), default: PermissionMatrix()].set(cell.principal, cell.operation, cell.decision)
+            }
+            for path in Self.paths {
+                for operation in FileOperation.allCases {
+                    let expected = Self.model(cells, caller: identity, operation, path: path, owner: "u1")
+                    let actual = rules.allows(
+                        identity, operation, path: try! FilePath(decoded: path), isDirectory: Self.directories.contains(path),
+                        ownerID: "u1")
+                    #expect(actual == expected, "\(operation) /\(path)")
+                }
+            }
+        }
+    }
+
+    @Test func cellsSetThroughTheAPIDecideReadsWritesDeletesAndListings() async throws {
+        try await FileCluster.with { files async throws in
+            let cluster = files.cluster
+            func send(_ method: HTTPMethod, _ path: String, _ body: String? = nil, key: APIKeyKind = .rest) async throws -> HTTPResult {
+                try await HTTPTestClient.send(
+                    method, cluster.gatewayURL + cluster.prefix(key) + "/files/" + path,
+                    headers: body == nil ? [] : [("Content-Type", "application/json")], body: body.map { Data($0.utf8) })
+            }
+            for path in ["private/a.txt", "private/open.txt", "public/b.txt", "ro/c.txt"] {
+                #expect(try await files.upload(path, Array(path.utf8)).status == 200)
+            }
+            // Only the server-code key (or an owner) changes cells.
+            let refused = try await send(.PUT, "permissions/DENY/private", #"{"permission": "READ", "role": "RestUser"}"#)
+            #expect(refused.status == 403 && refused.json["code"] as? Int == 4000, "\(refused.text)")
+            for (path, body) in [
+                ("permissions/DENY/private", #"{"permission": "READ", "role": "RestUser"}"#),
+                ("permissions/GRANT/%2Fprivate%2Fopen.txt", #"{"permission": "READ", "role": "RestUser"}"#),
+                ("permissions/DENY/ro", #"{"permission": "WRITE", "user": "*"}"#),
+                ("permissions/DENY/ro/c.txt", #"{"permission": "DELETE", "role": "RestUser"}"#),
+            ] {
+                let answer = try await send(.PUT, path, body, key: .serverCode)
+                #expect(answer.status == 200 && answer.text == "null", "\(path): \(answer.text)")
+            }
+            #expect(try await send(.GET, "private/a.txt").json["code"] as? Int == 4000)
+            #expect(try await send(.GET, "private/open.txt").text == "private/open.txt")
+            #expect(try await send(.GET, "private/a.txt", key: .serverCode).text == "private/a.txt")
+            #expect(try await send(.GET, "private").json["code"] as? Int == 4000)
+            // Listings and counts show only what the caller may read.
+            let root = try await send(.GET, "")
+            #expect(root.text.contains("public") && !root.text.contains("private"), "\(root.text)")
+            #expect(try await send(.GET, "?action=count&countDirectories=true").text == "2")
+            #expect(try await send(.GET, "?action=count&countDirectories=true", key: .serverCode).text == "3")
+            let deep = try await send(.GET, "?sub=true")
+            #expect(deep.text.contains("open.txt") && !deep.text.contains("a.txt") && deep.text.contains("b.txt"), "\(deep.text)")
+            // WRITE denied to every user, even the server-code key; DELETE denied to the REST key.
+            #expect(try await files.upload("ro/new.txt", [1]).json["code"] as? Int == 4000)
+            #expect(try await send(.POST, "ro/sub/").json["code"] as? Int == 4000)
+            #expect(try await send(.DELETE, "ro/c.txt").json["code"] as? Int == 4000)
+            #expect(try await send(.DELETE, "ro/c.txt", key: .serverCode).status == 200)
+            #expect(try await send(.GET, "ro?action=count", key: .serverCode).text == "0")
+            // Moving a file takes DELETE where it was and WRITE where it goes.
+            let move = try await send(.PUT, "move", #"{"sourcePath": "/public/b.txt", "targetPath": "/ro"}"#)
+            #expect(move.json["code"] as? Int == 4000, "\(move.text)")
+            let bad = try await send(.PUT, "permissions/DENY/public", #"{"permission": "FLY", "role": "RestUser"}"#, key: .serverCode)
+            #expect(bad.json["code"] as? Int == 6028)
+            let missing = try await send(.PUT, "permissions/DENY/nothing", #"{"permission": "READ", "user": "*"}"#, key: .serverCode)
+            #expect(missing.json["code"] as? Int == 6000)
+        }
+    }
+}
