@@ -102,6 +102,33 @@ import TestSupport
         }
     }
 
+    /// Appends racing a rename and a delete never leave a row naming an object handed to the
+    /// garbage collector (the renamed file would lose its bytes).
+    @Test func appendsRacingRenamesKeepEveryFilesObject() async throws {
+        try await FileCluster.with { files async throws in
+            for round in 0..<3 {
+                #expect(try await files.upload("log\(round).txt", Array("start\n".utf8)).status == 200)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for line in 0..<8 {
+                        group.addTask {
+                            _ = try await files.send(
+                                .PUT, "append/log\(round).txt", headers: [("Content-Type", "text/plain")], body: Data("\(line)\n".utf8))
+                        }
+                    }
+                    group.addTask {
+                        _ = try await files.send(
+                            .PUT, "rename", headers: [("Content-Type", "application/json")],
+                            body: Data(#"{"oldPathName": "/log\#(round).txt", "newName": "old\#(round).txt"}"#.utf8))
+                    }
+                    try await group.waitForAll()
+                }
+                #expect(try await files.danglingRows() == 0, "round \(round)")
+                let old = try await files.send(.GET, "old\(round).txt")
+                #expect(old.status == 200 && old.text.hasPrefix("start\n"), "\(old.text)")
+            }
+        }
+    }
+
     @Test(arguments: StorageBackend.allCases) func concurrentAppendsLoseNothing(_ backend: StorageBackend) async throws {
         try await FileCluster.with(backend) { files async throws in
             let writers = 12

@@ -126,6 +126,21 @@ import TestSupport
             // Moving a file takes DELETE where it was and WRITE where it goes.
             let move = try await send(.PUT, "move", #"{"sourcePath": "/public/b.txt", "targetPath": "/ro"}"#)
             #expect(move.json["code"] as? Int == 4000, "\(move.text)")
+            // A file's own DENY holds when its directory is copied, deleted or moved.
+            #expect(try await files.upload("public/secret.txt", Array("s".utf8)).status == 200)
+            for (path, body) in [
+                ("permissions/DENY/public/secret.txt", #"{"permission": "READ", "role": "RestUser"}"#),
+                ("permissions/DENY/public/secret.txt", #"{"permission": "DELETE", "role": "RestUser"}"#),
+            ] {
+                #expect(try await send(.PUT, path, body, key: .serverCode).status == 200)
+            }
+            let copy = try await send(.PUT, "copy", #"{"sourcePath": "/public", "targetPath": "/mine"}"#)
+            #expect(copy.json["code"] as? Int == 4000, "\(copy.text)")
+            #expect(try await send(.GET, "mine?action=exists", key: .serverCode).text == "false")
+            #expect(try await send(.DELETE, "public").json["code"] as? Int == 4000)
+            let rename = try await send(.PUT, "rename", #"{"oldPathName": "/public", "newName": "p2"}"#)
+            #expect(rename.json["code"] as? Int == 4000)
+            #expect(try await send(.GET, "public/secret.txt", key: .serverCode).text == "s")
             let bad = try await send(.PUT, "permissions/DENY/public", #"{"permission": "FLY", "role": "RestUser"}"#, key: .serverCode)
             #expect(bad.json["code"] as? Int == 6028)
             let missing = try await send(.PUT, "permissions/DENY/nothing", #"{"permission": "READ", "user": "*"}"#, key: .serverCode)

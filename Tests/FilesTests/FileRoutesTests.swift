@@ -80,6 +80,10 @@ import TestSupport
             #expect(stale.status == 200 && stale.body.count == 1000)
             let current = try await files.send(.GET, "r.bin", headers: [("Range", "bytes=0-9"), ("If-Range", etag)])
             #expect(current.status == 206 && current.body.count == 10)
+            // A stale If-Range means the whole file even when the range lies past its end.
+            let staleBeyond = try await files.send(.GET, "r.bin", headers: [("Range", "bytes=5000-"), ("If-Range", "\"old\"")])
+            #expect(staleBeyond.status == 200 && staleBeyond.body.count == 1000)
+            #expect(whole.headers["x-content-type-options"].first == "nosniff")
         }
     }
 

@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import PostgresNIO
 import StreamTestSupport
 import Testing
 import TestSupport
@@ -69,6 +70,17 @@ struct FileCluster: Sendable {
     func storedFiles() async throws -> [String] {
         if let bucket { return try await bucket.keys().sorted() }
         return Self.files(under: root)
+    }
+
+    /// Rows naming an object already handed to the garbage collector (must be none).
+    func danglingRows() async throws -> Int {
+        try await PostgresClient.with(cluster.database, logger: TestDatabase.logger) { client in
+            let rows = try await client.query(
+                "SELECT count(*) FROM files.entries e JOIN files.garbage g ON g.storage_key = e.storage_key",
+                logger: TestDatabase.logger)
+            for try await count in rows.decode(Int.self) { return count }
+            return -1
+        }
     }
 
     /// Multipart uploads left open in the bucket (none on local disk).

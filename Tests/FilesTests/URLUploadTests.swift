@@ -103,12 +103,15 @@ import TestSupport
             [0xFD, 0x12] + Array(repeating: 0, count: 14), [0xFF, 0x02] + Array(repeating: 0, count: 14),
             Array(repeating: 0, count: 10) + [0xFF, 0xFF, 127, 0, 0, 1],
             [0x00, 0x64, 0xFF, 0x9B] + Array(repeating: 0, count: 8) + [10, 0, 0, 1],
+            Array(repeating: 0, count: 12) + [10, 0, 0, 1], [0x20, 0x02, 127, 0, 0, 1] + Array(repeating: 0, count: 10),
+            [0x20, 0x01, 0x0D, 0xB8] + Array(repeating: 0, count: 12), [0xFE, 0xC0] + Array(repeating: 0, count: 14),
+            [192, 0, 2, 1], [198, 51, 100, 1], [203, 0, 113, 1],
         ]
         for address in refused { #expect(!AddressPolicy.isPublic(address), "\(address)") }
         let allowed: [[UInt8]] = [
             [93, 184, 216, 34], [8, 8, 8, 8], [172, 32, 0, 1], [100, 128, 0, 1],
             [0x26, 0x06, 0x28, 0x00] + Array(repeating: 0, count: 11) + [1],
-            Array(repeating: 0, count: 10) + [0xFF, 0xFF, 8, 8, 8, 8],
+            Array(repeating: 0, count: 10) + [0xFF, 0xFF, 8, 8, 8, 8], [0x20, 0x02, 8, 8, 8, 8] + Array(repeating: 0, count: 10),
         ]
         for address in allowed { #expect(AddressPolicy.isPublic(address), "\(address)") }
     }

@@ -18,6 +18,7 @@ public enum PassthroughHeaders {
     public static let response: [String] = [
         "content-type", "content-length", "etag", "last-modified", "content-range", "accept-ranges",
         "content-disposition", "cache-control", "location", "content-encoding", "expires", "vary",
+        "x-content-type-options",
     ]
 }
 

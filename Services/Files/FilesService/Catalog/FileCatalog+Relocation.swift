@@ -19,8 +19,12 @@ extension FileCatalog {
         let (low, high) = Self.below(source)
         let (old, new) = (source.description, destination.description)
         try await mappingConflicts(at: destination) { connection in
+            try await Self.lock(destination, app: app, on: connection, logger: logger)
             try await Self.ensureDirectories(destination.ancestors, app: app, owner: owner, on: connection, logger: logger)
             try await requireVacant(destination, app: app, on: connection)
+            // Lock the source first: the range statement after it then sees every entry
+            // committed under it meanwhile (a file uploaded into a directory being moved).
+            try await lockEntry(source, app: app, on: connection, missing: FileError.sourceNotFound(old))
             let moved = try await connection.query(
                 """
                 UPDATE files.entries SET
@@ -92,24 +96,38 @@ extension FileCatalog {
         try await transaction { connection in
             try await Self.lock(path, app: app, on: connection, logger: logger)
             try await Self.ensureDirectories(path.ancestors, app: app, owner: owner, on: connection, logger: logger)
+            // The row lock keeps a move, rename or delete of this file from landing between
+            // reading its object and replacing it (the moved file would lose its bytes).
             let rows = try await connection.query(
-                "SELECT is_directory, storage_key FROM files.entries WHERE app_id = \(app) AND path = \(path.description)",
-                logger: logger)
+                """
+                SELECT is_directory, storage_key FROM files.entries
+                WHERE app_id = \(app) AND path = \(path.description) FOR UPDATE
+                """, logger: logger)
             var current: (isDirectory: Bool, key: String?)?
             for try await row in rows.decode((Bool, String?).self) { current = row }
             if current?.isDirectory == true { throw FileError.kindConflict(path.description, expected: "file") }
             let file = try await compose(current?.key)
             let now = Self.now()
-            try await connection.query(
+            if let key = current?.key {
+                try await connection.query(
+                    """
+                    UPDATE files.entries SET size = \(file.size), storage_key = \(file.key), updated = \(now)
+                    WHERE app_id = \(app) AND path = \(path.description)
+                    """, logger: logger)
+                try await discard([key], app: app, on: connection)
+                return
+            }
+            let inserted = try await connection.query(
                 """
                 INSERT INTO files.entries
                     (app_id, path, parent, name, is_directory, size, content_type, storage_key, created, updated, owner_id)
                 VALUES (\(app), \(path.description), \(path.parent.description), \(path.name), false, \(file.size),
                     \(file.contentType), \(file.key), \(now), \(now), \(owner))
-                ON CONFLICT (app_id, path) DO UPDATE SET size = excluded.size, storage_key = excluded.storage_key,
-                    updated = excluded.updated
+                ON CONFLICT (app_id, path) DO NOTHING RETURNING 1
                 """, logger: logger)
-            if let key = current?.key { try await discard([key], app: app, on: connection) }
+            for try await _ in inserted { return }
+            // Something was moved here meanwhile: it stays, the append is refused (and retried).
+            throw FileError.targetExists(path.description)
         }
     }
 
@@ -122,8 +140,17 @@ extension FileCatalog {
         }
     }
 
+    /// Locks the row at `path` for an update or delete of its subtree; `missing` when there is
+    /// none.
+    func lockEntry(_ path: FilePath, app: String, on connection: PostgresConnection, missing: ErrorEnvelope) async throws {
+        let rows = try await connection.query(
+            "SELECT 1 FROM files.entries WHERE app_id = \(app) AND path = \(path.description) FOR UPDATE", logger: logger)
+        for try await _ in rows { return }
+        throw missing
+    }
+
     /// 6018 when anything is at `path`.
-    private func requireVacant(_ path: FilePath, app: String, on connection: PostgresConnection) async throws {
+    func requireVacant(_ path: FilePath, app: String, on connection: PostgresConnection) async throws {
         let rows = try await connection.query(
             "SELECT 1 FROM files.entries WHERE app_id = \(app) AND path = \(path.description)", logger: logger)
         for try await _ in rows { throw FileError.targetExists(path.description) }

@@ -79,6 +79,9 @@ struct FileCatalog: Sendable {
         guard !path.isRoot else { throw FileError.invalidBody("The root directory cannot be deleted") }
         let (low, high) = Self.below(path)
         return try await transaction { connection in
+            // Lock the top first: the range statement after it then sees every entry committed
+            // under it meanwhile (a file uploaded into the directory being deleted).
+            try await lockEntry(path, app: app, on: connection, missing: FileError.notFound(path.description))
             let rows = try await connection.query(
                 """
                 DELETE FROM files.entries
@@ -193,6 +196,21 @@ extension FileCatalog {
             """
     }
 
+    /// Inserts each of `directories` that is missing.
+    private static func insertDirectories(
+        _ directories: [FilePath], app: String, owner: String?, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let now = now()
+        try await connection.query(
+            """
+            INSERT INTO files.entries (app_id, path, parent, name, is_directory, created, updated, owner_id)
+            SELECT \(app), p, pa, n, true, \(now), \(now), \(owner)
+            FROM unnest(\(directories.map(\.description))::text[], \(directories.map(\.parent.description))::text[],
+                \(directories.map(\.name))::text[]) AS d(p, pa, n)
+            ON CONFLICT (app_id, path) DO NOTHING
+            """, logger: logger)
+    }
+
     /// Serialises writers of one path until the transaction ends (appends read the current
     /// bytes and must see no other change land meanwhile).
     static func lock(_ path: FilePath, app: String, on connection: PostgresConnection, logger: Logger) async throws {
@@ -205,22 +223,26 @@ extension FileCatalog {
         _ directories: [FilePath], app: String, owner: String?, on connection: PostgresConnection, logger: Logger
     ) async throws {
         guard !directories.isEmpty else { return }
-        let now = now()
         let paths = directories.map(\.description)
-        try await connection.query(
-            """
-            INSERT INTO files.entries (app_id, path, parent, name, is_directory, created, updated, owner_id)
-            SELECT \(app), p, pa, n, true, \(now), \(now), \(owner)
-            FROM unnest(\(paths)::text[], \(directories.map(\.parent.description))::text[], \(directories.map(\.name))::text[])
-                AS d(p, pa, n)
-            ON CONFLICT (app_id, path) DO NOTHING
-            """, logger: logger)
-        let files = try await connection.query(
-            """
-            SELECT path FROM files.entries WHERE app_id = \(app) AND path = ANY(\(paths)::text[]) AND NOT is_directory
-            ORDER BY path LIMIT 1
-            """, logger: logger)
-        for try await path in files.decode(String.self) { throw FileError.kindConflict(path, expected: "directory") }
+        try await insertDirectories(directories, app: app, owner: owner, on: connection, logger: logger)
+        // Key-share locks on the directories keep a concurrent delete or move of one of them
+        // waiting until this transaction ends; one that won the race leaves a row missing, and
+        // the insert runs again.
+        for _ in 0..<3 {
+            let rows = try await connection.query(
+                """
+                SELECT path, is_directory FROM files.entries WHERE app_id = \(app) AND path = ANY(\(paths)::text[])
+                ORDER BY path FOR KEY SHARE
+                """, logger: logger)
+            var found = 0
+            for try await (path, isDirectory) in rows.decode((String, Bool).self) {
+                if !isDirectory { throw FileError.kindConflict(path, expected: "directory") }
+                found += 1
+            }
+            if found == paths.count { return }
+            try await insertDirectories(directories, app: app, owner: owner, on: connection, logger: logger)
+        }
+        throw FileError.targetExists(directories.last?.description ?? "")
     }
 }
 

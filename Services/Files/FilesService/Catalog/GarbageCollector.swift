@@ -36,13 +36,26 @@ struct GarbageCollector: Service {
                     ORDER BY due LIMIT \(batch) FOR UPDATE SKIP LOCKED)
                 RETURNING app_id, storage_key
                 """, logger: catalog.logger)
-            var count = 0
-            // Inside the transaction: an object that cannot be removed keeps its row.
-            for try await (app, key) in rows.decode((String, String).self) {
-                try await storage.delete(app: app, key: key)
-                count += 1
+            var removed: [(app: String, key: String)] = []
+            for try await row in rows.decode((String, String).self) { removed.append(row) }
+            var failed: [(app: String, key: String)] = []
+            for (app, key) in removed {
+                do {
+                    try await storage.delete(app: app, key: key)
+                } catch {
+                    catalog.logger.warning("stored object not removed", metadata: ["key": "\(key)", "error": "\(error)"])
+                    failed.append((app, key))
+                }
             }
-            return count
+            // An object that cannot be removed now is tried again later, behind the others.
+            if !failed.isEmpty {
+                try await connection.query(
+                    """
+                    INSERT INTO files.garbage (storage_key, app_id, due)
+                    SELECT k, a, \(FileCatalog.now() + 3_600_000) FROM unnest(\(failed.map(\.key))::text[], \(failed.map(\.app))::text[]) AS f(k, a)
+                    """, logger: catalog.logger)
+            }
+            return removed.count - failed.count
         }
     }
 }

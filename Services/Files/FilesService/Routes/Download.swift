@@ -19,6 +19,9 @@ struct Download {
     func response(to request: Request, eventLoop: any EventLoop) -> Response {
         var headers: HTTPFields = [
             .eTag: etag, .lastModified: HTTPDate.format(milliseconds: entry.updated), .acceptRanges: "bytes",
+            // Browsers must not guess a type other than the one declared (an upload that looks
+            // like HTML).
+            .init("x-content-type-options")!: "nosniff",
         ]
         if notModified(request.headers) { return Response(status: .notModified, headers: headers) }
         headers[.contentType] = entry.contentType ?? MediaTypes.type(ofName: entry.path.name)
@@ -27,17 +30,18 @@ struct Download {
         }
         var range = 0..<entry.size
         var status = HTTPResponse.Status.ok
-        switch ByteRange.parse(request.headers[.range], size: entry.size) {
+        // A stale If-Range means the whole file, whatever the range asked (RFC 9110 §13.1.5).
+        let asked = ifRangeHolds(request.headers) ? ByteRange.parse(request.headers[.range], size: entry.size) : .whole
+        switch asked {
         case .whole: break
         case .unsatisfiable:
             headers[.contentRange] = "bytes */\(entry.size)"
             headers[.contentLength] = "0"
             return Response(status: .rangeNotSatisfiable, headers: headers)
-        case .part(let part) where ifRangeHolds(request.headers):
+        case .part(let part):
             range = part
             status = .partialContent
             headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound - 1)/\(entry.size)"
-        case .part: break
         }
         headers[.contentLength] = "\(range.count)"
         let (storage, app, key, span) = (storage, app, entry.storageKey ?? "", range)

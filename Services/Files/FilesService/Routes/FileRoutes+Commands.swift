@@ -88,7 +88,7 @@ extension FileRoutes {
     private func copy(_ target: FileRequest, _ body: RelocationBody) async throws -> Response {
         let (source, directory) = try body.paths()
         let destination = try directory.appending(source.name)
-        try await access.require(.read, target, path: source)
+        try await access.requireEverywhere(.read, target, path: source)
         try await access.require(.write, target, path: destination)
         if try await catalog.entry(app: target.app, path: destination) != nil {
             throw FileError.targetExists(destination.description)
@@ -117,8 +117,8 @@ extension FileRoutes {
 
     /// A move or rename takes DELETE where the entry was and WRITE where it goes.
     private func requireMovable(_ target: FileRequest, from source: FilePath, to destination: FilePath) async throws {
+        try await access.requireEverywhere(.delete, target, path: source)
         let entry = try await catalog.entry(app: target.app, path: source)
-        try await access.require(.delete, target, path: source, entry: entry)
         try await access.require(.write, target, path: destination, directory: entry?.isDirectory ?? false)
     }
 

@@ -131,7 +131,7 @@ struct FileRoutes: Sendable {
     }
 
     private func delete(_ target: FileRequest) async throws -> Response {
-        try await access.require(.delete, target, path: target.path)
+        try await access.requireEverywhere(.delete, target, path: target.path)
         try await catalog.remove(app: target.app, path: target.path)
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "null")))
     }
