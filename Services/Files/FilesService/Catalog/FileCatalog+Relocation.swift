@@ -107,27 +107,14 @@ extension FileCatalog {
             for try await row in rows.decode((Bool, String?).self) { current = row }
             if current?.isDirectory == true { throw FileError.kindConflict(path.description, expected: "file") }
             let file = try await compose(current?.key)
-            let now = Self.now()
             if let key = current?.key {
-                try await connection.query(
-                    """
-                    UPDATE files.entries SET size = \(file.size), storage_key = \(file.key), updated = \(now)
-                    WHERE app_id = \(app) AND path = \(path.description)
-                    """, logger: logger)
-                try await discard([key], app: app, on: connection)
+                try await replaceBytes(app: app, path: path, with: file, old: key, on: connection)
                 return
             }
-            let inserted = try await connection.query(
-                """
-                INSERT INTO files.entries
-                    (app_id, path, parent, name, is_directory, size, content_type, storage_key, created, updated, owner_id)
-                VALUES (\(app), \(path.description), \(path.parent.description), \(path.name), false, \(file.size),
-                    \(file.contentType), \(file.key), \(now), \(now), \(owner))
-                ON CONFLICT (app_id, path) DO NOTHING RETURNING 1
-                """, logger: logger)
-            for try await _ in inserted { return }
-            // Something was moved here meanwhile: it stays, the append is refused (and retried).
-            throw FileError.targetExists(path.description)
+            // Something moved here meanwhile stays; the append is refused (and may be retried).
+            guard try await insertFile(app: app, path: path, file: file, owner: owner, on: connection) else {
+                throw FileError.targetExists(path.description)
+            }
         }
     }
 

@@ -36,7 +36,6 @@ struct FileCatalog: Sendable {
         try await transaction { connection in
             try await Self.lock(path, app: app, on: connection, logger: logger)
             try await Self.ensureDirectories(path.ancestors, app: app, owner: owner, on: connection, logger: logger)
-            let now = Self.now()
             for _ in 0..<3 {
                 let rows = try await connection.query(
                     """
@@ -48,28 +47,44 @@ struct FileCatalog: Sendable {
                 if let (isDirectory, oldKey) = existing {
                     if isDirectory { throw FileError.kindConflict(path.description, expected: "file") }
                     if !overwrite { throw FileError.alreadyExists(path.description) }
-                    try await connection.query(
-                        """
-                        UPDATE files.entries SET size = \(file.size), content_type = \(file.contentType),
-                        storage_key = \(file.key), updated = \(now)
-                        WHERE app_id = \(app) AND path = \(path.description)
-                        """, logger: logger)
-                    if let oldKey { try await discard([oldKey], app: app, on: connection) }
+                    try await replaceBytes(app: app, path: path, with: file, old: oldKey, on: connection)
                     return
                 }
-                let inserted = try await connection.query(
-                    """
-                    INSERT INTO files.entries
-                        (app_id, path, parent, name, is_directory, size, content_type, storage_key, created, updated, owner_id)
-                    VALUES (\(app), \(path.description), \(path.parent.description), \(path.name), false, \(file.size),
-                        \(file.contentType), \(file.key), \(now), \(now), \(owner))
-                    ON CONFLICT (app_id, path) DO NOTHING RETURNING 1
-                    """, logger: logger)
                 // Another writer created it meanwhile: lock its row and decide again.
-                for try await _ in inserted { return }
+                if try await insertFile(app: app, path: path, file: file, owner: owner, on: connection) { return }
             }
             throw FileError.alreadyExists(path.description)
         }
+    }
+
+    /// Points the file at `path` to `file`'s object; the old object becomes garbage.
+    func replaceBytes(app: String, path: FilePath, with file: StoredFile, old: String?, on connection: PostgresConnection)
+        async throws
+    {
+        try await connection.query(
+            """
+            UPDATE files.entries SET size = \(file.size), content_type = \(file.contentType), storage_key = \(file.key),
+                updated = \(Self.now())
+            WHERE app_id = \(app) AND path = \(path.description)
+            """, logger: logger)
+        if let old { try await discard([old], app: app, on: connection) }
+    }
+
+    /// Records a new file at `path`; false when something is there already.
+    func insertFile(app: String, path: FilePath, file: StoredFile, owner: String?, on connection: PostgresConnection)
+        async throws -> Bool
+    {
+        let now = Self.now()
+        let inserted = try await connection.query(
+            """
+            INSERT INTO files.entries
+                (app_id, path, parent, name, is_directory, size, content_type, storage_key, created, updated, owner_id)
+            VALUES (\(app), \(path.description), \(path.parent.description), \(path.name), false, \(file.size),
+                \(file.contentType), \(file.key), \(now), \(now), \(owner))
+            ON CONFLICT (app_id, path) DO NOTHING RETURNING 1
+            """, logger: logger)
+        for try await _ in inserted { return true }
+        return false
     }
 
     /// Removes the entry at `path` and, for a directory, everything in it; 6000 when there is
