@@ -1,9 +1,11 @@
 @testable import FilesService
+import Configuration
 import Foundation
 import InternalProtocol
 import NIOCore
 import PostgresNIO
 import PostgresSupport
+import ServiceRuntime
 import StreamTestSupport
 import Testing
 import TestSupport
@@ -71,5 +73,64 @@ import TestSupport
                 }
             }
         }
+    }
+
+    /// Local storage whose deletes of `failing` keys fail (a storage that refuses for a while).
+    struct RefusingDeletes: FileStorage {
+        let base: LocalDiskStorage
+        let failing: Set<String>
+
+        func write<Body: AsyncSequence>(_ body: Body, app: String, key: String) async throws -> Int64
+        where Body.Element == ByteBuffer { try await base.write(body, app: app, key: key) }
+        func compose(app: String, sources: [String], key: String) async throws -> Int64 {
+            try await base.compose(app: app, sources: sources, key: key)
+        }
+        func read(app: String, key: String, range: Range<Int64>, into consume: (ByteBuffer) async throws -> Void) async throws {
+            try await base.read(app: app, key: key, range: range, into: consume)
+        }
+        func delete(app: String, key: String) async throws {
+            if failing.contains(key) { throw CancellationError() }
+            try await base.delete(app: app, key: key)
+        }
+    }
+
+    @Test func anObjectThatCannotBeRemovedWaitsBehindTheOthers() async throws {
+        try await Self.withRoot { root in
+            try await TestDatabase.with { database async throws in
+                try await PostgresClient.with(database, logger: logger) { client async throws in
+                    try await MigrationRunner(owner: "files", migrations: FilesService.migrations).apply(on: client, logger: logger)
+                    let catalog = FileCatalog(database: client, logger: logger, deletionGrace: 0)
+                    let local = LocalDiskStorage(root: root)
+                    for key in ["bb01", "bb02"] { _ = try await local.write(SingleBuffer(buffer: ByteBuffer(string: key)), app: "A", key: key) }
+                    try await catalog.transaction { try await catalog.discard(["bb01", "bb02"], app: "A", on: $0) }
+                    let collector = GarbageCollector(
+                        catalog: catalog, storage: RefusingDeletes(base: local, failing: ["bb01"]), interval: .seconds(3600))
+                    #expect(try await collector.collect() == 1)
+                    #expect(Self.files(under: root) == ["A/bb/bb01"])
+                    // Requeued an hour later: not due now, so the next pass finds nothing to do.
+                    #expect(try await collector.collect() == 0)
+                    let rows = try await client.query("SELECT storage_key FROM files.garbage", logger: logger)
+                    var keys: [String] = []
+                    for try await key in rows.decode(String.self) { keys.append(key) }
+                    #expect(keys == ["bb01"])
+                }
+            }
+        }
+    }
+
+    @Test func storageSettingsAreCheckedAtStart() throws {
+        func storage(_ environment: [String: String]) throws -> any FileStorage {
+            try FilesService.storage(ConfigReader.fromEnvironment(environment).scoped(to: "baas").scoped(to: "files"))
+        }
+        #expect(try storage([:]) is LocalDiskStorage)
+        #expect(try storage(["BAAS_FILES_STORAGE": "local", "BAAS_FILES_ROOT": "/tmp/x"]) is LocalDiskStorage)
+        #expect(throws: UsageError.self) { try storage(["BAAS_FILES_STORAGE": "ftp"]) }
+        #expect(throws: UsageError.self) { try storage(["BAAS_FILES_STORAGE": "s3", "BAAS_FILES_S3_ENDPOINT": "http://x"]) }
+        let s3 = try storage([
+            "BAAS_FILES_STORAGE": "s3", "BAAS_FILES_S3_ENDPOINT": "http://127.0.0.1:9000/", "BAAS_FILES_S3_BUCKET": "b",
+            "BAAS_FILES_S3_ACCESS_KEY_ID": "k", "BAAS_FILES_S3_SECRET_ACCESS_KEY": "s",
+        ])
+        #expect((s3 as? S3Storage)?.configuration.endpoint == "http://127.0.0.1:9000")
+        #expect((s3 as? S3Storage)?.configuration.region == "us-east-1")
     }
 }

@@ -27,26 +27,22 @@ struct FileAccess: Sendable {
 
     /// The check on `path` and, for a directory with cells on or under it, on every file below
     /// (a delete, move or copy of a directory acts on all of them, and a file's own DENY must
-    /// hold).
-    func requireEverywhere(_ operation: FileOperation, _ target: FileRequest, path: FilePath) async throws {
+    /// hold). Answers the entry at `path`.
+    @discardableResult
+    func requireEverywhere(_ operation: FileOperation, _ target: FileRequest, path: FilePath) async throws -> FileEntry? {
         let entry = path.isRoot ? nil : try await catalog.entry(app: target.app, path: path)
         try await require(operation, target, path: path, entry: entry)
-        guard entry?.isDirectory == true else { return }
+        guard entry?.isDirectory == true else { return entry }
         let rules = try await catalog.rules(app: target.app, near: path, below: true)
-        guard !rules.isEmpty else { return }
+        guard !rules.isEmpty else { return entry }
         let caller = PermissionCaller(target.identity)
-        let batch = 500
-        var scanned = 0
-        while true {
-            let entries = try await catalog.list(
-                app: target.app, directory: path, filter: ListingFilter(recursive: true), limit: batch, offset: scanned)
-            for file in entries
-            where !rules.allows(caller, operation, path: file.path, isDirectory: false, ownerID: file.ownerId) {
+        try await catalog.forEach(app: target.app, directory: path, filter: ListingFilter(recursive: true)) { file in
+            guard rules.allows(caller, operation, path: file.path, isDirectory: false, ownerID: file.ownerId) else {
                 throw FileError.noPermission(operation.rawValue.lowercased(), path: file.path.description)
             }
-            guard entries.count == batch else { return }
-            scanned += batch
+            return true
         }
+        return entry
     }
 
     /// `PUT files/permissions/{GRANT|DENY}/{path}` with `{"permission", "user" | "role"}`: the

@@ -25,7 +25,7 @@ extension FileCatalog {
             // Lock the source first: the range statement after it then sees every entry
             // committed under it meanwhile (a file uploaded into a directory being moved).
             try await lockEntry(source, app: app, on: connection, missing: FileError.sourceNotFound(old))
-            let moved = try await connection.query(
+            try await connection.query(
                 """
                 UPDATE files.entries SET
                     path = \(new) || substr(path, char_length(\(old)) + 1),
@@ -33,11 +33,7 @@ extension FileCatalog {
                         ELSE \(new) || substr(parent, char_length(\(old)) + 1) END,
                     name = CASE WHEN path = \(old) THEN \(destination.name) ELSE name END
                 WHERE app_id = \(app) AND (path = \(old) OR (path >= \(low) AND path < \(high)))
-                RETURNING 1
                 """, logger: logger)
-            var count = 0
-            for try await _ in moved { count += 1 }
-            guard count > 0 else { throw FileError.sourceNotFound(old) }
             // The cells move with what they are set on.
             try await connection.query(
                 """

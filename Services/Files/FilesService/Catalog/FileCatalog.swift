@@ -109,7 +109,6 @@ struct FileCatalog: Sendable {
                 count += 1
                 if let key { keys.append(key) }
             }
-            guard count > 0 else { throw FileError.notFound(path.description) }
             try await discard(keys, app: app, on: connection)
             // Cells on what is gone would otherwise apply to whatever takes its place.
             try await connection.query(
@@ -134,6 +133,21 @@ struct FileCatalog: Sendable {
         var entries: [FileEntry] = []
         for try await row in rows { entries.append(try Self.entry(row)) }
         return entries
+    }
+
+    /// Calls `body` with every entry of the directory the filter takes, in path order, a batch
+    /// of 500 read at a time, until it answers false.
+    func forEach(
+        app: String, directory: FilePath, filter: ListingFilter, _ body: (FileEntry) throws -> Bool
+    ) async throws {
+        let batch = 500
+        var scanned = 0
+        while true {
+            let entries = try await list(app: app, directory: directory, filter: filter, limit: batch, offset: scanned)
+            for entry in entries where try !body(entry) { return }
+            guard entries.count == batch else { return }
+            scanned += batch
+        }
     }
 
     /// How many entries of the directory the filter takes.

@@ -84,14 +84,14 @@ struct HeaderParameters {
 
     init(_ header: String) {
         var parts = header.split(separator: ";", omittingEmptySubsequences: false).makeIterator()
-        value = String(parts.next() ?? "").trimmed
+        value = String(parts.next() ?? "").trimmingBlanks
         while let part = parts.next() {
             guard let equals = part.firstIndex(of: "=") else { continue }
-            var parameter = String(part[part.index(after: equals)...]).trimmed
+            var parameter = String(part[part.index(after: equals)...]).trimmingBlanks
             if parameter.count >= 2, parameter.hasPrefix("\""), parameter.hasSuffix("\"") {
                 parameter = String(parameter.dropFirst().dropLast()).replacingEscapes
             }
-            parameters[String(part[..<equals]).trimmed.lowercased()] = parameter
+            parameters[String(part[..<equals]).trimmingBlanks.lowercased()] = parameter
         }
     }
 
@@ -99,13 +99,6 @@ struct HeaderParameters {
 }
 
 extension String {
-    fileprivate var trimmed: String {
-        var text = Substring(self)
-        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
-        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
-        return String(text)
-    }
-
     /// A quoted string's `\x` escapes resolved.
     fileprivate var replacingEscapes: String {
         var result = ""

@@ -138,7 +138,7 @@ public struct MultipartScanner {
                 throw FileError.invalidBody("A multipart header line has no ':'")
             }
             let name = line[..<colon].lowercased()
-            headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: " \t")
+            headers[name] = String(line[line.index(after: colon)...]).trimmingBlanks
         }
         return headers
     }
@@ -186,12 +186,12 @@ public struct MultipartScanner {
     }
 }
 
-extension Substring {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        let characters = Set(set)
-        var text = self
-        while let first = text.first, characters.contains(first) { text = text.dropFirst() }
-        while let last = text.last, characters.contains(last) { text = text.dropLast() }
+extension String {
+    /// Without leading and trailing spaces and tabs.
+    var trimmingBlanks: String {
+        var text = Substring(self)
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
         return String(text)
     }
 }

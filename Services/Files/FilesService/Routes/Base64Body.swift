@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import InternalProtocol
 import NIOCore
 import ServiceRuntime
 
@@ -8,14 +9,11 @@ import ServiceRuntime
 enum Base64Body {
     /// The decoded bytes; 6016 over `limit` bytes of text, 400 when it is not base64.
     static func read(_ request: Request, limit: Int) async throws -> ByteBuffer {
-        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
+        let text: ByteBuffer
+        do {
+            text = try await PublicRoutes.body(of: request, limit: limit)
+        } catch let error as ErrorEnvelope where error.status == 413 {
             throw FileError.payloadTooLarge(limit: limit)
-        }
-        var text = ByteBuffer()
-        for try await chunk in request.body {
-            guard text.readableBytes + chunk.readableBytes <= limit else { throw FileError.payloadTooLarge(limit: limit) }
-            var chunk = chunk
-            text.writeBuffer(&chunk)
         }
         var encoded = String(buffer: text).filter { !$0.isWhitespace }
         if encoded.hasPrefix("\""), encoded.hasSuffix("\""), encoded.count >= 2 {

@@ -117,8 +117,7 @@ extension FileRoutes {
 
     /// A move or rename takes DELETE where the entry was and WRITE where it goes.
     private func requireMovable(_ target: FileRequest, from source: FilePath, to destination: FilePath) async throws {
-        try await access.requireEverywhere(.delete, target, path: source)
-        let entry = try await catalog.entry(app: target.app, path: source)
+        let entry = try await access.requireEverywhere(.delete, target, path: source)
         try await access.require(.write, target, path: destination, directory: entry?.isDirectory ?? false)
     }
 

@@ -185,17 +185,9 @@ struct FileRoutes: Sendable {
         _ target: FileRequest, filter: ListingFilter, rules: FileRules, _ body: (FileEntry) -> Bool
     ) async throws {
         let caller = PermissionCaller(target.identity)
-        let batch = 500
-        var scanned = 0
-        while true {
-            let entries = try await catalog.list(
-                app: target.app, directory: target.path, filter: filter, limit: batch, offset: scanned)
-            for entry in entries
-            where rules.allows(caller, .read, path: entry.path, isDirectory: entry.isDirectory, ownerID: entry.ownerId) {
-                if !body(entry) { return }
-            }
-            guard entries.count == batch else { return }
-            scanned += batch
+        try await catalog.forEach(app: target.app, directory: target.path, filter: filter) { entry in
+            !rules.allows(caller, .read, path: entry.path, isDirectory: entry.isDirectory, ownerID: entry.ownerId)
+                || body(entry)
         }
     }
 

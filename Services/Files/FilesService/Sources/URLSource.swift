@@ -27,25 +27,9 @@ struct URLSource: Sendable {
         for _ in 0...Self.maximumRedirects {
             let url = try check(location)
             let client = try await client(for: url)
+            let outcome: Hop
             do {
-                let response = try await client.execute(HTTPClientRequest(url: url.absoluteString), timeout: Self.totalTimeout)
-                if (300..<400).contains(response.status.code), let next = response.headers.first(name: "location") {
-                    _ = try? await response.body.collect(upTo: 64 << 10)
-                    guard let resolved = URL(string: next, relativeTo: url)?.absoluteString else {
-                        throw FileError.sourceURLFailed("a redirect to an unreadable location")
-                    }
-                    location = resolved
-                    try? await client.shutdown()
-                    continue
-                }
-                guard (200..<300).contains(response.status.code) else {
-                    throw FileError.sourceURLFailed("it answered \(response.status.code)")
-                }
-                let declared = response.headers.first(name: "content-length").flatMap(Int.init)
-                if let declared, declared > limit { throw ErrorEnvelope.payloadTooLarge(limit: limit) }
-                let size = try await write(LimitedBody(base: response.body, limit: limit, declaredLength: declared))
-                try? await client.shutdown()
-                return size
+                outcome = try await hop(url, client: client, limit: limit, write: write)
             } catch let error as HTTPClientError {
                 try? await client.shutdown()
                 throw FileError.sourceURLFailed("\(error)")
@@ -53,8 +37,38 @@ struct URLSource: Sendable {
                 try? await client.shutdown()
                 throw error
             }
+            try? await client.shutdown()
+            switch outcome {
+            case .redirect(let next): location = next
+            case .fetched(let size): return size
+            }
         }
         throw FileError.sourceURLRefused("more than \(Self.maximumRedirects) redirects")
+    }
+
+    /// Where one request ended: a redirect to follow, or the body stored.
+    private enum Hop {
+        case redirect(String)
+        case fetched(Int64)
+    }
+
+    /// One request; a redirect's body is left unread (its connection goes with the client).
+    private func hop(
+        _ url: URL, client: HTTPClient, limit: Int, write: (LimitedBody<HTTPClientResponse.Body>) async throws -> Int64
+    ) async throws -> Hop {
+        let response = try await client.execute(HTTPClientRequest(url: url.absoluteString), timeout: Self.totalTimeout)
+        if (300..<400).contains(response.status.code), let next = response.headers.first(name: "location") {
+            guard let resolved = URL(string: next, relativeTo: url)?.absoluteString else {
+                throw FileError.sourceURLFailed("a redirect to an unreadable location")
+            }
+            return .redirect(resolved)
+        }
+        guard (200..<300).contains(response.status.code) else {
+            throw FileError.sourceURLFailed("it answered \(response.status.code)")
+        }
+        let declared = response.headers.first(name: "content-length").flatMap(Int.init)
+        if let declared, declared > limit { throw ErrorEnvelope.payloadTooLarge(limit: limit) }
+        return .fetched(try await write(LimitedBody(base: response.body, limit: limit, declaredLength: declared)))
     }
 
     /// The URL if its scheme and host are acceptable.

@@ -78,13 +78,12 @@ public struct S3Storage: FileStorage {
     }
 
     public func delete(app: String, key: String) async throws {
-        _ = try await send("DELETE", objectPath(app: app, key: key))
+        try await Self.discard(send("DELETE", objectPath(app: app, key: key)))
     }
 
     /// Creates the bucket (set-up and tests); an existing one of ours is fine.
     public func createBucket() async throws {
-        let response = try await send("PUT", "/" + SigV4.encode(configuration.bucket), accepting: [200, 409])
-        _ = try await response.body.collect(upTo: 1 << 16)
+        try await Self.discard(send("PUT", "/" + SigV4.encode(configuration.bucket), accepting: [200, 409]))
     }
 
     /// Every object key in the bucket (tests and operators), following continuation tokens.
@@ -138,14 +137,24 @@ public struct S3Storage: FileStorage {
         }
         let response = try await http.execute(request, timeout: .minutes(5))
         guard accepting.contains(response.status.code) else {
+            // Only the error's code is read from the (small) XML answer.
             let detail = try? await response.body.collect(upTo: 1 << 16)
             throw S3Error(status: response.status.code, code: detail.flatMap { XMLText.first("Code", in: String(buffer: $0)) })
         }
         return response
     }
 
+    /// The text of one of S3's XML answers (an upload id, a page of at most 1,000 keys).
     func text(of response: HTTPClientResponse) async throws -> String {
-        String(buffer: try await response.body.collect(upTo: 16 << 20))
+        String(buffer: try await response.body.collect(upTo: Self.answerLimit))
+    }
+
+    /// The largest XML answer read (a page of 1,000 keys of ours is under 200 KiB).
+    static let answerLimit = 1 << 20
+
+    /// Reads an answer's body to its end without keeping it.
+    static func discard(_ response: HTTPClientResponse) async throws {
+        for try await _ in response.body {}
     }
 }
 
@@ -181,7 +190,7 @@ final class S3Upload {
     /// Completes the object; answers its size.
     func finish() async throws -> Int64 {
         guard let uploadID else {
-            _ = try await storage.send("PUT", path, body: part)
+            try await S3Storage.discard(storage.send("PUT", path, body: part))
             return size
         }
         if part.readableBytes > 0 { try await sendPart() }
@@ -196,7 +205,7 @@ final class S3Upload {
     /// Abandons a multipart upload begun (its parts are dropped by S3).
     func abort() async {
         guard let uploadID else { return }
-        _ = try? await storage.send("DELETE", path, query: [("uploadId", uploadID)])
+        _ = try? await S3Storage.discard(storage.send("DELETE", path, query: [("uploadId", uploadID)]))
     }
 
     private func sendPart() async throws {
@@ -209,7 +218,7 @@ final class S3Upload {
         let response = try await storage.send(
             "PUT", path, query: [("partNumber", "\(number)"), ("uploadId", uploadID!)], body: part)
         guard let etag = response.headers.first(name: "etag") else { throw S3Error(status: 200, code: "NoETag") }
-        _ = try await response.body.collect(upTo: 1 << 16)
+        try await S3Storage.discard(response)
         etags.append(etag)
         part = ByteBuffer()
     }
