@@ -31,8 +31,9 @@ let engines: [String: [Target.Dependency]] = [
     // Stored bytes on local disk (unnamed temporary files linked into place once complete) or
     // in S3-compatible storage over HTTP; uploads from URLs resolve their host first; directories
     // and files are containers and assets of the shared permission model.
+    // Image sizes are made by libvips (Debian's libvips-dev).
     "Files": [
-        "Permissions", product("_NIOFileSystem", "swift-nio"), product("AsyncHTTPClient", "async-http-client"),
+        "Permissions", "CVips", product("_NIOFileSystem", "swift-nio"), product("AsyncHTTPClient", "async-http-client"),
         product("NIOHTTP1", "swift-nio"), product("NIOPosix", "swift-nio"),
     ],
 ]
@@ -54,6 +55,12 @@ let testExtras: [String: [Target.Dependency]] = [
     "Relations": [product("PropertyBased", "swift-property-based")],
     "Files": [product("PropertyBased", "swift-property-based"), "StreamTestSupport"],
     "Gateway": [product("NIOEmbedded", "swift-nio"), "StreamTestSupport"],
+]
+
+/// Files a service's test target reads at run time.
+let testResources: [String: [Resource]] = [
+    // A decompression bomb (a PNG that declares 20,000 × 20,000 pixels in 48 KiB).
+    "Files": [.copy("Fixtures")]
 ]
 
 /// Products every service library imports directly.
@@ -110,6 +117,9 @@ var targets: [Target] = [
         ],
         path: "Shared/ServiceRuntime", swiftSettings: strict),
     .target(name: "QueryLanguage", path: "Shared/QueryLanguage", swiftSettings: strict),
+    // libvips through its headers; pkg-config names only GObject (the include paths vips.h
+    // needs) because libvips's own flags carry `-pthread`, which SwiftPM drops with a warning.
+    .systemLibrary(name: "CVips", path: "Services/Files/CVips", pkgConfig: "gobject-2.0", providers: [.apt(["libvips-dev"])]),
     // The security model shared by the data engine and the gateway (and the containers of
     // files, messaging and geo): cells, the nine-layer oracle, its row-independent plan.
     .target(name: "Permissions", dependencies: ["InternalProtocol"], path: "Shared/Permissions", swiftSettings: strict),
@@ -182,7 +192,7 @@ for service in services {
             dependencies: distinct(
                 [.target(name: library)] + engines[service.name, default: []] + testProducts
                     + testExtras[service.name, default: []]),
-            path: "Tests/\(service.name)Tests", swiftSettings: testSettings),
+            path: "Tests/\(service.name)Tests", resources: testResources[service.name], swiftSettings: testSettings),
     ]
 }
 

@@ -6,14 +6,17 @@ PG_BIN=/usr/lib/postgresql/15/bin
 log() { printf '\033[1m==>\033[0m %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-# Installs what is missing (PostgreSQL 15 with PostGIS, curl, Python's YAML and JSON-schema
-# modules) when running as root; otherwise says what to install.
+# Installs what is missing (PostgreSQL 15 with PostGIS, curl, openssl, libvips's headers and
+# pkg-config, which files-service builds against) when running as root; otherwise says what to
+# install.
 ensure_system_packages() {
   local missing=()
   [ -x "$PG_BIN/initdb" ] || missing+=(postgresql-15)
   [ -f /usr/share/postgresql/15/extension/postgis.control ] || missing+=(postgresql-15-postgis-3)
   command -v curl >/dev/null || missing+=(curl)
   command -v openssl >/dev/null || missing+=(openssl)
+  command -v pkg-config >/dev/null || missing+=(pkg-config)
+  [ -f /usr/include/vips/vips.h ] || missing+=(libvips-dev)
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" -ne 0 ]; then
     die "missing packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})"

@@ -16,6 +16,11 @@ import ServiceRuntime
 /// under way, default 60) and `BAAS_FILES_GARBAGE_INTERVAL_SECONDS` (default 30).
 /// `BAAS_FILES_URL_ALLOWED_HOSTS` (comma-separated) names hosts an upload from a URL may fetch
 /// even though they resolve to loopback or private addresses (development and tests).
+/// Image sizes: `BAAS_FILES_IMAGE_MAX_PIXELS` (default 64,000,000), `BAAS_FILES_IMAGE_MAX_BYTES`
+/// (the largest original, default 64 MiB), `BAAS_FILES_IMAGE_MAX_SIDE` (default 4096),
+/// `BAAS_FILES_IMAGE_CONCURRENCY` (resizes at once, default 2), `BAAS_FILES_IMAGE_QUEUE` (how
+/// many may wait, default 16) and `BAAS_FILES_SCRATCH` (working files, default the system's
+/// temporary directory).
 /// `BAAS_FILES_STORAGE=s3` stores bytes in an S3-compatible bucket instead of `BAAS_FILES_ROOT`:
 /// `BAAS_FILES_S3_ENDPOINT`, `BAAS_FILES_S3_BUCKET`, `BAAS_FILES_S3_REGION` (default
 /// `us-east-1`), `BAAS_FILES_S3_ACCESS_KEY_ID` and `BAAS_FILES_S3_SECRET_ACCESS_KEY`.
@@ -44,12 +49,34 @@ public enum FilesService: BackendService {
         let sources = URLSource(allowedHosts: Set(allowed), idleTimeout: .seconds(Int64(idle)))
         FileRoutes(
             catalog: catalog, storage: storage, urls: urls, limits: FileLimits(upload: upload, idleTimeout: .seconds(idle)),
-            sources: sources
+            sources: sources, renditions: try renditions(reader, catalog: catalog, storage: storage, environment: environment)
         ).add(to: &routes)
     }
 }
 
 extension FilesService {
+    /// Image sizes with the configured bounds; starts libvips.
+    static func renditions(
+        _ reader: ConfigReader, catalog: FileCatalog, storage: any FileStorage, environment: ServiceEnvironment
+    ) throws -> Renditions {
+        let images = reader.scoped(to: "image")
+        let limits = ImageLimits(
+            maxPixels: images.int(forKey: "maxPixels", default: 64_000_000),
+            maxBytes: Int64(images.int(forKey: "maxBytes", default: 64 << 20)),
+            maxSide: images.int(forKey: "maxSide", default: 4096),
+            concurrency: images.int(forKey: "concurrency", default: 2), queue: images.int(forKey: "queue", default: 16))
+        guard limits.maxPixels >= 1, limits.maxBytes >= 1, limits.maxSide >= 1, limits.concurrency >= 1, limits.queue >= 0 else {
+            throw UsageError("BAAS_FILES_IMAGE_* settings must be positive (the queue may be 0)")
+        }
+        try ImageResizer.start()
+        let threads = ResizeThreads(count: limits.concurrency)
+        environment.background.add(threads)
+        return Renditions(
+            catalog: catalog, storage: storage, resizer: ImageResizer(maxPixels: limits.maxPixels, logger: environment.logger), threads: threads.pool,
+            gate: ResizeGate(running: limits.concurrency, waiting: limits.queue), limits: limits,
+            scratch: reader.string(forKey: "scratch", default: NSTemporaryDirectory() + "baas-files"))
+    }
+
     /// The configured storage backend.
     static func storage(_ reader: ConfigReader) throws -> any FileStorage {
         switch reader.string(forKey: "storage", default: "local") {

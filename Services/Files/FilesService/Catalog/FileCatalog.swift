@@ -159,13 +159,15 @@ struct FileCatalog: Sendable {
         return 0
     }
 
-    /// Hands `keys` to the garbage table, due after the grace period.
+    /// Hands `keys` and their resized copies to the garbage table, due after the grace period.
     func discard(_ keys: [String], app: String, on connection: PostgresConnection) async throws {
         guard !keys.isEmpty else { return }
         try await connection.query(
             """
+            WITH copies AS (DELETE FROM files.renditions WHERE original_key = ANY(\(keys)::text[]) RETURNING storage_key)
             INSERT INTO files.garbage (storage_key, app_id, due)
-            SELECT key, \(app), \(Self.now() + deletionGrace) FROM unnest(\(keys)::text[]) AS k(key)
+            SELECT key, \(app), \(Self.now() + deletionGrace)
+            FROM (SELECT unnest(\(keys)::text[]) UNION ALL SELECT storage_key FROM copies) AS k(key)
             ON CONFLICT DO NOTHING
             """, logger: logger)
     }

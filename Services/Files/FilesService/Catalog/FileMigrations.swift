@@ -3,7 +3,7 @@ import PostgresSupport
 /// files-service's tables, in the `files` schema.
 enum FileMigrations {
     /// Every migration, in order.
-    static let all: [any DatabaseMigration] = [m0001CreateEntries, m0002CreatePermissions]
+    static let all: [any DatabaseMigration] = [m0001CreateEntries, m0002CreatePermissions, m0003CreateRenditions]
 
     /// The tree of every app (one row per file or directory, keyed by its normalised path in
     /// byte order, so a directory's contents are one index range) and the stored objects no
@@ -53,6 +53,23 @@ enum FileMigrations {
                 operation text NOT NULL CHECK (operation IN ('READ', 'WRITE', 'DELETE')),
                 decision text NOT NULL CHECK (decision IN ('GRANT', 'DENY')),
                 PRIMARY KEY (app_id, path, principal_kind, principal, operation)
+            )
+            """
+        ])
+
+    /// Resized copies of images, each kept beside its original's object and named by the size
+    /// asked for; they go with the original's object to the garbage.
+    static let m0003CreateRenditions = SQLMigration(
+        version: 3, name: "image renditions",
+        statements: [
+            """
+            CREATE TABLE files.renditions (
+                original_key text NOT NULL,
+                rendition text NOT NULL,
+                storage_key text NOT NULL,
+                size bigint NOT NULL,
+                content_type text NOT NULL,
+                PRIMARY KEY (original_key, rendition)
             )
             """
         ])

@@ -19,7 +19,10 @@ struct GarbageCollector: Service {
                 do {
                     while try await collect() > 0 {}
                 } catch {
-                    catalog.logger.warning("file garbage not collected", metadata: ["error": "\(String(reflecting: error))"])
+                    // Shutting down cancels a collection under way; nothing to report then.
+                    if !Task.isCancelled {
+                        catalog.logger.warning("file garbage not collected", metadata: ["error": "\(String(reflecting: error))"])
+                    }
                 }
             }
         }
@@ -42,7 +45,7 @@ struct GarbageCollector: Service {
             for (app, key) in removed {
                 do {
                     try await storage.delete(app: app, key: key)
-                } catch {
+                } catch where !Task.isCancelled {
                     catalog.logger.warning("stored object not removed", metadata: ["key": "\(key)", "error": "\(error)"])
                     failed.append((app, key))
                 }

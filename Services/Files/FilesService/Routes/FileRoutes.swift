@@ -16,6 +16,7 @@ struct FileRoutes: Sendable {
     let urls: FileURLs
     let limits: FileLimits
     let sources: URLSource
+    let renditions: Renditions
     var access: FileAccess { FileAccess(catalog: catalog) }
 
     func add(to routes: inout PublicRoutes) {
@@ -48,7 +49,10 @@ struct FileRoutes: Sendable {
             return try .json(try await count(target))
         case nil:
             try requireDirectory(target, entry, allowingFile: true)
-            if let entry, !entry.isDirectory {
+            if var entry, !entry.isDirectory {
+                if let size = try ImageSize.parse(target.query, maxSide: renditions.limits.maxSide) {
+                    entry = try await renditions.entry(entry, app: target.app, size: size)
+                }
                 return Download(entry: entry, storage: storage, app: target.app).response(to: request, eventLoop: context.eventLoop)
             }
             return try await listing(target)
