@@ -26,6 +26,25 @@ public enum PercentEncoding {
         return String(validating: bytes, as: UTF8.self)
     }
 
+    /// `text` percent-encoded for a path segment: RFC 3986 unreserved characters stay.
+    public static func encodeSegment(_ text: String) -> String {
+        var encoded = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let digits = Array("0123456789ABCDEF".unicodeScalars)
+                encoded.unicodeScalars.append("%")
+                encoded.unicodeScalars.append(digits[Int(byte >> 4)])
+                encoded.unicodeScalars.append(digits[Int(byte & 0xF)])
+            }
+        }
+        return encoded
+    }
+
     private static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")

@@ -93,7 +93,8 @@ extension BackendService {
         var rpc = try RPCServer.make(
             service: name, host: configuration.bindHost, port: configuration.rpcPort, tls: tls,
             registry: operations, routes: routes, ports: ports,
-            defaultTimeout: .milliseconds(Int64(configuration.internalTimeoutMilliseconds)), logger: logger)
+            defaultTimeout: .milliseconds(Int64(configuration.internalTimeoutMilliseconds)),
+            filesPublicURL: configuration.filesPublicURL, logger: logger)
         if configuration.migrateOnStart {
             let runners = migrationRunners
             rpc.beforeServerStarts {

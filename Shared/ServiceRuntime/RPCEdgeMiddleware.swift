@@ -11,16 +11,20 @@ import X509
 /// The one place an internal server turns a request into a trusted call and errors into
 /// envelopes: it identifies the calling service from its client certificate (refusing calls
 /// without one), reads request id, trace context, deadline and identity from the headers,
-/// echoes the request id, and maps every error to an ``ErrorEnvelope`` response.
+/// echoes the request id, binds ``FileLinks`` for public requests, and maps every error to an
+/// ``ErrorEnvelope`` response.
 public struct RPCEdgeMiddleware: RouterMiddleware {
     public typealias Context = RPCRequestContext
 
     /// Default deadline when a caller sends none.
     let defaultTimeout: TimeAmount
+    /// Where file URLs start (``FileLinks``), before the public prefix.
+    let filesPublicURL: String
 
     /// Creates the middleware.
-    public init(defaultTimeout: TimeAmount) {
+    public init(defaultTimeout: TimeAmount, filesPublicURL: String = "http://localhost:8080") {
         self.defaultTimeout = defaultTimeout
+        self.filesPublicURL = filesPublicURL
     }
 
     public func handle(
@@ -32,7 +36,8 @@ public struct RPCEdgeMiddleware: RouterMiddleware {
         do {
             context.caller = try await Self.callingService(channel: context.channel)
             context.call = try callContext(request, requestID: requestID, logger: context.logger)
-            response = try await next(request, context)
+            let links = context.call.publicPrefix.map { filesPublicURL + $0 + "/files/" }
+            response = try await FileLinks.$base.withValue(links) { try await next(request, context) }
         } catch {
             response = .error(error, logger: context.logger)
         }

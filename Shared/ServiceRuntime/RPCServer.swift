@@ -14,11 +14,12 @@ public enum RPCServer {
     /// Builds the internal server.
     public static func make(
         service: ServiceName, host: String, port: Int, tls: TLSMaterial, registry: OperationRegistry,
-        routes: PublicRoutes, ports: BoundPorts, defaultTimeout: TimeAmount, logger: Logger
+        routes: PublicRoutes, ports: BoundPorts, defaultTimeout: TimeAmount, filesPublicURL: String = "http://localhost:8080",
+        logger: Logger
     ) throws -> App {
         let router = Router(context: RPCRequestContext.self)
         router.middlewares.add(MetricsMiddleware())
-        router.middlewares.add(RPCEdgeMiddleware(defaultTimeout: defaultTimeout))
+        router.middlewares.add(RPCEdgeMiddleware(defaultTimeout: defaultTimeout, filesPublicURL: filesPublicURL))
         router.post("/rpc/:operation") { request, context in
             let operation = try context.parameters.require("operation")
             return try await registry.respond(to: request, operation: operation, context: context)

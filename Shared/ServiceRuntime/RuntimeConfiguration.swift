@@ -44,6 +44,9 @@ public struct RuntimeConfiguration: Sendable {
     public var database: DatabaseConfiguration
     /// Log level.
     public var logLevel: Logger.Level
+    /// The gateway's public base URL as file URLs start with (`BAAS_FILES_PUBLIC_URL`, read by
+    /// every service: rows answer their `FILE_REF` columns as URLs), without a trailing slash.
+    public var filesPublicURL: String
     /// The reader scoped to `baas`, for the keys of one service (`BAAS_USERS_…`), which the
     /// service reads once while it registers.
     public let reader: ConfigReader
@@ -68,6 +71,9 @@ public struct RuntimeConfiguration: Sendable {
         migrateOnStart = baas.bool(forKey: "migrateOnStart", default: true)
         database = Self.readDatabase(baas.scoped(to: "postgres"))
         logLevel = Logger.Level(rawValue: baas.string(forKey: "logLevel", default: "info")) ?? .info
+        var publicURL = Substring(baas.string(forKey: ConfigKey(["files", "publicUrl"]), default: "http://localhost:8080"))
+        while publicURL.hasSuffix("/") { publicURL = publicURL.dropLast() }
+        filesPublicURL = String(publicURL)
     }
 
     /// Reads the PostgreSQL keys.

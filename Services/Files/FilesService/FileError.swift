@@ -25,11 +25,6 @@ public enum FileError {
         ErrorEnvelope(code: 6003, message: "'/\(path)' already exists and is not a \(expected)", status: 400)
     }
 
-    /// 6006, 400: the path holds something no file name may.
-    public static func prohibitedPath(_ reason: String) -> ErrorEnvelope {
-        ErrorEnvelope(code: 6006, message: "The path contains prohibited symbols: \(reason)", status: 400)
-    }
-
     /// 6007, 404: the source of a copy, move or rename does not exist.
     public static func sourceNotFound(_ path: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 6007, message: "The specified resource '/\(path)' was not found", status: 404)

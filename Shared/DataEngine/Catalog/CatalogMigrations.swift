@@ -7,7 +7,7 @@ public enum CatalogMigrations {
     /// All catalog migrations in order.
     public static let all: [any DatabaseMigration] = [
         m0001CreateCatalog, m0002CatalogVersion, m0003JSONOperations, m0004Permissions, m0005ACLUsage,
-        m0006Relations, m0007ParentReferences,
+        m0006Relations, m0007ParentReferences, m0008FileURLs,
     ]
 
     static let m0001CreateCatalog = SQLMigration(
@@ -230,5 +230,24 @@ public enum CatalogMigrations {
             END
             $$
             """,
+        ])
+
+    /// FILE_REF columns answer URLs: a stored path percent-encoded name by name (RFC 3986
+    /// unreserved characters and `/` stay), as files-service writes the URLs of its answers.
+    static let m0008FileURLs = SQLMigration(
+        version: 8, name: "file reference URLs",
+        statements: [
+            """
+            CREATE FUNCTION data.file_url_path(path text) RETURNS text
+            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+              SELECT CASE WHEN path ~ '^[A-Za-z0-9._~/-]*$' THEN path ELSE (
+                SELECT string_agg(
+                  CASE WHEN c ~ '^[A-Za-z0-9._~/-]$' THEN c
+                  ELSE regexp_replace(upper(encode(convert_to(c, 'UTF8'), 'hex')), '(..)', '%\\1', 'g') END,
+                  '' ORDER BY i)
+                FROM regexp_split_to_table(path, '') WITH ORDINALITY AS t(c, i))
+              END
+            $$
+            """
         ])
 }

@@ -1,5 +1,5 @@
 /// Writes the select list that turns a row into its wire object: DATETIME as epoch
-/// milliseconds, `___class` bound as a literal; PostgreSQL's `row_to_json` renders the JSON.
+/// milliseconds, FILE_REF as the file's URL, `___class` bound as a literal; PostgreSQL's `row_to_json` renders the JSON.
 enum Projection {
     /// Every column of `table` except `excluded` (matched ignoring case), then `___class`.
     static func columns(
@@ -25,12 +25,14 @@ enum Projection {
         sql.append(" AS \"___class\"")
     }
 
-    /// The column's wire value (epoch milliseconds for DATETIME).
+    /// The column's wire value (epoch milliseconds for DATETIME, a URL for FILE_REF).
     static func wire(_ column: ColumnSchema, rowAlias: String, into sql: inout SQL) {
         if column.type == .datetime {
             sql.append("(extract(epoch from \(rowAlias).")
             sql.identifier(column.name)
             sql.append(") * 1000)::bigint")
+        } else if column.type == .fileReference {
+            FileReference.wire(rowAlias + "." + SQL.quoted(column.name), into: &sql)
         } else {
             sql.append(rowAlias + ".")
             sql.identifier(column.name)

@@ -3,15 +3,18 @@ import QueryLanguage
 
 /// Converts client values into bound SQL values of a column's type. Policy: numbers and
 /// booleans may arrive as strings (QuickBlox and older SDKs send `"34"`), DATETIME takes epoch
-/// milliseconds or any ``DateLiteral`` format, text columns take strings only; anything else
+/// milliseconds or any ``DateLiteral`` format, text columns take strings only, FILE_REF a
+/// file's path or URL (``FileReference``); anything else
 /// is a type error naming the property.
 enum ValueEncoding {
     /// `value` as a bind for `type`, or nil when it does not fit.
     static func encode(_ value: JSONValue, as type: ColumnType) -> SQLValue? {
         if case .null = value { return .null(sqlCast(type)) }
         switch type {
-        case .stringID, .string, .text, .extendedString, .fileReference:
+        case .stringID, .string, .text, .extendedString:
             return value.string.map(SQLValue.text)
+        case .fileReference:
+            return value.string.flatMap(FileReference.path).map(SQLValue.text)
         case .int, .autoIncrement:
             return value.integerValue.map(SQLValue.integer)
         case .double:

@@ -1,3 +1,4 @@
+import InternalProtocol
 import PostgresNIO
 
 extension FileCatalog {

@@ -1,3 +1,5 @@
+import InternalProtocol
+
 /// One file or directory of an app's tree, as the catalog keeps it.
 public struct FileEntry: Sendable, Equatable {
     /// Where it is.

@@ -1,3 +1,4 @@
+import InternalProtocol
 import NIOCore
 import NIOPosix
 import _NIOFileSystem

@@ -82,7 +82,7 @@ struct Download {
     /// `attachment` with the name as ASCII (others replaced) and as UTF-8 (RFC 6266).
     static func attachment(_ name: String) -> String {
         let ascii = String(name.unicodeScalars.map { $0.isASCII && $0 != "\"" && $0 != "\\" && $0.value >= 0x20 ? Character($0) : "_" })
-        return "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(FileURLs.encode(name))"
+        return "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(PercentEncoding.encodeSegment(name))"
     }
 }
 

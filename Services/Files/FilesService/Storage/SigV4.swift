@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import InternalProtocol
 
 /// AWS Signature Version 4 for S3 requests: the canonical request, the string to sign and the
 /// derived key, as AWS's documentation defines them.
@@ -54,7 +55,7 @@ struct SigV4: Sendable {
     }
 
     /// RFC 3986 encoding as SigV4 wants it: unreserved characters kept, everything else `%XX`.
-    static func encode(_ text: String) -> String { FileURLs.encode(text) }
+    static func encode(_ text: String) -> String { PercentEncoding.encodeSegment(text) }
 
     static func hex(_ bytes: some Sequence<UInt8>) -> String {
         bytes.map { String(format: "%02x", $0) }.joined()

@@ -1,8 +1,8 @@
 import Foundation
-import InternalProtocol
 
 /// A path inside one app's file tree, normalised once, before any use: its names, each a
 /// Unicode NFC string that can name nothing outside the tree. The root is the empty path.
+/// files-service keys its tree by it; `FILE_REF` columns of the data engine hold it.
 ///
 /// Storage never sees these names (bytes live under generated keys), so a path is a key in the
 /// catalog only; the rules still refuse everything that could mean something else anywhere a
@@ -25,6 +25,14 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible {
 
     /// The path as the catalog keys it: names joined by `/`, no leading or trailing slash.
     public var description: String { names.joined(separator: "/") }
+
+    /// The path as it appears in a URL: each name percent-encoded, joined by `/`.
+    public var urlPath: String { names.map(PercentEncoding.encodeSegment).joined(separator: "/") }
+
+    /// 6006, 400: the path holds something no file name may.
+    public static func prohibited(_ reason: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 6006, message: "The path contains prohibited symbols: \(reason)", status: 400)
+    }
 
     /// The last name; empty for the root.
     public var name: String { names.last ?? "" }
@@ -62,7 +70,7 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible {
     /// that are not UTF-8 (overlong forms included), and over-long names or paths.
     public init(encoded: some StringProtocol) throws(ErrorEnvelope) {
         guard let decoded = PercentEncoding.decode(encoded) else {
-            throw FileError.prohibitedPath("a malformed percent escape or bytes that are not UTF-8")
+            throw Self.prohibited("a malformed percent escape or bytes that are not UTF-8")
         }
         try self.init(decoded: decoded)
     }
@@ -80,7 +88,7 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible {
     private init(validating names: [String]) throws(ErrorEnvelope) {
         let bytes = names.reduce(0) { $0 + $1.utf8.count } + max(0, names.count - 1)
         guard bytes <= Self.maximumPathBytes else {
-            throw FileError.prohibitedPath("the path is longer than \(Self.maximumPathBytes) bytes")
+            throw Self.prohibited("the path is longer than \(Self.maximumPathBytes) bytes")
         }
         self.init(checked: names)
     }
@@ -88,25 +96,25 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible {
     /// One name, NFC-normalised, or 6006.
     static func check(name raw: String) throws(ErrorEnvelope) -> String {
         let name = raw.precomposedStringWithCanonicalMapping
-        guard !name.isEmpty else { throw FileError.prohibitedPath("an empty name") }
-        guard name != ".", name != ".." else { throw FileError.prohibitedPath("'.' and '..' name no file") }
+        guard !name.isEmpty else { throw Self.prohibited("an empty name") }
+        guard name != ".", name != ".." else { throw Self.prohibited("'.' and '..' name no file") }
         guard name.utf8.count <= maximumNameBytes else {
-            throw FileError.prohibitedPath("a name is longer than \(maximumNameBytes) bytes")
+            throw Self.prohibited("a name is longer than \(maximumNameBytes) bytes")
         }
         for scalar in name.unicodeScalars {
             switch scalar.value {
             case 0..<0x20, 0x7F, 0x80..<0xA0:
-                throw FileError.prohibitedPath("control characters")
+                throw Self.prohibited("control characters")
             case UInt32(UInt8(ascii: "\\")):
-                throw FileError.prohibitedPath("backslashes")
+                throw Self.prohibited("backslashes")
             case UInt32(UInt8(ascii: "/")):
-                throw FileError.prohibitedPath("a separator inside a name")
+                throw Self.prohibited("a separator inside a name")
             default:
                 continue
             }
         }
         if containsDoubleEncoding(name) {
-            throw FileError.prohibitedPath("an escape that would decode to a separator, a dot or NUL")
+            throw Self.prohibited("an escape that would decode to a separator, a dot or NUL")
         }
         return name
     }
