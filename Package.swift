@@ -31,9 +31,10 @@ let engines: [String: [Target.Dependency]] = [
     // Stored bytes on local disk (unnamed temporary files linked into place once complete) or
     // in S3-compatible storage over HTTP; uploads from URLs resolve their host first; directories
     // and files are containers and assets of the shared permission model.
-    // Image sizes are made by libvips (Debian's libvips-dev).
+    // Image sizes are made by libvips (Debian's libvips-dev); QuickBlox file fields write
+    // FILE_REF columns through the shared engine.
     "Files": [
-        "Permissions", "CVips", product("_NIOFileSystem", "swift-nio"), product("AsyncHTTPClient", "async-http-client"),
+        "Permissions", "CVips", "DataEngine", "QueryLanguage", product("_NIOFileSystem", "swift-nio"), product("AsyncHTTPClient", "async-http-client"),
         product("NIOHTTP1", "swift-nio"), product("NIOPosix", "swift-nio"),
     ],
 ]

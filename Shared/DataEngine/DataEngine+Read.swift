@@ -29,6 +29,12 @@ extension DataEngine {
         }
     }
 
+    /// The column `name` of table `tableName` in the caller's app (nil when there is none);
+    /// 1009 when the table does not exist.
+    public func column(_ name: String, of tableName: String, identity: Identity) async throws -> ColumnSchema? {
+        try await table(tableName, app: identity.appId).1.column(named: name)
+    }
+
     /// How many objects (groups, distinct rows) match `query`.
     public func count(_ tableName: String, query: FindQuery, identity: Identity, logger: Logger) async throws -> Int {
         let (catalog, table) = try await table(tableName, app: identity.appId)

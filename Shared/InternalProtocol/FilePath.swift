@@ -126,3 +126,21 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible {
         return ["%2e", "%2f", "%5c", "%00", "%c0", "%e0"].contains { lowered.contains($0) }
     }
 }
+
+extension FilePath {
+    /// The file a `FILE_REF` value names: a path (`pics/a.png`, a leading slash optional), or
+    /// a URL of the file as uploads answer it and rows return it (what follows `/files/` in its
+    /// path, percent-decoded). Nil for anything else: no file, or a path this type refuses.
+    public init?(fileReference text: String) {
+        let path: FilePath?
+        if let scheme = text.range(of: "://"), text.hasPrefix("http") {
+            let afterHost = text[scheme.upperBound...].drop { $0 != "/" }
+            guard let files = afterHost.range(of: "/files/") else { return nil }
+            path = try? FilePath(encoded: afterHost[files.upperBound...].prefix { $0 != "?" && $0 != "#" })
+        } else {
+            path = try? FilePath(decoded: text)
+        }
+        guard let path, !path.isRoot else { return nil }
+        self = path
+    }
+}

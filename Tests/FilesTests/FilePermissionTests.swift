@@ -85,11 +85,8 @@ import TestSupport
 
     @Test func cellsSetThroughTheAPIDecideReadsWritesDeletesAndListings() async throws {
         try await FileCluster.with { files async throws in
-            let cluster = files.cluster
             func send(_ method: HTTPMethod, _ path: String, _ body: String? = nil, key: APIKeyKind = .rest) async throws -> HTTPResult {
-                try await HTTPTestClient.send(
-                    method, cluster.gatewayURL + cluster.prefix(key) + "/files/" + path,
-                    headers: body == nil ? [] : [("Content-Type", "application/json")], body: body.map { Data($0.utf8) })
+                try await files.call(method, "files/" + path, json: body, key: key)
             }
             for path in ["private/a.txt", "private/open.txt", "public/b.txt", "ro/c.txt"] {
                 #expect(try await files.upload(path, Array(path.utf8)).status == 200)

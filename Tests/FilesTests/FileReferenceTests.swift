@@ -10,9 +10,7 @@ import TestSupport
         try await FileCluster.with { files async throws in
             let cluster = files.cluster
             func data(_ method: HTTPMethod, _ path: String, _ body: String? = nil, key: APIKeyKind = .rest) async throws -> HTTPResult {
-                try await HTTPTestClient.send(
-                    method, cluster.gatewayURL + cluster.prefix(key) + "/data/" + path,
-                    headers: body == nil ? [] : [("Content-Type", "application/json")], body: body.map { Data($0.utf8) })
+                try await files.call(method, "data/" + path, json: body, key: key)
             }
             let upload = try await files.upload("pics/my photo.png", Array("image bytes".utf8))
             let url = try #require(upload.json["fileURL"] as? String)
@@ -49,6 +47,54 @@ import TestSupport
                 #expect(refused.status == 400 && refused.json["code"] != nil, "\(value): \(refused.text)")
             }
             #expect(try await data(.GET, "Photos/count").text == "4")
+        }
+    }
+
+    @Test func quickBloxFileFieldsUploadDownloadReplaceAndDelete() async throws {
+        try await FileCluster.with { files async throws in
+            let cluster = files.cluster
+            func data(_ method: HTTPMethod, _ path: String, _ body: String? = nil, key: APIKeyKind = .rest) async throws -> HTTPResult {
+                try await files.call(method, "data/" + path, json: body, key: key)
+            }
+            func upload(_ path: String, _ bytes: String, name: String) async throws -> HTTPResult {
+                let form = MultipartForm(file: Array(bytes.utf8), name: name)
+                return try await HTTPTestClient.send(
+                    .POST, cluster.gatewayURL + cluster.prefix() + "/data/" + path,
+                    headers: [("Content-Type", form.contentType)], body: Data(form.body))
+            }
+            let schema = try await data(
+                .POST, "Movie/schema", #"[{"name": "image", "type": "FILE_REF"}, {"name": "title", "type": "STRING"}]"#,
+                key: .serverCode)
+            #expect(schema.status == 200, "\(schema.text)")
+            let id = try #require(try await data(.POST, "Movie", #"{"title": "Plus"}"#).json["objectId"] as? String)
+
+            let first = try await upload("Movie/\(id)/file?field_name=image", "first image", name: "plus.png")
+            let url = FileCluster.publicURL + cluster.prefix() + "/files/Movie/\(id)/image/plus.png"
+            #expect(first.status == 200 && first.json["image"] as? String == url, "\(first.text)")
+            let fetched = try await data(.GET, "Movie/\(id)/file?field_name=image")
+            #expect(fetched.status == 200 && fetched.text == "first image")
+            #expect(fetched.headers.first(name: "content-type") == "image/png")
+
+            // A new file replaces the old one, which goes.
+            let second = try await upload("Movie/\(id)/file?field_name=image", "second image", name: "minus.png")
+            #expect(second.json["image"] as? String == url.replacingOccurrences(of: "plus.png", with: "minus.png"), "\(second.text)")
+            #expect(try await data(.GET, "Movie/\(id)/file?field_name=image").text == "second image")
+            #expect(try await files.send(.GET, "Movie/\(id)/image/plus.png").json["code"] as? Int == 6000)
+
+            // Bad requests change nothing.
+            let notFileField = try await upload("Movie/\(id)/file?field_name=title", "x", name: "x.png")
+            #expect(notFileField.status == 400 && notFileField.json["code"] as? Int == 6043, "\(notFileField.text)")
+            let noField = try await upload("Movie/\(id)/file", "x", name: "x.png")
+            #expect(noField.status == 400 && noField.json["code"] as? Int == 6028, "\(noField.text)")
+            let noObject = try await upload("Movie/NOPE/file?field_name=image", "x", name: "x.png")
+            #expect(noObject.status == 404 && noObject.json["code"] as? Int == 1000, "\(noObject.text)")
+            #expect(try await files.send(.GET, "Movie?sub=true").text.components(separatedBy: "\"name\"").count == 2)
+
+            let deleted = try await data(.DELETE, "Movie/\(id)/file?field_name=image")
+            #expect(deleted.status == 200 && deleted.json["image"] is NSNull, "\(deleted.text)")
+            #expect(try await files.send(.GET, "Movie/\(id)/image/minus.png").json["code"] as? Int == 6000)
+            let gone = try await data(.GET, "Movie/\(id)/file?field_name=image")
+            #expect(gone.status == 404 && gone.json["code"] as? Int == 6000, "\(gone.text)")
         }
     }
 }

@@ -56,6 +56,11 @@ public enum FileError {
         ErrorEnvelope(code: 6033, message: "The source URL could not be fetched: \(reason)", status: 502)
     }
 
+    /// 6043, 400: a file-field request names a column that is not `FILE_REF` (our code).
+    public static func notAFileField(_ column: String, table: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 6043, message: "'\(column)' of table '\(table)' is not a FILE_REF column", status: 400)
+    }
+
     /// 8010, 400: the request lacks a field it needs (a multipart body without `file`).
     public static func missingField(_ name: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 8010, message: "The request is missing the field '\(name)'", status: 400)

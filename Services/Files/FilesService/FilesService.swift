@@ -1,5 +1,6 @@
 import Foundation
 import Configuration
+import DataEngine
 import InternalProtocol
 import NIOCore
 import PostgresSupport
@@ -47,10 +48,13 @@ public enum FilesService: BackendService {
         let allowed = reader.string(forKey: "urlAllowedHosts", default: "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
         let sources = URLSource(allowedHosts: Set(allowed), idleTimeout: .seconds(Int64(idle)))
-        FileRoutes(
+        let files = FileRoutes(
             catalog: catalog, storage: storage, urls: urls, limits: FileLimits(upload: upload, idleTimeout: .seconds(idle)),
-            sources: sources, renditions: try renditions(reader, catalog: catalog, storage: storage, environment: environment)
-        ).add(to: &routes)
+            sources: sources, renditions: try renditions(reader, catalog: catalog, storage: storage, environment: environment))
+        files.add(to: &routes)
+        let engine = DataEngine(database: environment.database, logger: environment.logger)
+        environment.background.add(engine.listener)
+        FileFieldRoutes(files: files, engine: engine).add(to: &routes)
     }
 }
 

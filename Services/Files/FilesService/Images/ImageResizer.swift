@@ -16,10 +16,15 @@ struct ImageResizer: Sendable {
         "VipsForeignLoadJpegFile", "VipsForeignLoadPngFile", "VipsForeignLoadWebpFile", "VipsForeignLoadGifFile",
     ]
 
-    /// Starts libvips; call once before any resize.
+    /// Starts libvips before any resize; later calls wait for the first and share its result.
     static func start() throws {
-        guard baas_vips_start() == 0 else { throw UsageError("libvips could not be started") }
+        guard started else { throw UsageError("libvips could not be started") }
     }
+
+    /// libvips's own start returns at once to a second caller while the first is still
+    /// registering its types (and settings then race the registration), so it runs once per
+    /// process: Swift runs a static's initialiser once, other callers waiting for it.
+    private static let started = baas_vips_start() == 0
 
     /// Writes `source` resized to `size` into `output` as `format`. Blocks its thread: run it
     /// off the event loops.

@@ -18,6 +18,15 @@ struct FileRequest {
     /// The query's parameters, decoded.
     let query: [String: String]
 
+    /// A request naming `path` directly (not by its URL).
+    init(identity: Identity, path: FilePath, publicPrefix: String, query: [String: String]) {
+        self.identity = identity
+        self.path = path
+        namesDirectory = false
+        self.publicPrefix = publicPrefix
+        self.query = query
+    }
+
     init(_ request: Request, context: PublicRequestContext) throws(ErrorEnvelope) {
         identity = context.identity
         publicPrefix = context.call.publicPrefix ?? "/\(context.identity.appId)"
