@@ -21,7 +21,8 @@ let engines: [String: [Target.Dependency]] = [
     // Relation columns and their links, over the same engine and request helpers as data-service.
     "Relations": ["QueryLanguage", "DataEngine", "Permissions", "DataAPI"],
     // Refuses what the permission model denies for every row before routing; relays WebSockets.
-    "Gateway": ["Permissions", product("NIOWebSocket", "swift-nio")],
+    // Sends downloads from files-service's local store itself when it can read it.
+    "Gateway": ["Permissions", product("NIOWebSocket", "swift-nio"), product("_NIOFileSystem", "swift-nio")],
     // Profiles are rows of the app's Users table, written in the same transaction as credentials.
     "Users": [
         "QueryLanguage", "DataEngine", product("HummingbirdBcrypt", "hummingbird-auth"), product("NIOPosix", "swift-nio"),

@@ -50,6 +50,8 @@ mkdir -p "$state/logs"
 url=http://127.0.0.1:$gateway_port
 export BAAS_USERS_PUBLIC_URL=${BAAS_USERS_PUBLIC_URL:-$url}
 export BAAS_FILES_PUBLIC_URL=${BAAS_FILES_PUBLIC_URL:-$url} BAAS_FILES_ROOT=${BAAS_FILES_ROOT:-$state/files}
+# The gateway sends downloads from the same store itself.
+export BAAS_GATEWAY_FILES_ROOT=${BAAS_GATEWAY_FILES_ROOT:-$BAAS_FILES_ROOT}
 # Uploads from URLs may fetch from this machine while developing.
 export BAAS_FILES_URL_ALLOWED_HOSTS=${BAAS_FILES_URL_ALLOWED_HOSTS:-127.0.0.1,localhost}
 mail="a relay at ${BAAS_SMTP_HOST:-}"

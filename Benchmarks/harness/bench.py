@@ -172,6 +172,9 @@ class Run:
                 continue
             product = Product(self.options.bin, state / backend, self.database, 8092, port_offset=100)
             product.env.update({"BAAS_INTERNAL_TIMEOUT_MS": "60000", "BAAS_FILES_ROOT": str(state / backend / "store")})
+            if backend == "local":
+                # As docker-compose runs it: the gateway sends downloads from the store itself.
+                product.env["BAAS_GATEWAY_FILES_ROOT"] = str(state / backend / "store")
             if backend == "s3":
                 product.env.update(moto.environment(f"bench-{int(time.time())}"))
             nginx = files.Nginx(state, 8096)

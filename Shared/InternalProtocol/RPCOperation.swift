@@ -39,4 +39,12 @@ public enum InternalHeader {
     /// the gateway that forwarded the request drops its cached identities at once (other
     /// gateways hear of it through `LISTEN/NOTIFY`).
     public static let sessionsChanged = "x-baas-sessions-changed"
+    /// On a passed-through request to files-service: the gateway reads the local file store
+    /// itself, so a download may be answered by ``fileLocation`` instead of its bytes.
+    public static let fileDirect = "x-baas-file-direct"
+    /// On a files-service answer without a body: the stored object to send, relative to the
+    /// file store's root (`{appId}/{ab}/{key}`), with ``fileRange``.
+    public static let fileLocation = "x-baas-file-location"
+    /// With ``fileLocation``: the bytes to send, `start-end` (end exclusive).
+    public static let fileRange = "x-baas-file-range"
 }

@@ -157,4 +157,29 @@ import TestSupport
             return -1
         }
     }
+
+    /// With `BAAS_GATEWAY_FILES_ROOT` the gateway reads a download's bytes from its own view of
+    /// the store: a mirror holding other bytes under the same name answers them.
+    @Test func theGatewaySendsDownloadsFromItsViewOfTheStore() async throws {
+        let mirror = FileManager.default.temporaryDirectory.appendingPathComponent("mirror-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: mirror) }
+        try await FileCluster.with(.local, environment: ["BAAS_GATEWAY_FILES_ROOT": mirror]) { files async throws in
+            #expect(try await files.upload("a.txt", Array("original bytes".utf8)).status == 200)
+            let object = try #require(try await files.storedFiles().first)
+            let copy = mirror + "/" + object
+            try FileManager.default.createDirectory(
+                atPath: (copy as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data("MIRRORED bytes".utf8).write(to: URL(fileURLWithPath: copy))
+            let whole = try await files.send(.GET, "a.txt")
+            #expect(whole.status == 200 && whole.text == "MIRRORED bytes")
+            let part = try await files.send(.GET, "a.txt", headers: [("Range", "bytes=0-7")])
+            #expect(part.status == 206 && part.text == "MIRRORED", "\(part.text)")
+            #expect(part.headers.first(name: "content-range") == "bytes 0-7/14")
+            #expect(part.headers.first(name: "x-baas-file-location") == nil, "internal headers stay inside")
+            // An empty file has no bytes to send: files-service answers it.
+            #expect(try await files.upload("empty.txt", []).status == 200)
+            let empty = try await files.send(.GET, "empty.txt")
+            #expect(empty.status == 200 && empty.body.isEmpty)
+        }
+    }
 }

@@ -10,9 +10,10 @@ import StreamTestSupport
 import Testing
 import TestSupport
 
-/// Where a test cluster's files-service keeps bytes: the same behaviour tests run on both.
+/// Where a test cluster's files-service keeps bytes: the same behaviour tests run on both, and
+/// on local disk with the gateway sending downloads from the store itself (`direct`).
 enum StorageBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case local, s3
+    case local, s3, direct
     var testDescription: String { rawValue }
 }
 
@@ -51,6 +52,7 @@ struct FileCluster: Sendable {
         ]
         environment.merge(extra) { $1 }
         var bucket: S3Storage?
+        if backend == .direct { environment["BAAS_GATEWAY_FILES_ROOT"] = root }
         if backend == .s3 {
             let name = "test-" + UUID().uuidString.lowercased()
             let storage = try s3(bucket: name)

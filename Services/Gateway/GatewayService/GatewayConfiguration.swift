@@ -18,6 +18,8 @@ import Configuration
 ///   `X-Forwarded-For` names the client (for per-address login limits; default none).
 /// - `BAAS_GATEWAY_CORS_ORIGINS`: comma-separated allowed origins, or `*` for any (default `*`).
 /// - `BAAS_GATEWAY_INFO_DEADLINE_MS`: how long `/info` waits for each service (default 2000).
+/// - `BAAS_GATEWAY_FILES_ROOT`: files-service's local store (`BAAS_FILES_ROOT`) as the gateway
+///   can read it; when set, the gateway sends downloads from it itself (default unset).
 /// - `BAAS_GATEWAY_ROUTES_REFRESH_SECONDS`: how often the services' route manifests are asked
 ///   for again once all have answered (default 30).
 public struct GatewayConfiguration: Sendable {
@@ -43,6 +45,8 @@ public struct GatewayConfiguration: Sendable {
     public var infoDeadlineMilliseconds: Int
     /// Seconds between two rounds of asking the services for their route manifests.
     public var routesRefreshSeconds: Int
+    /// files-service's local store, read by the gateway for downloads.
+    public var filesRoot: String?
 
     /// Reads the gateway keys.
     public init(reader: ConfigReader) {
@@ -61,5 +65,6 @@ public struct GatewayConfiguration: Sendable {
         corsOrigins = origins == "*" ? [] : origins.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         infoDeadlineMilliseconds = gateway.int(forKey: "infoDeadlineMs", default: 2_000)
         routesRefreshSeconds = max(1, gateway.int(forKey: "routesRefreshSeconds", default: 30))
+        filesRoot = gateway.string(forKey: "filesRoot").flatMap { $0.isEmpty ? nil : $0 }
     }
 }

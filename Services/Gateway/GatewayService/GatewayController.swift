@@ -18,6 +18,8 @@ struct GatewayController: Sendable {
     let defaultTimeout: TimeAmount
     /// Proxies whose `X-Forwarded-For` names the client.
     var trustedProxies: Set<String> = []
+    /// The local file store, when the gateway sends downloads from it itself.
+    var directFiles: DirectFiles?
 
     /// Answers a request matched to `route` of `service`.
     func handle(
@@ -92,10 +94,14 @@ struct GatewayController: Sendable {
     private func pass(_ request: Request, to target: Target, context: CallContext) async throws -> Response {
         let answer = try await peers.pass(
             request, resource: Self.resource(path: request.uri.path, credentials: target.credentials),
-            route: target.route, to: target.service, context: context, eventLoop: target.eventLoop)
+            route: target.route, to: target.service, context: context, eventLoop: target.eventLoop,
+            offeringFiles: directFiles != nil && target.service == .files)
         if let userID = answer.sessionsChanged, let appID = context.identity?.appId {
             // The caller's next request may come before the announcement reaches this gateway.
             await resolver.sessions.invalidate(appID: appID, userID: userID)
+        }
+        if let location = answer.fileLocation, let directFiles {
+            return try directFiles.response(answer.response, location: location, app: context.identity?.appId)
         }
         return answer.response
     }

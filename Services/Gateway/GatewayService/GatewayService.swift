@@ -37,6 +37,7 @@ public enum GatewayService {
             readiness: readiness, peers: peers, gate: gate, bodyLimit: configuration.bodyLimit,
             defaultTimeout: .milliseconds(Int64(runtime.internalTimeoutMilliseconds)))
         controller.trustedProxies = configuration.trustedProxies
+        controller.directFiles = configuration.filesRoot.map(DirectFiles.init)
         let routes = GatewayRoutes(services: services, unmatched: controller.unmatched) { [controller] route, service in
             guard service != .gateway else {
                 return { request, context, credentials in

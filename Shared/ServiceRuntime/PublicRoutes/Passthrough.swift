@@ -50,6 +50,9 @@ public struct PassedResponse: Sendable {
     public var response: Response
     /// The ``InternalHeader/sessionsChanged`` header, if the service set one.
     public var sessionsChanged: String?
+    /// The stored file to send in place of a body (``InternalHeader/fileLocation``), when the
+    /// request offered to read it and the service answered so.
+    public var fileLocation: (path: String, range: Range<Int64>)?
 }
 
 extension InternalClient {
@@ -60,7 +63,7 @@ extension InternalClient {
     /// The answer's body is written at the pace of the client's connection on `eventLoop`.
     public func pass(
         _ request: Request, resource: String, route: RouteDescriptor, to service: ServiceName, context: CallContext,
-        eventLoop: any EventLoop
+        eventLoop: any EventLoop, offeringFiles: Bool = false
     ) async throws -> PassedResponse {
         guard let base = peers[service] else { throw ErrorEnvelope.serviceUnavailable(service) }
         let query = request.uri.query.map { "?\($0)" } ?? ""
@@ -70,6 +73,7 @@ extension InternalClient {
         // The path is `prefix/resource`, the resource cut from its end by the gateway.
         let prefix = request.uri.path.utf8.dropLast(resource.utf8.count + 1)
         outgoing.headers.add(name: InternalHeader.publicPrefix, value: String(Substring(prefix)))
+        if offeringFiles { outgoing.headers.add(name: InternalHeader.fileDirect, value: "1") }
         for name in PassthroughHeaders.request {
             for value in request.headers[values: .init(name)!] { outgoing.headers.add(name: name, value: value) }
         }
@@ -98,9 +102,25 @@ extension InternalClient {
             throw error
         }
         await upload?.stop()
+        let location = offeringFiles ? Self.fileLocation(answer.headers) : nil
+        if location != nil {
+            // The answer has no bytes; reading its end lets the stream close instead of being
+            // reset, which the service's HTTP/2 server counts against a flood of resets.
+            for try await _ in answer.body {}
+        }
         return PassedResponse(
             response: Self.response(answer, eventLoop: eventLoop),
-            sessionsChanged: answer.headers.first(name: InternalHeader.sessionsChanged))
+            sessionsChanged: answer.headers.first(name: InternalHeader.sessionsChanged), fileLocation: location)
+    }
+
+    /// The file location and range of an answer, when it names both well formed.
+    static func fileLocation(_ headers: HTTPHeaders) -> (path: String, range: Range<Int64>)? {
+        guard let path = headers.first(name: InternalHeader.fileLocation),
+            let range = headers.first(name: InternalHeader.fileRange)?.split(separator: "-", omittingEmptySubsequences: false),
+            range.count == 2,
+            let start = Int64(range[0]), let end = Int64(range[1]), start >= 0, start < end
+        else { return nil }
+        return (path, start..<end)
     }
 
     /// Whether the public request carries a body to pass on.

@@ -7,6 +7,8 @@ import ServiceRuntime
 /// change always replaces; `last-modified`), `304` for a matching `if-none-match` or
 /// `if-modified-since`, one `range` (`206`, or `416` when it lies past the end; several ranges
 /// or a stale `if-range` get the whole file), and `content-disposition` for `?download=true`.
+/// When the gateway says it reads the local store itself, a download answers where the bytes
+/// lie instead of the bytes.
 struct Download {
     let entry: FileEntry
     let storage: any FileStorage
@@ -42,6 +44,14 @@ struct Download {
             range = part
             status = .partialContent
             headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound - 1)/\(entry.size)"
+        }
+        if request.headers[.init(InternalHeader.fileDirect)!] == "1", !range.isEmpty,
+            let location = storage.localLocation(app: app, key: entry.storageKey ?? "")
+        {
+            // The gateway reads the same store: it sends the bytes (and their length) itself.
+            headers[.init(InternalHeader.fileLocation)!] = location
+            headers[.init(InternalHeader.fileRange)!] = "\(range.lowerBound)-\(range.upperBound)"
+            return Response(status: status, headers: headers)
         }
         headers[.contentLength] = "\(range.count)"
         let (storage, app, key, span) = (storage, app, entry.storageKey ?? "", range)

@@ -21,6 +21,14 @@ public protocol FileStorage: Sendable {
 
     /// Removes object `key`; removing a missing object is not an error.
     func delete(app: String, key: String) async throws
+
+    /// Where object `key` lies relative to a local root another process may read (the
+    /// gateway sends such files itself); nil for storage that is not a local directory.
+    func localLocation(app: String, key: String) -> String?
+}
+
+extension FileStorage {
+    public func localLocation(app: String, key: String) -> String? { nil }
 }
 
 /// Names of stored objects.

@@ -82,6 +82,10 @@ public struct LocalDiskStorage: FileStorage {
         }
     }
 
+    public func localLocation(app: String, key: String) -> String? {
+        "\(app)/\(key.prefix(2))/\(key)"
+    }
+
     public func delete(app: String, key: String) async throws {
         try await fileSystem.removeItem(at: location(app: app, key: key), strategy: .platformDefault)
     }
