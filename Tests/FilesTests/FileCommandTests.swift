@@ -52,7 +52,7 @@ import TestSupport
         }
     }
 
-    @Test(arguments: StorageBackend.allCases) func commandRefusals(_ backend: StorageBackend) async throws {
+    @Test(arguments: StorageBackend.stores) func commandRefusals(_ backend: StorageBackend) async throws {
         try await FileCluster.with(backend) { files async throws in
             #expect(try await files.upload("d/a.txt", [1]).status == 200)
             #expect(try await files.upload("d/b.txt", [2]).status == 200)
@@ -129,7 +129,7 @@ import TestSupport
         }
     }
 
-    @Test(arguments: StorageBackend.allCases) func concurrentAppendsLoseNothing(_ backend: StorageBackend) async throws {
+    @Test(arguments: StorageBackend.stores) func concurrentAppendsLoseNothing(_ backend: StorageBackend) async throws {
         try await FileCluster.with(backend) { files async throws in
             let writers = 12
             try await withThrowingTaskGroup(of: Int.self) { group in

@@ -15,6 +15,9 @@ import TestSupport
 enum StorageBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case local, s3, direct
     var testDescription: String { rawValue }
+
+    /// The two stores, for tests of writes and refusals (which `direct` serves as `local`).
+    static let stores: [StorageBackend] = [.local, .s3]
 }
 
 /// A cluster whose files-service stores under a fresh directory or a fresh bucket of the test

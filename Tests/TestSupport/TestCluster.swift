@@ -70,13 +70,22 @@ public struct TestCluster: Sendable {
         await exits.wait(for: service)
     }
 
-    /// Starts the cluster, runs `body`, stops everything.
+    /// Starts the cluster (once one of the ``ClusterSlots`` is free), runs `body`, stops everything.
     /// - Parameters:
     ///   - environment: extra configuration keys (`BAAS_GATEWAY_…`) for every process.
     ///   - replacing: backends to run in place of a service (a test library with its own
     ///     routes), under that service's name, certificate and port.
     public static func with<Result: Sendable>(
         environment extra: [String: String] = [:], replacing: [ServiceName: any BackendService.Type] = [:],
+        _ body: @Sendable (TestCluster) async throws -> Result
+    ) async throws -> Result {
+        try await ClusterSlots.withSlot {
+            try await start(environment: extra, replacing: replacing, body)
+        }
+    }
+
+    private static func start<Result: Sendable>(
+        environment extra: [String: String], replacing: [ServiceName: any BackendService.Type],
         _ body: @Sendable (TestCluster) async throws -> Result
     ) async throws -> Result {
         try await TestDatabase.with { database in

@@ -91,17 +91,32 @@ extension InternalClient {
         // The idle timeout covers the upload (the answer's head comes after it); the client's
         // read timeout covers the answer's body, resetting on every part.
         let answer: HTTPClientResponse
+        var small: ByteBuffer?
         do {
             answer = try await activity.watch(service: service) { [outgoing, retry = !hasBody && request.method == .get] in
                 try await self.attempt(on: service, retryingLostConnection: retry, context: context) {
                     try await self.http.execute(outgoing, deadline: deadline, logger: context.logger)
                 }
             }
+            if upload != nil, let length = answer.headers.first(name: "content-length").flatMap(Int.init),
+                length <= Self.smallAnswer
+            {
+                // An answer that may have come before the upload ended (a refusal) is read whole
+                // while the upload is still open: ending the upload first let the HTTP/2 client
+                // fail, now and then, an answer body it had not handed over yet.
+                small = try await answer.body.collect(upTo: Self.smallAnswer)
+            }
         } catch {
             await upload?.stop()
             throw error
         }
         await upload?.stop()
+        if let small {
+            var response = Self.response(answer, eventLoop: eventLoop)
+            response.body = ResponseBody(byteBuffer: small)
+            return PassedResponse(
+                response: response, sessionsChanged: answer.headers.first(name: InternalHeader.sessionsChanged))
+        }
         let location = offeringFiles ? Self.fileLocation(answer.headers) : nil
         if location != nil {
             // The answer has no bytes; reading its end lets the stream close instead of being
@@ -122,6 +137,9 @@ extension InternalClient {
         else { return nil }
         return (path, start..<end)
     }
+
+    /// The largest answer to an upload read whole before the upload is ended.
+    static let smallAnswer = 64 << 10
 
     /// Whether the public request carries a body to pass on.
     static func hasBody(_ request: Request) -> Bool {
