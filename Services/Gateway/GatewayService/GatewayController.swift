@@ -31,7 +31,9 @@ struct GatewayController: Sendable {
             throw ErrorEnvelope.payloadTooLarge(limit: limit)
         }
         let (_, call) = try await resolve(request, context: context, credentials: credentials)
-        if let permission = route.permission, service == .data, let identity = call.identity,
+        // Data and relation routes: the rules are the data catalog's, which a permission change
+        // passed through here has just refreshed (the owning service may hear of it later).
+        if let permission = route.permission, [.data, .relations].contains(service), let identity = call.identity,
             let operation = DataOperation(rawValue: permission.operation),
             let table = context.decodedParameter(permission.containerParameter)
         {

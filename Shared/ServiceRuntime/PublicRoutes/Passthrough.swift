@@ -66,6 +66,11 @@ extension InternalClient {
         eventLoop: any EventLoop, offeringFiles: Bool = false
     ) async throws -> PassedResponse {
         guard let base = peers[service] else { throw ErrorEnvelope.serviceUnavailable(service) }
+        // The HTTP client would escape a stray `%` again, turning a malformed escape into a
+        // literal the service cannot tell from a real `%25`.
+        guard PercentEncoding.decode(request.uri.path) != nil else {
+            throw ErrorEnvelope.badRequest("The path holds a malformed percent escape or bytes that are not UTF-8")
+        }
         let query = request.uri.query.map { "?\($0)" } ?? ""
         var outgoing = HTTPClientRequest(url: "\(base)/\(resource)\(query)")
         outgoing.method = .init(rawValue: request.method.rawValue)
@@ -81,8 +86,16 @@ extension InternalClient {
         let activity = TransferActivity(idle: route.idleTimeoutMilliseconds.map { .milliseconds($0) })
         let hasBody = Self.hasBody(request)
         var upload: BodyPump?
-        if hasBody {
-            let length = request.headers[.contentLength].flatMap(Int64.init)
+        let length = request.headers[.contentLength].flatMap(Int64.init)
+        if hasBody, let length, length <= Self.smallAnswer {
+            // A small body goes whole, so the request has ended before the service can answer:
+            // an answer that comes first (a refusal) would otherwise race the stream's reset.
+            var small = ByteBuffer()
+            for try await chunk in request.limitedBody(limit: min(route.bodyLimit, Self.smallAnswer), activity: activity) {
+                small.writeImmutableBuffer(chunk)
+            }
+            outgoing.body = .bytes(small)
+        } else if hasBody {
             let pump = BodyPump(request.limitedBody(limit: route.bodyLimit, activity: activity))
             outgoing.body = .stream(pump.chunks, length: length.map { .known($0) } ?? .unknown)
             upload = pump
@@ -138,7 +151,8 @@ extension InternalClient {
         return (path, start..<end)
     }
 
-    /// The largest answer to an upload read whole before the upload is ended.
+    /// The largest request body sent whole, and the largest answer to an upload read whole
+    /// before the upload is ended.
     static let smallAnswer = 64 << 10
 
     /// Whether the public request carries a body to pass on.
