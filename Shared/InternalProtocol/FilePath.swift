@@ -133,7 +133,10 @@ extension FilePath {
     /// path, percent-decoded). Nil for anything else: no file, or a path this type refuses.
     public init?(fileReference text: String) {
         let path: FilePath?
-        if let scheme = text.range(of: "://"), text.hasPrefix("http") {
+        if let base = FileLinks.base, text.hasPrefix(base) {
+            // A URL this request's links start with: the rest is the path, whatever the base holds.
+            path = try? FilePath(encoded: text.dropFirst(base.count).prefix { $0 != "?" && $0 != "#" })
+        } else if let scheme = text.range(of: "://"), text.hasPrefix("http") {
             let afterHost = text[scheme.upperBound...].drop { $0 != "/" }
             guard let files = afterHost.range(of: "/files/") else { return nil }
             path = try? FilePath(encoded: afterHost[files.upperBound...].prefix { $0 != "?" && $0 != "#" })

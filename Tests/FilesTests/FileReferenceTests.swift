@@ -36,6 +36,10 @@ import TestSupport
                 #expect(images == [url, url, url], "\(condition): \(found.text)")
             }
 
+            // Selected by name, the column answers the URL too.
+            let selected = try await data(.GET, "Photos?props=image&where=title%3D%27url%27")
+            #expect(selected.text.contains(#""image":"\#(url)""#), "\(selected.text)")
+
             // The answered URL downloads the file.
             let download = try await HTTPTestClient.send(.GET, url.replacingOccurrences(of: FileCluster.publicURL, with: cluster.gatewayURL))
             #expect(download.status == 200 && download.text == "image bytes")
@@ -74,6 +78,9 @@ import TestSupport
             let fetched = try await data(.GET, "Movie/\(id)/file?field_name=image")
             #expect(fetched.status == 200 && fetched.text == "first image")
             #expect(fetched.headers.first(name: "content-type") == "image/png")
+
+            // The field's name is matched as the schema's, whatever its case.
+            #expect(try await data(.GET, "Movie/\(id)/file?field_name=IMAGE").text == "first image")
 
             // A new file replaces the old one, which goes.
             let second = try await upload("Movie/\(id)/file?field_name=image", "second image", name: "minus.png")

@@ -101,6 +101,11 @@ import TestSupport
             #expect(try await files.send(.GET, "?width=10").status == 200)
             #expect(Self.shape(try await files.send(.GET, "ok.png?width=20")) == "png 20x20")
             #expect(try await files.storedFiles().count == 5, "four originals and one copy; no scratch file in the root")
+            // At most 32 sizes of one image are kept; the 33rd is made, served and let go.
+            for width in 1...33 {
+                #expect(Self.shape(try await files.send(.GET, "ok.png?width=\(width)")) == "png \(width)x\(width)")
+            }
+            #expect(try await files.renditionRows() == 32)
         }
     }
 

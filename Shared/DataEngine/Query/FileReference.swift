@@ -8,15 +8,22 @@ enum FileReference {
         FilePath(fileReference: text)?.description
     }
 
-    /// Appends the wire value of the `FILE_REF` column `column` (SQL naming it): the URL when
-    /// file links are bound for the request, else the path.
-    static func wire(_ column: String, into sql: inout SQL) {
+    /// Appends the wire value of a `FILE_REF` value that `value` appends (each time it is
+    /// called): the URL when file links are bound for the request, else the path.
+    static func wire(into sql: inout SQL, _ value: (inout SQL) throws -> Void) rethrows {
         guard let base = FileLinks.base else {
-            sql.append(column)
+            try value(&sql)
             return
         }
-        sql.append("(")
+        // Values saved before FILE_REF kept paths may be URLs or start with a slash.
+        sql.append("(CASE WHEN ")
+        try value(&sql)
+        sql.append(" ~ '^https?://' THEN ")
+        try value(&sql)
+        sql.append(" ELSE ")
         sql.bind(.text(base))
-        sql.append(" || data.file_url_path(\(column)))")
+        sql.append(" || data.file_url_path(ltrim(")
+        try value(&sql)
+        sql.append(", '/')) END)")
     }
 }

@@ -154,9 +154,15 @@ struct FindStatement {
             throw DataError.invalidQuery("Properties must name columns, aggregates or expressions over them")
         }
         let type = try columnCompiler.staticType(item.expression)
-        if type == .datetime { sql.append("(extract(epoch from ") }
-        try columnCompiler.value(item.expression, context: nil, into: &sql)
-        if type == .datetime { sql.append(") * 1000)::bigint") }
+        if type == .fileReference {
+            try FileReference.wire(into: &sql) { sql in
+                try columnCompiler.value(item.expression, context: nil, into: &sql)
+            }
+        } else {
+            if type == .datetime { sql.append("(extract(epoch from ") }
+            try columnCompiler.value(item.expression, context: nil, into: &sql)
+            if type == .datetime { sql.append(") * 1000)::bigint") }
+        }
         sql.append(" AS ")
         sql.identifier(item.alias ?? defaultName(item.expression))
     }

@@ -32,7 +32,10 @@ enum Projection {
             sql.identifier(column.name)
             sql.append(") * 1000)::bigint")
         } else if column.type == .fileReference {
-            FileReference.wire(rowAlias + "." + SQL.quoted(column.name), into: &sql)
+            FileReference.wire(into: &sql) { sql in
+                sql.append(rowAlias + ".")
+                sql.identifier(column.name)
+            }
         } else {
             sql.append(rowAlias + ".")
             sql.identifier(column.name)

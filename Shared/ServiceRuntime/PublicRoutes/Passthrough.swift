@@ -90,9 +90,18 @@ extension InternalClient {
         if hasBody, let length, length <= Self.smallAnswer {
             // A small body goes whole, so the request has ended before the service can answer:
             // an answer that comes first (a refusal) would otherwise race the stream's reset.
-            var small = ByteBuffer()
-            for try await chunk in request.limitedBody(limit: min(route.bodyLimit, Self.smallAnswer), activity: activity) {
-                small.writeImmutableBuffer(chunk)
+            let body = request.limitedBody(limit: min(route.bodyLimit, Self.smallAnswer), activity: activity)
+            // A client that stops sending is bounded as the call would be: by the route's idle
+            // timeout, or by the call's deadline.
+            let wait = Duration.nanoseconds(max(0, (context.deadline - .now()).nanoseconds))
+            let small = try await activity.watch(service: service) {
+                do {
+                    return try await withTimeout(route.transfer == .buffered ? wait : .seconds(86_400)) {
+                        try await body.reduce(into: ByteBuffer()) { $0.writeImmutableBuffer($1) }
+                    }
+                } catch is TimeoutError {
+                    throw ErrorEnvelope(code: 408, message: "The request body did not arrive in time", status: 408)
+                }
             }
             outgoing.body = .bytes(small)
         } else if hasBody {
@@ -111,8 +120,8 @@ extension InternalClient {
                     try await self.http.execute(outgoing, deadline: deadline, logger: context.logger)
                 }
             }
-            if upload != nil, let length = answer.headers.first(name: "content-length").flatMap(Int.init),
-                length <= Self.smallAnswer
+            if upload != nil, answer.headers.first(name: InternalHeader.fileLocation) == nil,
+                let length = answer.headers.first(name: "content-length").flatMap(Int.init), length <= Self.smallAnswer
             {
                 // An answer that may have come before the upload ended (a refusal) is read whole
                 // while the upload is still open: ending the upload first let the HTTP/2 client

@@ -16,13 +16,13 @@ extension FileCatalog {
     }
 
     /// Records `copy` as rendition `rendition` of the object of the file at `path`, when that
-    /// file still holds `original` and no copy was recorded meanwhile. The file's row is share
+    /// file still holds `original`, no copy was recorded meanwhile and fewer than `limit` are. The file's row is share
     /// locked, so a change of its bytes either waits for this and then discards the copy with
     /// the original, or lands first and this records nothing. Answers whether it was recorded
     /// (if not, the copy is the caller's to discard).
-    func addRendition(app: String, path: FilePath, original: String, _ rendition: String, copy: StoredFile)
-        async throws -> Bool
-    {
+    func addRendition(
+        app: String, path: FilePath, original: String, _ rendition: String, copy: StoredFile, limit: Int
+    ) async throws -> Bool {
         try await transaction { connection in
             let rows = try await connection.query(
                 """
@@ -32,10 +32,12 @@ extension FileCatalog {
             var current = false
             for try await _ in rows { current = true }
             guard current else { return false }
+            // Resizes running at once may each find room: the cap holds within the gate's width.
             let inserted = try await connection.query(
                 """
                 INSERT INTO files.renditions (original_key, rendition, storage_key, size, content_type)
-                VALUES (\(original), \(rendition), \(copy.key), \(copy.size), \(copy.contentType))
+                SELECT \(original), \(rendition), \(copy.key), \(copy.size), \(copy.contentType)
+                WHERE (SELECT count(*) FROM files.renditions WHERE original_key = \(original)) < \(limit)
                 ON CONFLICT DO NOTHING RETURNING 1
                 """, logger: logger)
             for try await _ in inserted { return true }

@@ -79,9 +79,17 @@ struct Renditions: Sendable {
             try await storage.write(handle.readChunks(chunkLength: .kibibytes(256)), app: app, key: key)
         }
         let copy = StoredFile(key: key, size: bytes, contentType: format.contentType)
-        if try await !catalog.addRendition(app: app, path: entry.path, original: original, name, copy: copy) {
-            // The original changed meanwhile: this copy serves this one download, then goes.
-            try await catalog.transaction { try await catalog.discard([key], app: app, on: $0) }
+        do {
+            if try await !catalog.addRendition(
+                app: app, path: entry.path, original: original, name, copy: copy, limit: limits.renditionsPerImage)
+            {
+                // The original changed meanwhile, or has as many sizes kept as allowed: this
+                // copy serves this one download, then goes.
+                try await catalog.transaction { try await catalog.discard([key], app: app, on: $0) }
+            }
+        } catch {
+            try? await storage.delete(app: app, key: key)
+            throw error
         }
         return copy
     }
@@ -98,4 +106,6 @@ struct ImageLimits: Sendable {
     /// How many resizes run at once, and how many may wait.
     var concurrency = 2
     var queue = 16
+    /// How many sizes of one image are kept; others are made for each request.
+    var renditionsPerImage = 32
 }

@@ -35,32 +35,38 @@ struct FileFieldRoutes: Sendable {
         guard let boundary = try MultipartScanner.boundary(contentType: request.headers[.contentType] ?? "") else {
             throw FileError.invalidBody("Upload the file as multipart/form-data with the field 'file'")
         }
-        let previous = try await current(field)
+        let (column, previous) = try await current(field)
         let reader = try MultipartFileReader(
             upstream: request.limitedBody(limit: files.limits.upload).makeAsyncIterator(), boundary: boundary)
         let headers = try await reader.open()
-        let name = HeaderParameters(headers["content-disposition"] ?? "")["filename"].flatMap { $0.isEmpty ? nil : $0 } ?? field.column
-        let target = try field.target(name: name)
+        let name = HeaderParameters(headers["content-disposition"] ?? "")["filename"].flatMap { $0.isEmpty ? nil : $0 } ?? column
+        let target = try field.target(column: column, name: name)
         try await files.requireWritable(target, target.path, overwrite: true)
-        try await files.store(target, path: target.path, overwrite: true) { key in
-            let size = try await files.storage.write(MultipartFileReader.FileBytes(reader: reader), app: target.app, key: key)
-            try await reader.finish()
-            return size
-        }
-        let object: String
+        // The column moves first, so an update the caller may not make touches no file; if the
+        // bytes then fail, it moves back.
+        var object = try await point(field, column, at: target.path.description)
         do {
-            object = try await point(field, at: target.path.description)
+            try await files.store(target, path: target.path, overwrite: true) { key in
+                let size = try await files.storage.write(MultipartFileReader.FileBytes(reader: reader), app: target.app, key: key)
+                try await reader.finish()
+                return size
+            }
         } catch {
-            // The column still names what it did: the new file goes again.
-            _ = try? await files.catalog.remove(app: target.app, path: target.path)
+            _ = try? await point(field, column, at: previous?.description)
             throw error
         }
-        if let previous, previous != target.path { await removeQuietly(previous, field) }
+        if let previous, previous != target.path {
+            await removeQuietly(previous, field)
+            object = try await engine.object(
+                field.table, id: field.id, query: FindQuery(), identity: field.identity, logger: field.logger)
+        }
         return Self.json(object)
     }
 
     private func download(_ field: FileField, _ request: Request, _ context: PublicRequestContext) async throws -> Response {
-        guard let path = try await current(field) else { throw FileError.notFound("\(field.table)/\(field.id)/\(field.column)") }
+        guard let path = try await current(field).path else {
+            throw FileError.notFound("\(field.table)/\(field.id)/\(field.column)")
+        }
         let target = field.target(path: path)
         guard let entry = try await files.catalog.entry(app: target.app, path: path), !entry.isDirectory else {
             throw FileError.notFound(path.description)
@@ -70,30 +76,29 @@ struct FileFieldRoutes: Sendable {
     }
 
     private func delete(_ field: FileField, _ context: PublicRequestContext) async throws -> Response {
-        let previous = try await current(field)
-        let object = try await engine.update(
-            field.table, id: field.id, changes: JSONObject([(field.column, .null)]), identity: field.identity,
-            logger: context.logger)
+        let (column, previous) = try await current(field)
+        let object = try await point(field, column, at: nil)
         if let previous { await removeQuietly(previous, field) }
         return Self.json(object)
     }
 
-    /// The file the column names now (checking that it is a `FILE_REF` column and that the
-    /// caller may read the object).
-    private func current(_ field: FileField) async throws -> FilePath? {
+    /// The column as the schema names it and the file it names now (checking that it is a
+    /// `FILE_REF` column and that the caller may read the object).
+    private func current(_ field: FileField) async throws -> (column: String, path: FilePath?) {
         guard let column = try await engine.column(field.column, of: field.table, identity: field.identity),
             column.type == .fileReference
         else { throw FileError.notAFileField(field.column, table: field.table) }
         let object = try await engine.object(
             field.table, id: field.id, query: FindQuery(), identity: field.identity, logger: field.logger)
-        let value = try? JSONParser.parse(object).object?[field.column]?.string
-        return value.flatMap { FilePath(fileReference: $0) }
+        let value = try? JSONParser.parse(object).object?[column.name]?.string
+        return (column.name, value.flatMap { FilePath(fileReference: $0) })
     }
 
-    private func point(_ field: FileField, at path: String) async throws -> String {
+    /// Sets the column to `path` (nil empties it); answers the updated object.
+    private func point(_ field: FileField, _ column: String, at path: String?) async throws -> String {
         try await engine.update(
-            field.table, id: field.id, changes: JSONObject([(field.column, .string(path))]), identity: field.identity,
-            logger: field.logger)
+            field.table, id: field.id, changes: JSONObject([(column, path.map(JSONValue.string) ?? .null)]),
+            identity: field.identity, logger: field.logger)
     }
 
     /// Removes a file the column no longer names, when the caller may; one that cannot go stays.
@@ -136,8 +141,8 @@ private struct FileField {
     }
 
     /// The upload's place: `{table}/{id}/{column}/{name}`.
-    func target(name: String) throws -> FileRequest {
-        target(path: try FilePath.root.appending(table).appending(id).appending(column).appending(name))
+    func target(column name: String, name file: String) throws -> FileRequest {
+        target(path: try FilePath.root.appending(table).appending(id).appending(name).appending(file))
     }
 
     func target(path: FilePath) -> FileRequest {
