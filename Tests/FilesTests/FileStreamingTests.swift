@@ -185,6 +185,9 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: mirror) }
         try await FileCluster.with(.local, environment: ["BAAS_GATEWAY_FILES_ROOT": mirror]) { files async throws in
             #expect(try await files.upload("a.txt", Array("original bytes".utf8)).status == 200)
+            // Nothing in the gateway's view yet: an error answer, not a 200 cut short.
+            let missing = try await files.send(.GET, "a.txt")
+            #expect(missing.status == 500 && missing.json["code"] as? Int == 500, "\(missing.status) \(missing.text)")
             let object = try #require(try await files.storedFiles().first)
             let copy = mirror + "/" + object
             try FileManager.default.createDirectory(

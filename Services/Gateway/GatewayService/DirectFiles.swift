@@ -15,11 +15,18 @@ struct DirectFiles: Sendable {
 
     /// `answer` with its body read from `location` (which must be an object of `app`), or an
     /// internal error for a location that is not one.
-    func response(_ answer: Response, location: (path: String, range: Range<Int64>), app: String?) throws -> Response {
+    func response(_ answer: Response, location: (path: String, range: Range<Int64>), app: String?) async throws
+        -> Response
+    {
         guard let app, Self.isObject(location.path, of: app) else { throw ErrorEnvelope.internalError }
         var headers = answer.headers
         headers[.contentLength] = "\(location.range.count)"
         let (file, range) = (_NIOFileSystem.FilePath(root).appending(location.path), location.range)
+        // A store this gateway cannot see (a missing mount) is an error answer, not a success
+        // cut short after its head.
+        guard let info = try? await FileSystem.shared.info(forFileAt: file), info.size >= range.upperBound else {
+            throw ErrorEnvelope.internalError
+        }
         let body = ResponseBody(contentLength: Int(range.count)) { writer in
             try await FileSystem.shared.withFileHandle(forReadingAt: file) { handle in
                 for try await chunk in handle.readChunks(in: range, chunkLength: Self.chunkLength) {

@@ -103,7 +103,7 @@ struct GatewayController: Sendable {
             await resolver.sessions.invalidate(appID: appID, userID: userID)
         }
         if let location = answer.fileLocation, let directFiles {
-            return try directFiles.response(answer.response, location: location, app: context.identity?.appId)
+            return try await directFiles.response(answer.response, location: location, app: context.identity?.appId)
         }
         return answer.response
     }
