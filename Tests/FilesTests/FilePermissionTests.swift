@@ -86,7 +86,7 @@ import TestSupport
     @Test func cellsSetThroughTheAPIDecideReadsWritesDeletesAndListings() async throws {
         try await FileCluster.with { files async throws in
             func send(_ method: HTTPMethod, _ path: String, _ body: String? = nil, key: APIKeyKind = .rest) async throws -> HTTPResult {
-                try await files.call(method, "files/" + path, json: body, key: key)
+                try await files.cluster.send(method, "/files/" + path, body, key: key)
             }
             for path in ["private/a.txt", "private/open.txt", "public/b.txt", "ro/c.txt"] {
                 #expect(try await files.upload(path, Array(path.utf8)).status == 200)

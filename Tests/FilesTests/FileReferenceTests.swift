@@ -10,7 +10,7 @@ import TestSupport
         try await FileCluster.with { files async throws in
             let cluster = files.cluster
             func data(_ method: HTTPMethod, _ path: String, _ body: String? = nil, key: APIKeyKind = .rest) async throws -> HTTPResult {
-                try await files.call(method, "data/" + path, json: body, key: key)
+                try await files.cluster.send(method, "/data/" + path, body, key: key)
             }
             let upload = try await files.upload("pics/my photo.png", Array("image bytes".utf8))
             let url = try #require(upload.json["fileURL"] as? String)
@@ -51,6 +51,17 @@ import TestSupport
                 #expect(refused.status == 400 && refused.json["code"] != nil, "\(value): \(refused.text)")
             }
             #expect(try await data(.GET, "Photos/count").text == "4")
+
+            // Text saved before the column became FILE_REF: a URL answers as it was, a path with a
+            // leading slash as the file's URL.
+            for (title, value) in [("old-url", "https://cdn.example/x.png"), ("old-path", "/pics/my photo.png")] {
+                #expect(try await data(.POST, "Photos", #"{"title": "\#(title)", "legacy": "\#(value)"}"#).status == 200)
+            }
+            let altered = try await data(.PUT, "Photos/properties/legacy", #"{"type": "FILE_REF"}"#, key: .serverCode)
+            #expect(altered.status == 200, "\(altered.text)")
+            let legacy = try await data(.GET, "Photos?where=legacy%20IS%20NOT%20NULL&sortBy=title&props=legacy")
+            let values = (try JSONSerialization.jsonObject(with: legacy.body) as? [[String: Any]])?.map { $0["legacy"] as? String }
+            #expect(values == [url, "https://cdn.example/x.png"], "old-path sorts first: \(legacy.text)")
         }
     }
 
@@ -58,7 +69,7 @@ import TestSupport
         try await FileCluster.with { files async throws in
             let cluster = files.cluster
             func data(_ method: HTTPMethod, _ path: String, _ body: String? = nil, key: APIKeyKind = .rest) async throws -> HTTPResult {
-                try await files.call(method, "data/" + path, json: body, key: key)
+                try await files.cluster.send(method, "/data/" + path, body, key: key)
             }
             func upload(_ path: String, _ bytes: String, name: String) async throws -> HTTPResult {
                 let form = MultipartForm(file: Array(bytes.utf8), name: name)
@@ -96,6 +107,18 @@ import TestSupport
             let noObject = try await upload("Movie/NOPE/file?field_name=image", "x", name: "x.png")
             #expect(noObject.status == 404 && noObject.json["code"] as? Int == 1000, "\(noObject.text)")
             #expect(try await files.send(.GET, "Movie?sub=true").text.components(separatedBy: "\"name\"").count == 2)
+
+            // An upload whose update the caller may not make touches no file, not even one
+            // already at the path it would take.
+            let denied = try await data(
+                .PUT, "Movie/permissions/DENY", #"{"permission": "UPDATE", "role": "*"}"#, key: .serverCode)
+            #expect(denied.status == 200, "\(denied.text)")
+            let refused = try await upload("Movie/\(id)/file?field_name=image", "intruder", name: "minus.png")
+            #expect(refused.status == 403, "\(refused.text)")
+            #expect(try await data(.GET, "Movie/\(id)/file?field_name=image").text == "second image")
+            let allowed = try await data(
+                .PUT, "Movie/permissions/GRANT", #"{"permission": "UPDATE", "role": "*"}"#, key: .serverCode)
+            #expect(allowed.status == 200, "\(allowed.text)")
 
             let deleted = try await data(.DELETE, "Movie/\(id)/file?field_name=image")
             #expect(deleted.status == 200 && deleted.json["image"] is NSNull, "\(deleted.text)")

@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 @testable import FilesService
 import Foundation
-import InternalProtocol
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
@@ -114,15 +113,6 @@ struct FileCluster: Sendable {
         return try await HTTPTestClient.send(
             .POST, base + "/files/" + path + query, headers: [("Content-Type", form.contentType)] + headers,
             body: Data(form.body))
-    }
-
-    /// A request to `resource` under the app's prefix with `key`, with an optional JSON body.
-    func call(_ method: HTTPMethod, _ resource: String, json body: String? = nil, key: APIKeyKind = .rest)
-        async throws -> HTTPResult
-    {
-        try await HTTPTestClient.send(
-            method, cluster.gatewayURL + cluster.prefix(key) + "/" + resource,
-            headers: body == nil ? [] : [("Content-Type", "application/json")], body: body.map { Data($0.utf8) })
     }
 
     /// A request to `files/path` with headers and an optional body.

@@ -44,7 +44,7 @@ struct FileFieldRoutes: Sendable {
         try await files.requireWritable(target, target.path, overwrite: true)
         // The column moves first, so an update the caller may not make touches no file; if the
         // bytes then fail, it moves back.
-        var object = try await point(field, column, at: target.path.description)
+        let object = try await point(field, column, at: target.path.description)
         do {
             try await files.store(target, path: target.path, overwrite: true) { key in
                 let size = try await files.storage.write(MultipartFileReader.FileBytes(reader: reader), app: target.app, key: key)
@@ -55,11 +55,7 @@ struct FileFieldRoutes: Sendable {
             _ = try? await point(field, column, at: previous?.description)
             throw error
         }
-        if let previous, previous != target.path {
-            await removeQuietly(previous, field)
-            object = try await engine.object(
-                field.table, id: field.id, query: FindQuery(), identity: field.identity, logger: field.logger)
-        }
+        if let previous, previous != target.path { await removeQuietly(previous, field) }
         return Self.json(object)
     }
 
