@@ -38,6 +38,9 @@ let engines: [String: [Target.Dependency]] = [
         "Permissions", "CVips", "DataEngine", "QueryLanguage", product("_NIOFileSystem", "swift-nio"), product("AsyncHTTPClient", "async-http-client"),
         product("NIOHTTP1", "swift-nio"), product("NIOPosix", "swift-nio"),
     ],
+    // Where clauses over point metadata through the shared parser; SQL building and JSON from
+    // the data engine.
+    "Geo": ["QueryLanguage", "DataEngine"],
 ]
 
 func product(_ name: String, _ package: String) -> Target.Dependency {
@@ -56,6 +59,7 @@ let testExtras: [String: [Target.Dependency]] = [
     "Data": [product("PropertyBased", "swift-property-based")],
     "Relations": [product("PropertyBased", "swift-property-based")],
     "Files": [product("PropertyBased", "swift-property-based"), "StreamTestSupport"],
+    "Geo": [product("PropertyBased", "swift-property-based")],
     "Gateway": [product("NIOEmbedded", "swift-nio"), "StreamTestSupport"],
 ]
 

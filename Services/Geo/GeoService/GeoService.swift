@@ -2,14 +2,16 @@ import InternalProtocol
 import PostgresSupport
 import ServiceRuntime
 
-/// geo-service: answers readiness and forwarded public requests; its endpoints arrive
-/// with the issue that builds them.
+/// geo-service: points on PostGIS with categories and metadata, searches by radius, rectangle,
+/// category, metadata and where clause, grid clusters and relative finds (contract §5).
 public enum GeoService: BackendService {
     public static let name = ServiceName.geo
 
-    public static let migrations: [any DatabaseMigration] = []
+    public static let migrations: [any DatabaseMigration] = GeoMigrations.all
 
     public static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
-    ) throws {}
+    ) throws {
+        GeoRoutes(store: GeoStore(database: environment.database, logger: environment.logger)).add(to: &routes)
+    }
 }

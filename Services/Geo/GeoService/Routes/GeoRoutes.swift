@@ -1,0 +1,133 @@
+import DataEngine
+import Hummingbird
+import InternalProtocol
+import ServiceRuntime
+
+/// The geo API (contract §5): points, categories and searches.
+struct GeoRoutes: Sendable {
+    let store: GeoStore
+
+    /// Geo bodies are single points: 1 MiB is far more than one needs.
+    static let options = RouteOptions(bodyLimit: 1 << 20, transfer: .buffered)
+
+    func add(to routes: inout PublicRoutes) {
+        addPoints(to: &routes)
+        addSearches(to: &routes)
+        addCategories(to: &routes)
+    }
+
+    private func addPoints(to routes: inout PublicRoutes) {
+        routes.add(.post, "geo/points", options: Self.options) { call in
+            let (change, id) = try GeoPointBody.change(try call.geoJSON, mode: .whole)
+            let app = call.identity.appId
+            let point =
+                if let id { try await store.update(app: app, id: id, change) } else {
+                    try await store.insert(app: app, change, owner: call.identity.userId)
+                }
+            return .geo(.object(JSONObject([("geopoint", point.json)])))
+        }
+        for (method, mode) in [(HTTPRequest.Method.put, GeoPointBody.Mode.whole), (.patch, .partial)] {
+            routes.add(method, "geo/points/:id", options: Self.options) { call in
+                let (change, _) = try GeoPointBody.change(try call.geoJSON, mode: mode)
+                let point = try await store.update(app: call.identity.appId, id: call.parameter("id"), change)
+                return .geo(.object(JSONObject([("geopoint", point.json)])))
+            }
+        }
+        routes.add(.delete, "geo/points/:id", options: Self.options) { call in
+            guard try await store.delete(app: call.identity.appId, id: call.parameter("id")) else {
+                throw GeoError.pointNotFound(call.parameter("id"))
+            }
+            return .geo(.object(JSONObject([("result", .bool(true))])))
+        }
+        routes.add(.get, "geo/points/:id", options: Self.options) { call in
+            .geo(try await point(call).json)
+        }
+        routes.add(.get, "geo/points/:id/metadata", options: Self.options) { call in
+            if let cluster = GeoClusterID(call.parameter("id")) {
+                return .geo(.object(try await clusterMetadata(call, cluster)))
+            }
+            return .geo(.object(try await point(call).metadata ?? JSONObject()))
+        }
+    }
+
+    private func point(_ call: PublicCall) async throws -> GeoPoint {
+        guard let point = try await store.point(app: call.identity.appId, id: call.parameter("id")) else {
+            throw GeoError.pointNotFound(call.parameter("id"))
+        }
+        return point
+    }
+
+    /// A cluster's merged metadata: its cell searched again with the query the client sends.
+    private func clusterMetadata(_ call: PublicCall, _ cluster: GeoClusterID) async throws -> JSONObject {
+        var search = try call.geoSearch(rectangle: call.uri.queryParameters["nwlat"] != nil)
+        search.cell = cluster
+        search.clusterCell = cluster.size
+        search.includeMetadata = true
+        search.offset = 0
+        guard case .cluster(let found)? = try await store.find(app: call.identity.appId, search).first else {
+            throw GeoError.clusterNotFound(cluster.description)
+        }
+        return found.metadata ?? JSONObject()
+    }
+
+    private func addSearches(to routes: inout PublicRoutes) {
+        for (path, rectangle) in [("geo/points", false), ("geo/rect", true)] {
+            routes.add(.get, path, options: Self.options) { call in
+                try await find(call, try call.geoSearch(rectangle: rectangle))
+            }
+            routes.add(.get, "geo/relative/" + (rectangle ? "rect" : "points"), options: Self.options) { call in
+                try await relativeFind(call, try call.geoSearch(rectangle: rectangle))
+            }
+        }
+        routes.add(.get, "geo/count", options: Self.options) { call in
+            let search = try call.geoSearch(rectangle: call.uri.queryParameters["nwlat"] != nil)
+            return .geo(.integer(Int64(try await store.count(app: call.identity.appId, search))))
+        }
+        routes.add(.get, "geo/clusters/:id/points", options: Self.options) { call in
+            guard let cluster = GeoClusterID(call.parameter("id")) else { throw GeoError.clusterNotFound(call.parameter("id")) }
+            var search = try call.geoSearch(rectangle: call.uri.queryParameters["nwlat"] != nil)
+            search.cell = cluster
+            search.clusterCell = nil
+            return .geo(.array(try await store.find(app: call.identity.appId, search).map(\.json)))
+        }
+    }
+
+    private func find(_ call: PublicCall, _ search: GeoSearch) async throws -> Response {
+        if let relative = search.relative { return try await relativeFind(call, search, relative) }
+        return .geo(.array(try await store.find(app: call.identity.appId, search).map(\.json)))
+    }
+
+    private func relativeFind(_ call: PublicCall, _ search: GeoSearch) async throws -> Response {
+        guard let relative = search.relative else {
+            throw GeoError.invalidParameter("A relative find needs relativeFindMetadata and relativeFindPercentThreshold")
+        }
+        return try await relativeFind(call, search, relative)
+    }
+
+    private func relativeFind(_ call: PublicCall, _ search: GeoSearch, _ relative: RelativeFind) async throws -> Response {
+        let found = try await store.relativeFind(app: call.identity.appId, search, relative)
+        return .geo(.array(found.map { point, matches in .object(JSONObject([("geoPoint", point.json), ("matches", .number(matches))])) }))
+    }
+
+    private func addCategories(to routes: inout PublicRoutes) {
+        routes.add(.get, "geo/categories", options: Self.options) { call in
+            .geo(.array(try await store.categories(app: call.identity.appId).map(\.json)))
+        }
+        routes.add(.put, "geo/categories/:name", options: Self.options) { call in
+            let name = try Self.categoryName(call)
+            return .geo(try await store.createCategory(app: call.identity.appId, name: name).json)
+        }
+        routes.add(.delete, "geo/categories/:name", options: Self.options) { call in
+            let name = try Self.categoryName(call)
+            guard try await store.deleteCategory(app: call.identity.appId, name: name) else { throw GeoError.categoryNotFound(name) }
+            return .geo(.object(JSONObject([("result", .bool(true))])))
+        }
+    }
+
+    /// The `:name` a category route names; Default is refused (4006).
+    private static func categoryName(_ call: PublicCall) throws(ErrorEnvelope) -> String {
+        let name = try GeoCategoryName.normalized(call.parameter("name"))
+        guard name != GeoCategoryName.standard else { throw GeoError.defaultCategory }
+        return name
+    }
+}

@@ -1,0 +1,55 @@
+import PostgresSupport
+
+/// geo-service's tables, in the `geo` schema (PostGIS lives in `public`).
+enum GeoMigrations {
+    /// Every migration, in order.
+    static let all: [any DatabaseMigration] = [m0001CreatePoints]
+
+    /// Points on the sphere with their categories and metadata, and each app's categories.
+    /// Two GiST indexes: on the geography (radius searches, `ST_DWithin`) and on its plain
+    /// longitude/latitude geometry (rectangles, whose edges are parallels and meridians, not
+    /// the great circles a geography box has).
+    static let m0001CreatePoints = SQLMigration(
+        version: 1, name: "geo points and categories",
+        statements: [
+            "CREATE SCHEMA geo",
+            """
+            CREATE TABLE geo.points (
+                app_id text NOT NULL,
+                object_id text NOT NULL,
+                location public.geography(Point, 4326) NOT NULL,
+                categories text[] NOT NULL CHECK (cardinality(categories) > 0),
+                metadata jsonb NOT NULL DEFAULT '{}',
+                created bigint NOT NULL,
+                updated bigint,
+                owner_id text,
+                PRIMARY KEY (app_id, object_id)
+            )
+            """,
+            "CREATE INDEX points_on_sphere ON geo.points USING gist (location)",
+            "CREATE INDEX points_on_plane ON geo.points USING gist ((location::public.geometry))",
+            "CREATE INDEX points_by_category ON geo.points USING gin (categories)",
+            """
+            CREATE TABLE geo.categories (
+                app_id text NOT NULL,
+                name text NOT NULL,
+                object_id text NOT NULL,
+                created bigint NOT NULL,
+                PRIMARY KEY (app_id, name)
+            )
+            """,
+            // A metadata value as a number: JSON numbers and strings that spell one (the SDKs
+            // send both), anything else NULL, so a numeric comparison never fails on a row. The
+            // pattern's digit and exponent bounds keep every match inside a double's range.
+            #"""
+            CREATE FUNCTION geo.metadata_number(value jsonb) RETURNS double precision
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+                SELECT CASE jsonb_typeof(value)
+                    WHEN 'number' THEN (value #>> '{}')::double precision
+                    WHEN 'string' THEN CASE WHEN (value #>> '{}') ~ '^\s*[-+]?([0-9]{1,200}\.?[0-9]{0,200}|\.[0-9]{1,200})([eE][-+]?[0-9]{1,2})?\s*$'
+                        THEN (value #>> '{}')::double precision END
+                END
+            $$
+            """#,
+        ])
+}
