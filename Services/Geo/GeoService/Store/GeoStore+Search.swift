@@ -51,7 +51,7 @@ extension GeoStore {
             sql.bind(.json(JSONValue.object(JSONObject([member])).jsonText))
             sql.append(")::int")
         }
-        sql.append(") * 100.0 / \(relative.metadata.members.count) AS matches FROM geo.points p")
+        sql.append(") * 100.0::double precision / \(relative.metadata.members.count) AS matches FROM geo.points p")
         try statement.filter(into: &sql)
         sql.append(") p WHERE matches >= ")
         sql.bind(.double(relative.threshold))
