@@ -14,6 +14,7 @@ struct GeoRoutes: Sendable {
         addPoints(to: &routes)
         addSearches(to: &routes)
         addCategories(to: &routes)
+        GeoFenceRoutes(store: store).add(to: &routes)
     }
 
     private func addPoints(to routes: inout PublicRoutes) {

@@ -34,6 +34,8 @@ struct GeoSearch: Sendable {
     var clusterCell: Double?
     var relative: RelativeFind?
     var fence: String?
+    /// The named fence's area, once the store has looked it up.
+    var fenceArea: GeoFence.Area?
     /// Only the points in this grid cell (a cluster's points and metadata).
     var cell: GeoClusterID?
 

@@ -19,19 +19,15 @@ struct GeoSearchSQL {
         switch search.area {
         case .everywhere: break
         case .radius(let radius):
-            sql.append(" AND public.ST_DWithin(p.location, ")
-            Self.point(radius.center, into: &sql)
-            sql.append(", ")
-            sql.bind(.double(radius.meters))
-            sql.append(", false)")
+            sql.append(" AND ")
+            Self.within(radius.meters, of: radius.center, location: Self.points, into: &sql)
         case .rectangle(let rectangle):
-            sql.append(" AND (")
-            sql.list(rectangle.longitudeRanges, separator: " OR ") { sql, range in
-                sql.append("\(Self.plane) && public.ST_MakeEnvelope(")
-                sql.bind(all: [.double(range.lowerBound), .double(rectangle.south), .double(range.upperBound), .double(rectangle.north)])
-                sql.append(", 4326)")
-            }
-            sql.append(")")
+            sql.append(" AND ")
+            Self.inside(rectangle, location: Self.points, into: &sql)
+        }
+        if let fence = search.fenceArea {
+            sql.append(" AND ")
+            Self.inside(fence, location: Self.points, into: &sql)
         }
         if let metadata = search.metadataEquals {
             sql.append(" AND p.metadata @> ")
@@ -75,6 +71,58 @@ struct GeoSearchSQL {
         sql.bind(.integer(Int64(search.pageSize)))
         sql.append(" OFFSET ")
         sql.bind(.integer(Int64(search.offset)))
+    }
+
+    /// Writes a location expression (a geography) into a statement.
+    typealias Location = @Sendable (inout SQL) -> Void
+
+    /// The searched points' locations.
+    static let points: Location = { $0.append("p.location") }
+
+    /// `location` within `meters` of `center` on the sphere.
+    static func within(_ meters: Double, of center: Coordinate, location: Location, into sql: inout SQL) {
+        sql.append("public.ST_DWithin(")
+        location(&sql)
+        sql.append(", ")
+        point(center, into: &sql)
+        sql.append(", ")
+        sql.bind(.double(meters))
+        sql.append(", false)")
+    }
+
+    /// `location` inside or on the edge of `rectangle` (two boxes across the antimeridian).
+    static func inside(_ rectangle: GeoRectangle, location: Location, into sql: inout SQL) {
+        sql.append("(")
+        sql.list(rectangle.longitudeRanges, separator: " OR ") { sql, range in
+            location(&sql)
+            sql.append("::public.geometry && public.ST_MakeEnvelope(")
+            sql.bind(all: [.double(range.lowerBound), .double(rectangle.south), .double(range.upperBound), .double(rectangle.north)])
+            sql.append(", 4326)")
+        }
+        sql.append(")")
+    }
+
+    /// `location` inside or on the edge of a fence's area.
+    static func inside(_ area: GeoFence.Area, location: Location, into sql: inout SQL) {
+        switch area {
+        case .circle(let center, let meters): within(meters, of: center, location: location, into: &sql)
+        case .rectangle(let rectangle): inside(rectangle, location: location, into: &sql)
+        case .polygon(let corners):
+            sql.append("public.ST_Covers(")
+            polygon(corners, into: &sql)
+            sql.append(", ")
+            location(&sql)
+            sql.append("::public.geometry)")
+        }
+    }
+
+    /// A polygon in longitude and latitude, its ring closed here and bound as WKT text made only
+    /// of numbers.
+    static func polygon(_ corners: [Coordinate], into sql: inout SQL) {
+        let ring = (corners + [corners[0]]).map { "\($0.longitude) \($0.latitude)" }.joined(separator: ",")
+        sql.append("public.ST_GeomFromText(")
+        sql.bind(.text("POLYGON((\(ring)))"))
+        sql.append(", 4326)")
     }
 
     /// A bound position as a geography.

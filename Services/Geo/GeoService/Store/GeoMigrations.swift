@@ -3,7 +3,7 @@ import PostgresSupport
 /// geo-service's tables, in the `geo` schema (PostGIS lives in `public`).
 enum GeoMigrations {
     /// Every migration, in order.
-    static let all: [any DatabaseMigration] = [m0001CreatePoints]
+    static let all: [any DatabaseMigration] = [m0001CreatePoints, m0002CreateFences]
 
     /// Points on the sphere with their categories and metadata, and each app's categories.
     /// Two GiST indexes: on the geography (radius searches, `ST_DWithin`) and on its plain
@@ -51,5 +51,45 @@ enum GeoMigrations {
                 END
             $$
             """#,
+        ])
+
+    /// Geofences (a circle, a rectangle or a polygon, kept as the client described it), which
+    /// points are inside each by the last enter and exit actions, and the events actions
+    /// recorded.
+    static let m0002CreateFences = SQLMigration(
+        version: 2, name: "geofences",
+        statements: [
+            """
+            CREATE TABLE geo.fences (
+                app_id text NOT NULL,
+                name text NOT NULL,
+                object_id text NOT NULL,
+                definition jsonb NOT NULL,
+                created bigint NOT NULL,
+                PRIMARY KEY (app_id, name)
+            )
+            """,
+            """
+            CREATE TABLE geo.fence_presence (
+                app_id text NOT NULL,
+                fence text NOT NULL,
+                point_id text NOT NULL,
+                entered bigint NOT NULL,
+                PRIMARY KEY (app_id, fence, point_id),
+                FOREIGN KEY (app_id, fence) REFERENCES geo.fences ON DELETE CASCADE
+            )
+            """,
+            """
+            CREATE TABLE geo.fence_events (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                app_id text NOT NULL,
+                fence text NOT NULL,
+                event text NOT NULL CHECK (event IN ('onenter', 'onstay', 'onexit')),
+                point_id text,
+                at bigint NOT NULL,
+                FOREIGN KEY (app_id, fence) REFERENCES geo.fences ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX fence_events_by_fence ON geo.fence_events (app_id, fence, id)",
         ])
 }

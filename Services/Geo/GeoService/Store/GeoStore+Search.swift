@@ -19,6 +19,7 @@ extension GeoStore {
     /// A page of the points a search finds, nearest or oldest first; with a cluster cell, a
     /// page of grid cells instead (a cell holding one point answers that point).
     func find(app: String, _ search: GeoSearch) async throws -> [GeoItem] {
+        let search = try await resolvingFence(app: app, search)
         if let cell = search.clusterCell { return try await clusters(app: app, search, cell: cell) }
         let statement = GeoSearchSQL(app: app, search: search)
         var sql = SQL("SELECT ")
@@ -32,6 +33,7 @@ extension GeoStore {
 
     /// How many points a search finds.
     func count(app: String, _ search: GeoSearch) async throws -> Int {
+        let search = try await resolvingFence(app: app, search)
         var sql = SQL("SELECT count(*) FROM geo.points p")
         try GeoSearchSQL(app: app, search: search).filter(into: &sql)
         let rows = try await database.query(sql.query, logger: logger)
@@ -42,6 +44,7 @@ extension GeoStore {
     /// A page of the points matching at least the threshold's share of `relative`'s members,
     /// best match first, each with its percentage.
     func relativeFind(app: String, _ search: GeoSearch, _ relative: RelativeFind) async throws -> [(GeoPoint, Double)] {
+        let search = try await resolvingFence(app: app, search)
         let statement = GeoSearchSQL(app: app, search: search)
         var sql = SQL("SELECT \(Self.innerColumns), matches FROM (SELECT ")
         statement.pointColumns(into: &sql)
