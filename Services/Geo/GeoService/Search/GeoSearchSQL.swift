@@ -49,6 +49,24 @@ struct GeoSearchSQL {
         }
     }
 
+    /// A page of the points found, with a point answer's columns.
+    func selectPoints() throws(ErrorEnvelope) -> SQL {
+        var sql = SQL("SELECT ")
+        pointColumns(into: &sql)
+        sql.append(" FROM geo.points p")
+        try filter(into: &sql)
+        order(into: &sql)
+        page(into: &sql)
+        return sql
+    }
+
+    /// How many points the search finds.
+    func selectCount() throws(ErrorEnvelope) -> SQL {
+        var sql = SQL("SELECT count(*) FROM geo.points p")
+        try filter(into: &sql)
+        return sql
+    }
+
     /// The distance from the search's center in its units, or NULL.
     func distance(into sql: inout SQL) {
         guard let center = search.center else { return sql.append("NULL::double precision") }

@@ -21,22 +21,13 @@ extension GeoStore {
     func find(app: String, _ search: GeoSearch) async throws -> [GeoItem] {
         let search = try await resolvingFence(app: app, search)
         if let cell = search.clusterCell { return try await clusters(app: app, search, cell: cell) }
-        let statement = GeoSearchSQL(app: app, search: search)
-        var sql = SQL("SELECT ")
-        statement.pointColumns(into: &sql)
-        sql.append(" FROM geo.points p")
-        try statement.filter(into: &sql)
-        statement.order(into: &sql)
-        statement.page(into: &sql)
-        return try await points(sql).map(GeoItem.point)
+        return try await points(try GeoSearchSQL(app: app, search: search).selectPoints()).map(GeoItem.point)
     }
 
     /// How many points a search finds.
     func count(app: String, _ search: GeoSearch) async throws -> Int {
         let search = try await resolvingFence(app: app, search)
-        var sql = SQL("SELECT count(*) FROM geo.points p")
-        try GeoSearchSQL(app: app, search: search).filter(into: &sql)
-        let rows = try await database.query(sql.query, logger: logger)
+        let rows = try await database.query(try GeoSearchSQL(app: app, search: search).selectCount().query, logger: logger)
         for try await count in rows.decode(Int.self) { return count }
         return 0
     }
