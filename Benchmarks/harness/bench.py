@@ -104,12 +104,14 @@ class Run:
             "create": ("create.lua", plain),
             "login": ("login.lua", {**plain, "BENCH_LOGIN": product.login_user, "BENCH_PASSWORD": PASSWORD}),
             "hostile": ("hostile.lua", plain),
+            "geo_radius": ("geo_radius.lua", plain),
         }
 
     def run_product_case(self, product: Product, case: str):
         script, env = self.product_cases(product)[case]
         pids = product.pids()
-        groups = [ProcessGroup(name, pids[name]) for name in ["gateway", "data-service", "users-service"]]
+        services = ["gateway", "geo-service"] if case.startswith("geo") else ["gateway", "data-service", "users-service"]
+        groups = [ProcessGroup(name, pids[name]) for name in services]
         groups.append(self.postgres)
         env = {"BENCH_LUA_DIR": str(LUA), "BENCH_ROWS": str(self.options.rows), "BENCH_BUCKETS": str(self.buckets), **env}
         refusals = case == "hostile"
@@ -126,13 +128,14 @@ class Run:
             return
         self.run_product_case(product, case)
         if floor:
-            self.run_floor_case(case, product.schema, product.parts_link)
+            self.run_floor_case(case, product.schema, product.parts_link, product.app_id)
 
-    def run_floor_case(self, case: str, schema: str, parts_link: str):
+    def run_floor_case(self, case: str, schema: str, parts_link: str, app_id: str):
         connection = {key: self.database[key] for key in ["host", "port", "user", "password", "database"]}
         variables = {"rows": str(self.options.rows), "buckets": str(self.buckets)}
         script = self.options.state / f"{case}.sql"
-        script.write_text((SQL / f"{case}.sql").read_text().replace("SCHEMA", schema).replace("PARTS_LINK", parts_link))
+        script.write_text((SQL / f"{case}.sql").read_text().replace("SCHEMA", schema).replace("PARTS_LINK", parts_link)
+                          .replace("APP_ID", app_id))
         for connections in self.connections:
             self.measure("postgresql", case, connections, [self.postgres],
                          lambda: pgbench(script, connections, self.seconds, variables, connection))
@@ -229,7 +232,7 @@ class Run:
             product.seed(self.options.rows, self.buckets)
             # Reads first, each beside its floor, on the table as seeded; then the writes and
             # their floors; login last, since it ends the ACL user's other sessions.
-            for case in ["get_by_id", "find", "find_relations", "count"]:
+            for case in ["get_by_id", "find", "find_relations", "count", "geo_radius"]:
                 self.run_case(product, case, floor=True)
             for case in ["find_acl_user", "find_acl_server_key", "hostile"]:
                 self.run_case(product, case, floor=False)

@@ -110,6 +110,7 @@ class Product:
                  p(kind, name, decision, remainder, modulus)
             WHERE g % p.modulus = p.remainder""")
         self.seed_parts(rows)
+        self.seed_geo(rows)
         self.sql(f'ANALYZE {self.schema}."Item"; ANALYZE {self.schema}."Secret"; ANALYZE data.object_acl')
         _, session = call("POST", self.prefix() + "/users/login", {"login": "bench-acl@example.com", "password": PASSWORD})
         self.acl_token = session["user-token"]
@@ -129,6 +130,15 @@ class Product:
             SELECT '00000000-0000-4000-8000-' || lpad(g::text, 12, '0'), 'part-' || ((g * 3 + k) % {parts} + 1)
             FROM generate_series(1, {rows}) g, generate_series(0, 2) k ORDER BY g, k""")
         self.sql(f'ANALYZE {self.schema}."Part"; ANALYZE {self.schema}."{self.parts_link}"')
+
+    def seed_geo(self, rows: int):
+        """`rows` geo points spread evenly over latitudes -60..60, in the Default category (the
+        radius search's centers, `k` in 0..43199, are the same formula in Lua and pgbench)."""
+        self.sql(f"""INSERT INTO geo.points (app_id, object_id, location, categories, created)
+            SELECT '{self.app_id}', 'geo-' || g,
+                public.ST_SetSRID(public.ST_MakePoint(random() * 360 - 180, degrees(asin(random() * 2 * sin(radians(60)) - sin(radians(60))))), 4326)::public.geography,
+                ARRAY['Default'], g FROM generate_series(1, {rows}) g""")
+        self.sql("ANALYZE geo.points")
 
     def register(self, email: str) -> str:
         _, user = call("POST", self.prefix() + "/users/register", {"email": email, "password": PASSWORD})

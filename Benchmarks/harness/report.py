@@ -33,13 +33,15 @@ def markdown(run: dict) -> str:
         f"Run of {run['started']} — {run['mode']} mode, {run['seconds']} s per case, {run['rows']:,} rows, "
         f"{run['machine']}.",
         "",
-        "| system | case | conns | req/s | p50 ms | p99 ms | CPU ms/req (gateway · data · users · PostgreSQL · peer) "
+        "| system | case | conns | req/s | p50 ms | p99 ms | CPU ms/req (gateway · service · users · PostgreSQL · peer) "
         "| vs PostgreSQL | vs Kinto | errors |",
         "|---|---|---:|---:|---:|---:|---|---:|---:|---:|",
     ]
     for r in run["results"]:
+        # The service column is the backend the case exercises: data-service, or geo-service.
+        service = "geo-service" if "geo-service" in r["cpu_ms_per_request"] else "data-service"
         cpu = " · ".join(f"{r['cpu_ms_per_request'].get(p, 0):.3f}" if p in r["cpu_ms_per_request"] else "–"
-                         for p in ["gateway", "data-service", "users-service", "postgresql", "kinto"])
+                         for p in ["gateway", service, "users-service", "postgresql", "kinto"])
         lines.append(
             f"| {r['system']} | {r['case']} | {r['connections']} | {r['requests_per_second']:,.0f} | {r['p50_ms']:.2f} "
             f"| {r['p99_ms']:.2f} | {cpu} | {r.get('vs_postgresql', '–')} | {r.get('vs_kinto', '–')} | {r['errors'] or ''} |")
