@@ -65,7 +65,7 @@ import TestSupport
             let unknown = [
                 ("POST", "users/no-such-endpoint"), ("PATCH", "data/Person"), ("PATCH", "data/Person/ID/friends"),
                 ("PATCH", "data/bulk/Person/delete"), ("GET", "transaction/unit-of-work"), ("POST", "messaging/default"),
-                ("GET", "emailtemplate/x"), ("PUT", "files/a/b.txt"), ("GET", "geo/points"),
+                ("GET", "emailtemplate/x"), ("PUT", "files/a/b.txt"), ("POST", "geo/rect"),
             ]
             for (method, path) in unknown {
                 let answer = try await HTTPTestClient.send(
