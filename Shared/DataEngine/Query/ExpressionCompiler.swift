@@ -64,13 +64,7 @@ struct ExpressionCompiler {
     }
 
     private func junction(_ items: [Condition], _ word: String, into sql: inout SQL) throws {
-        guard !items.isEmpty else { return sql.append(word == "AND" ? "TRUE" : "FALSE") }
-        sql.append("(")
-        for (offset, item) in items.enumerated() {
-            if offset > 0 { sql.append(" \(word) ") }
-            try condition(item, into: &sql)
-        }
-        sql.append(")")
+        try sql.junction(items, word) { sql, item in try condition(item, into: &sql) }
     }
 
     private func comparison(

@@ -91,6 +91,20 @@ public struct SQL: Sendable {
         }
     }
 
+    /// `(a AND b …)` or `(a OR b …)`, each item written by `write`; an empty list is the
+    /// junction's identity (`TRUE` for AND, `FALSE` for OR).
+    public mutating func junction<Item, Failure: Error>(
+        _ items: [Item], _ word: String, _ write: (inout SQL, Item) throws(Failure) -> Void
+    ) throws(Failure) {
+        guard !items.isEmpty else { return append(word == "AND" ? "TRUE" : "FALSE") }
+        append("(")
+        for (offset, item) in items.enumerated() {
+            if offset > 0 { append(" \(word) ") }
+            try write(&self, item)
+        }
+        append(")")
+    }
+
     /// The statement for PostgresNIO.
     public var query: PostgresQuery {
         PostgresQuery(unsafeSQL: text, binds: bindings)

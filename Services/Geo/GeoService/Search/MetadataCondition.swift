@@ -47,13 +47,7 @@ struct MetadataCondition {
     }
 
     private func junction(_ items: [Condition], _ word: String, into sql: inout SQL) throws(ErrorEnvelope) {
-        guard !items.isEmpty else { return sql.append(word == "AND" ? "TRUE" : "FALSE") }
-        sql.append("(")
-        for (offset, item) in items.enumerated() {
-            if offset > 0 { sql.append(" \(word) ") }
-            try compile(item, into: &sql)
-        }
-        sql.append(")")
+        try sql.junction(items, word) { (sql, item) throws(ErrorEnvelope) in try compile(item, into: &sql) }
     }
 
     private func comparison(
