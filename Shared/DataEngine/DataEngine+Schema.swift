@@ -82,6 +82,7 @@ extension DataEngine {
         let catalog = try await mappingErrors(table: tableName, logger: logger) {
             try await editor(logger).change(appID: identity.appId) { session, fresh in
                 guard let table = fresh.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
+                try table.requireWritable()
                 if let relation = table.relation(named: name) {
                     return try await RelationAlteration(
                         table: table, relation: relation, changes: changes, catalog: fresh, session: session
@@ -106,6 +107,7 @@ extension DataEngine {
         _ = try access.authorize(identity, .schema, table: tableName)
         _ = try await editor(logger).change(appID: identity.appId) { session, fresh in
             guard let table = fresh.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
+            try table.requireWritable()
             if let relation = table.relation(named: name) {
                 return try await SchemaEditor.dropRelation(relation, table: table.name, catalog: fresh, session: session)
             }
@@ -127,6 +129,7 @@ extension DataEngine {
         _ = try access.authorize(identity, .schema, table: tableName)
         _ = try await editor(logger).change(appID: identity.appId) { session, fresh in
             guard let table = fresh.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
+            try table.requireWritable()
             try await SchemaEditor.dropRelations(touching: table, catalog: fresh, session: session)
             var drop = SQL("DROP TABLE ")
             drop.table(fresh.schemaName, table.name)

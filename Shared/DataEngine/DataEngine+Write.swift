@@ -154,6 +154,7 @@ extension DataEngine {
 
     func delete(_ tableName: String, id: String, context: WriteContext) async throws -> Int64 {
         let (catalog, table) = try await table(tableName, app: context.identity.appId)
+        try table.requireWritable()
         let grant = try access.authorize(context.identity, .remove, table: tableName, catalog: catalog)
         var sql = SQL()
         try WriteStatements.delete(table: table, schema: catalog.schemaName, into: &sql) { sql in
@@ -186,6 +187,7 @@ extension DataEngine {
 
     func deleteBulk(_ tableName: String, condition: Condition?, context: WriteContext) async throws -> Int {
         let (catalog, table) = try await table(tableName, app: context.identity.appId)
+        try table.requireWritable()
         let grant = try access.authorize(context.identity, .remove, table: tableName, catalog: catalog)
         var sql = SQL()
         let relations = RelationPaths(catalog: catalog, access: access, identity: context.identity)
@@ -234,6 +236,7 @@ extension DataEngine {
         let catalog = try await cache.catalog(for: appID)
         let existing = catalog.table(named: tableName)
         if existing == nil && !createTable { throw DataError.tableNotFound(tableName) }
+        try existing?.requireWritable()
         let missing = try ObjectReader.missingColumns(objects, table: existing)
         if let existing, missing.isEmpty { return (catalog, existing) }
         if !context.schemaChanges, let existing, let first = missing.first {

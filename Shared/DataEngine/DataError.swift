@@ -132,6 +132,16 @@ public enum DataError {
         code: 1026, message: "The transaction conflicted with a concurrent one and was rolled back; retry it",
         status: 409)
 
+    /// 1029, 400: a data write (save, update, delete, schema change) aimed at the GeoPoint table,
+    /// whose rows geo-service owns.
+    public static let geoPointsReadOnly = ErrorEnvelope(
+        code: 1029, message: "GeoPoint objects are saved, changed and deleted through /geo/points, not the data API",
+        status: 400)
+
+    /// 1030, 503: a relation to GeoPoint before geo-service has created its tables.
+    public static let geoUnavailable = ErrorEnvelope(
+        code: 1030, message: "Geo points are not available yet: the geo service has not created its tables", status: 503)
+
     /// 1027, 400: a relation argument that is not `column[:Table:1|n]`, or a column that is not a
     /// relation.
     public static func invalidRelation(_ message: String) -> ErrorEnvelope {

@@ -142,7 +142,8 @@ public struct QuickBloxQuery: Sendable, Equatable {
 ///
 /// `f=v` → `f = v`; `f[lt|lte|gt|gte|ne]=v` → comparisons; `f[in]=a,b` / `f[nin]` → `[NOT] IN`;
 /// `f[all]=a,b` → the JSON array holds all; `f[ctn]=v` → `LIKE '%v%'`; `f[or]=a,b` on one field
-/// → `IN`, `[or]` on several fields → their OR; `f[near]` → not supported until geo exists.
+/// → `IN`, `[or]` on several fields → their OR; `f[near]=lon,lat;radius` → `distance(…) <= radius`
+/// over the Location field `f`, a GeoPoint relation.
 /// QuickBlox's own field names map onto system columns: `_id` → `objectId`, `created_at` →
 /// `created`, `updated_at` → `updated`, `user_id` → `ownerId`. Values stay strings; the SQL
 /// compiler converts them to each column's type.
@@ -200,9 +201,30 @@ public enum QuickBloxFilter {
         case "nin": return .membership(property, try list(value).map(ValueExpression.string), negated: true)
         case "all": return .containsAll(property, try list(value).map(ValueExpression.string))
         case "ctn": return .like(property, pattern: .string("%\(escapeLike(value))%"), negated: false)
-        case "near": return .comparison(.function("near", [property, literal]), .equal, .boolean(true))
+        case "near": return try near(property, value)
         case let other?: throw QueryLanguageError(.syntax, "Unknown QuickBlox operator '\(other)'")
         }
+    }
+
+    /// `location[near]=lon,lat;radius`: the Location field (a GeoPoint relation) lies within
+    /// `radius` metres of the point, i.e. `distance(lat, lon, location.latitude, location.longitude) <= radius`.
+    private static func near(_ property: ValueExpression, _ value: String) throws(QueryLanguageError) -> Condition {
+        let parts = value.split(separator: ";", omittingEmptySubsequences: false)
+        let point = parts.first?.split(separator: ",", omittingEmptySubsequences: false) ?? []
+        guard parts.count == 2, point.count == 2,
+            let longitude = Double(point[0].trimmingWhitespace), abs(longitude) <= 180,
+            let latitude = Double(point[1].trimmingWhitespace), abs(latitude) <= 90,
+            let radius = Double(parts[1].trimmingWhitespace), radius >= 0, radius.isFinite,
+            case .property(let field) = property
+        else {
+            throw QueryLanguageError(
+                .syntax, "'near' takes 'longitude,latitude;radius' (degrees and metres), got '\(value)'")
+        }
+        let distance = ValueExpression.function(
+            "distance",
+            [.number(latitude), .number(longitude), .property(PropertyPath(field.segments + ["latitude"])),
+             .property(PropertyPath(field.segments + ["longitude"]))])
+        return .comparison(distance, .lessOrEqual, .number(radius))
     }
 
     private static func oneOf(_ property: ValueExpression, _ value: String) throws(QueryLanguageError) -> Condition {
@@ -301,5 +323,15 @@ extension ValueExpression {
         case .list(let items): return transform(.list(items.map { $0.mapping(transform) }))
         default: return transform(self)
         }
+    }
+}
+
+extension Substring {
+    /// The text without leading and trailing whitespace.
+    fileprivate var trimmingWhitespace: Substring {
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else {
+            return self[endIndex...]
+        }
+        return self[first...last]
     }
 }

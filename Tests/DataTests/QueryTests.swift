@@ -94,7 +94,8 @@ import TestSupport
     static let badClauses: [(String, Int)] = [
         ("age >", 1017), ("age = 'abc'", 1017), ("nosuch = 1", 1011), ("name LIKE 5 AND age LIKE '1'", 1017),
         ("born > 'not a date'", 1017), ("address.city = 'X'", 1011), ("Person[friends].objectId = 'x'", 1011),
-        ("distance(30.2, -97.7, coordinates.latitude, coordinates.longitude) < mi(200)", 1019),
+        ("distance(30.2, -97.7, coordinates.latitude, coordinates.longitude) < mi(200)", 1011),
+        ("distance(30.2, -97.7, age, age) < mi('far')", 1017), ("distance(30.2, -97.7, age) < 5", 1017),
         ("age = 1; DROP TABLE x", 1017), ("name = 'x' OR 1=1 --", 1017),
         ("tags = 'a'", 1017), ("count(age) > 1", 1017), (String(repeating: "(", count: 40) + "age = 1" + String(repeating: ")", count: 40), 1018),
     ]

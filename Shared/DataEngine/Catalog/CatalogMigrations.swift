@@ -7,7 +7,7 @@ public enum CatalogMigrations {
     /// All catalog migrations in order.
     public static let all: [any DatabaseMigration] = [
         m0001CreateCatalog, m0002CatalogVersion, m0003JSONOperations, m0004Permissions, m0005ACLUsage,
-        m0006Relations, m0007ParentReferences, m0008FileURLs,
+        m0006Relations, m0007ParentReferences, m0008FileURLs, m0009Geo,
     ]
 
     static let m0001CreateCatalog = SQLMigration(
@@ -249,5 +249,24 @@ public enum CatalogMigrations {
               END
             $$
             """
+        ])
+
+    /// Geo in data queries. A table is a real table (`table`) or the app's view of geo-service's
+    /// points (`geo`), which data queries read and relations point at but no data write touches.
+    /// `data.distance` is where clauses' `distance(lat, lon, lat, lon)`: metres along the great
+    /// circle (haversine) on the sphere geo-service searches, of mean radius 6,371,008.7714 m.
+    static let m0009Geo = SQLMigration(
+        version: 9, name: "geo points in data queries",
+        statements: [
+            "ALTER TABLE data.tables ADD COLUMN kind text NOT NULL DEFAULT 'table' CHECK (kind IN ('table', 'geo'))",
+            """
+            CREATE FUNCTION data.distance(lat1 double precision, lon1 double precision, lat2 double precision,
+                lon2 double precision) RETURNS double precision
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+                SELECT 2 * 6371008.7714 * asin(least(1, sqrt(
+                    power(sin(radians(lat2 - lat1) / 2), 2)
+                    + cos(radians(lat1)) * cos(radians(lat2)) * power(sin(radians(lon2 - lon1) / 2), 2))))
+            $$
+            """,
         ])
 }

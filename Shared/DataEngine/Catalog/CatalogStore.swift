@@ -13,7 +13,7 @@ enum CatalogStore {
         }
         var columns = SQL(
             """
-            SELECT t.name, c.name, c.type, c.required, c.is_unique, c.indexed, c.default_value,
+            SELECT t.name, t.kind = 'geo', c.name, c.type, c.required, c.is_unique, c.indexed, c.default_value,
                    c.related_table, c.cardinality, c.auto_load, c.link_table
             FROM data.tables t LEFT JOIN data.columns c ON c.app_id = t.app_id AND c.table_name = t.name
             WHERE t.app_id =
@@ -21,9 +21,10 @@ enum CatalogStore {
         columns.bind(.text(appID))
         columns.append(" ORDER BY t.name, c.position")
         for row in try await session.rows(columns) {
-            let (table, name, type, required, unique, indexed, defaultText, related, cardinality, autoLoad, link) =
-                try row.decode((String, String?, String?, Bool?, Bool?, Bool?, String?, String?, String?, Bool?, String?).self)
+            let (table, isGeoPoints, name, type, required, unique, indexed, defaultText, related, cardinality, autoLoad, link) =
+                try row.decode((String, Bool, String?, String?, Bool?, Bool?, Bool?, String?, String?, String?, Bool?, String?).self)
             var schema = catalog.tables[table.lowercased()] ?? TableSchema(name: table, columns: ColumnSchema.system)
+            schema.isGeoPoints = isGeoPoints
             if let name, let related, let cardinality, let link {
                 schema.relations.append(
                     RelationSchema(

@@ -48,6 +48,8 @@ public struct TableSchema: Sendable, Hashable {
     public var columns: [ColumnSchema]
     /// Relation columns (no SQL column: each keeps its links in a link table).
     public var relations: [RelationSchema] = []
+    /// Whether this is the app's read-only view of geo-service's points (``GeoPointTable``).
+    public var isGeoPoints = false
 
     /// Creates a table description.
     public init(name: String, columns: [ColumnSchema], relations: [RelationSchema] = []) {

@@ -242,7 +242,7 @@ struct ExpressionCompiler {
     private func function(_ name: String, _ arguments: [ValueExpression], into sql: inout SQL) throws
         -> ColumnType?
     {
-        if name == "distance" || name == "near" { throw DataError.notSupportedYet("Geo distance queries") }
+        if GeoFunctions.contains(name) { return try geoFunction(name, arguments, into: &sql) }
         if let signature = ScalarFunctions.all[name] { return try scalar(name, signature, arguments, into: &sql) }
         guard Self.aggregates.contains(name) else { throw DataError.invalidQuery("Unknown function '\(name)'") }
         guard allowsAggregates else { throw DataError.invalidQuery("Aggregate \(name)() is not allowed here") }
@@ -289,6 +289,7 @@ struct ExpressionCompiler {
             switch name {
             case "count": return .int
             case "sum", "avg": return .double
+            case let geo where GeoFunctions.contains(geo): return .double
             case let scalar where ScalarFunctions.all[scalar] != nil: return ScalarFunctions.all[scalar]?.result
             default:
                 guard let first = arguments.first else { return nil }

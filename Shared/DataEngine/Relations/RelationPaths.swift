@@ -37,7 +37,8 @@ struct RelationPaths {
             return value
         }
         guard let path = paths.first else { return nil }
-        guard paths.count == 1, columns == 0 else {
+        // `distance(…, coordinates.latitude, coordinates.longitude)` names two columns of one related object.
+        guard columns == 0, paths.allSatisfy({ $0.crossesSameRelations(as: path) }) else {
             throw DataError.notSupportedYet("Comparing a relation path with a column or another path")
         }
         return path
@@ -48,9 +49,13 @@ struct RelationPaths {
     func exists(_ condition: Condition, path: PropertyPath, from table: TableSchema, rowAlias: String, into sql: inout SQL)
         throws
     {
-        let (hops, column) = try resolve(path, from: table)
+        let (hops, _) = try resolve(path, from: table)
         var inner = condition.mappingValues { value in
-            if case .property(let named) = value, named == path { return .property(PropertyPath([column])) }
+            if case .property(let named) = value, named.column == nil, named.crossesSameRelations(as: path),
+                let column = named.segments.last
+            {
+                return .property(PropertyPath([column]))
+            }
             return value
         }
         var negated = false
@@ -125,5 +130,14 @@ struct RelationPaths {
         if let relation = table.relation(named: name) { return relation }
         if table.column(named: name) != nil { throw DataError.notARelation(name, table: table.name) }
         throw DataError.columnNotFound(name, table: table.name)
+    }
+}
+
+extension PropertyPath {
+    /// Whether both paths cross the same relations (ending, perhaps, on different columns).
+    func crossesSameRelations(as other: PropertyPath) -> Bool {
+        inverse?.table.lowercased() == other.inverse?.table.lowercased()
+            && inverse?.column.lowercased() == other.inverse?.column.lowercased()
+            && segments.dropLast().map { $0.lowercased() } == other.segments.dropLast().map { $0.lowercased() }
     }
 }

@@ -31,7 +31,14 @@ extension SchemaEditor {
         async throws
     {
         guard Identifier.isValid(definition.name) else { throw DataError.invalidName(definition.name) }
-        guard let child = catalog.table(named: definition.relatedTable) else {
+        try table.requireWritable()
+        let child: TableSchema
+        if let existing = catalog.table(named: definition.relatedTable) {
+            child = existing
+        } else if GeoPointTable.isNamed(definition.relatedTable) {
+            try await GeoPointTable.create(catalog: catalog, session: session)
+            child = GeoPointTable.schema
+        } else {
             throw DataError.tableNotFound(definition.relatedTable)
         }
         guard !table.hasProperty(named: definition.name) else {
@@ -44,10 +51,16 @@ extension SchemaEditor {
         create.append(" (\"parent\" text NOT NULL REFERENCES ")
         create.table(catalog.schemaName, table.name)
         create.append(" (\"objectId\") ON DELETE CASCADE, \"child\" text NOT NULL REFERENCES ")
-        create.table(catalog.schemaName, child.name)
+        // A view has no key to reference: links to geo points reference the points themselves.
+        if child.isGeoPoints {
+            create.append("geo.points (\"object_id\")")
+        } else {
+            create.table(catalog.schemaName, child.name)
+            create.append(" (\"objectId\")")
+        }
         create.append(
             """
-             ("objectId") ON DELETE CASCADE, "position" bigint GENERATED ALWAYS AS IDENTITY,
+             ON DELETE CASCADE, "position" bigint GENERATED ALWAYS AS IDENTITY,
              PRIMARY KEY ("parent", "child"))
             """)
         _ = try await session.rows(create)

@@ -45,6 +45,7 @@ struct SchemaEditor: Sendable {
             existing = TableSchema(name: table, columns: ColumnSchema.system)
         }
         guard let existing else { return }
+        try existing.requireWritable()
         for column in columns where !existing.hasProperty(named: column.name) {
             try await addColumn(column, table: existing.name, catalog: catalog, session: session)
         }
@@ -52,6 +53,7 @@ struct SchemaEditor: Sendable {
 
     static func createTable(_ table: String, schema: String, appID: String, session: DatabaseSession) async throws {
         guard Identifier.isValid(table) else { throw DataError.invalidName(table) }
+        guard !GeoPointTable.isNamed(table) else { throw DataError.geoPointsReadOnly }
         try await session.execute("CREATE SCHEMA IF NOT EXISTS \(SQL.quoted(schema))")
         var create = SQL("CREATE TABLE ")
         create.table(schema, table)

@@ -3,7 +3,7 @@ import PostgresSupport
 /// geo-service's tables, in the `geo` schema (PostGIS lives in `public`).
 enum GeoMigrations {
     /// Every migration, in order.
-    static let all: [any DatabaseMigration] = [m0001CreatePoints, m0002CreateFences]
+    static let all: [any DatabaseMigration] = [m0001CreatePoints, m0002CreateFences, m0003PointKeys]
 
     /// Points on the sphere with their categories and metadata, and each app's categories.
     /// Two GiST indexes: on the geography (radius searches, `ST_DWithin`) and on its plain
@@ -92,4 +92,10 @@ enum GeoMigrations {
             """,
             "CREATE INDEX fence_events_by_fence ON geo.fence_events (app_id, fence, id)",
         ])
+
+    /// Point ids are UUIDs, unique across apps: data relations to geo points (link tables in each
+    /// app's schema) reference `object_id` alone, so deleting a point removes it from them.
+    static let m0003PointKeys = SQLMigration(
+        version: 3, name: "point ids referenced by data relations",
+        statements: ["CREATE UNIQUE INDEX points_by_id ON geo.points (object_id)"])
 }
