@@ -8,6 +8,11 @@ public enum GeoError {
         ErrorEnvelope(code: 4000, message: "User has no permission to \(operation) in geo category '\(category)'", status: 403)
     }
 
+    /// 4000, 403: an operation only the server-code key may perform.
+    public static func serverCodeRequired(_ what: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 4000, message: "\(what) needs the server-code key", status: 403)
+    }
+
     /// 4001, 400: a coordinate, radius, rectangle, unit or other search parameter out of range
     /// or not a number.
     public static func invalidParameter(_ message: String) -> ErrorEnvelope {

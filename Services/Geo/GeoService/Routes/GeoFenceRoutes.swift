@@ -66,7 +66,7 @@ struct GeoFenceRoutes: Sendable {
     /// 4000 unless the request carries the server-code key.
     private static func requireServerCode(_ call: PublicCall) throws(ErrorEnvelope) {
         guard call.identity.keyKind == .serverCode else {
-            throw ErrorEnvelope(code: 4000, message: "Managing geofences needs the server-code key", status: 403)
+            throw GeoError.serverCodeRequired("Managing geofences")
         }
     }
 }

@@ -6,6 +6,7 @@ import ServiceRuntime
 /// The geo API (contract §5): points, categories and searches.
 struct GeoRoutes: Sendable {
     let store: GeoStore
+    var access: GeoAccess { GeoAccess(store: store) }
 
     /// Geo bodies are single points: 1 MiB is far more than one needs.
     static let options = RouteOptions(bodyLimit: 1 << 20, transfer: .buffered)
@@ -14,28 +15,29 @@ struct GeoRoutes: Sendable {
         addPoints(to: &routes)
         addSearches(to: &routes)
         addCategories(to: &routes)
+        GeoPermissionRoutes(store: store).add(to: &routes)
         GeoFenceRoutes(store: store).add(to: &routes)
     }
 
     private func addPoints(to routes: inout PublicRoutes) {
         routes.add(.post, "geo/points", options: Self.options) { call in
             let (change, id) = try GeoPointBody.change(try call.geoJSON, mode: .whole)
-            let app = call.identity.appId
-            let point =
-                if let id { try await store.update(app: app, id: id, change) } else {
-                    try await store.insert(app: app, change, owner: call.identity.userId)
-                }
+            if let id { return .geo(.object(JSONObject([("geopoint", try await update(call, id: id, change).json)]))) }
+            let categories = change.categories ?? [GeoCategoryName.standard]
+            try await access.requireChange(added: categories, removed: [], ownerID: call.identity.userId, identity: call.identity)
+            let point = try await store.insert(app: call.identity.appId, change, owner: call.identity.userId)
             return .geo(.object(JSONObject([("geopoint", point.json)])))
         }
         for (method, mode) in [(HTTPRequest.Method.put, GeoPointBody.Mode.whole), (.patch, .partial)] {
             routes.add(method, "geo/points/:id", options: Self.options) { call in
                 let (change, _) = try GeoPointBody.change(try call.geoJSON, mode: mode)
-                let point = try await store.update(app: call.identity.appId, id: call.parameter("id"), change)
-                return .geo(.object(JSONObject([("geopoint", point.json)])))
+                return .geo(.object(JSONObject([("geopoint", try await update(call, id: call.parameter("id"), change).json)])))
             }
         }
         routes.add(.delete, "geo/points/:id", options: Self.options) { call in
-            guard try await store.delete(app: call.identity.appId, id: call.parameter("id")) else {
+            let point = try await pointAccess(call)
+            try await access.requireChange(added: [], removed: point.categories, ownerID: point.ownerID, identity: call.identity)
+            guard try await store.delete(app: call.identity.appId, id: point.id) else {
                 throw GeoError.pointNotFound(call.parameter("id"))
             }
             return .geo(.object(JSONObject([("result", .bool(true))])))
@@ -51,7 +53,25 @@ struct GeoRoutes: Sendable {
         }
     }
 
+    /// Updates a point the caller may change: ADD on the categories it joins, REMOVE on those it leaves.
+    private func update(_ call: PublicCall, id: String, _ change: GeoStore.Change) async throws -> GeoPoint {
+        let current = try await pointAccess(call, id: id)
+        let categories = change.categories ?? current.categories
+        try await access.requireChange(
+            added: categories.filter { !current.categories.contains($0) },
+            removed: current.categories.filter { !categories.contains($0) }, ownerID: current.ownerID, identity: call.identity)
+        return try await store.update(app: call.identity.appId, id: id, change)
+    }
+
+    /// The categories and owner of the point `id` (the `:id` parameter by default), 4008 when missing.
+    private func pointAccess(_ call: PublicCall, id: String? = nil) async throws -> GeoStore.PointAccess {
+        let id = id ?? call.parameter("id")
+        guard let point = try await store.access(app: call.identity.appId, id: id) else { throw GeoError.pointNotFound(id) }
+        return point
+    }
+
     private func point(_ call: PublicCall) async throws -> GeoPoint {
+        try await access.requireFind(try await pointAccess(call), identity: call.identity)
         guard let point = try await store.point(app: call.identity.appId, id: call.parameter("id")) else {
             throw GeoError.pointNotFound(call.parameter("id"))
         }
@@ -60,7 +80,7 @@ struct GeoRoutes: Sendable {
 
     /// A cluster's merged metadata: its cell searched again with the query the client sends.
     private func clusterMetadata(_ call: PublicCall, _ cluster: GeoClusterID) async throws -> JSONObject {
-        var search = try call.geoSearch(rectangle: call.uri.queryParameters["nwlat"] != nil)
+        var search = try await findable(call, rectangle: call.uri.queryParameters["nwlat"] != nil)
         search.cell = cluster
         search.clusterCell = cluster.size
         search.includeMetadata = true
@@ -74,23 +94,28 @@ struct GeoRoutes: Sendable {
     private func addSearches(to routes: inout PublicRoutes) {
         for (path, rectangle) in [("geo/points", false), ("geo/rect", true)] {
             routes.add(.get, path, options: Self.options) { call in
-                try await find(call, try call.geoSearch(rectangle: rectangle))
+                try await find(call, try await findable(call, rectangle: rectangle))
             }
             routes.add(.get, "geo/relative/" + (rectangle ? "rect" : "points"), options: Self.options) { call in
-                try await relativeFind(call, try call.geoSearch(rectangle: rectangle))
+                try await relativeFind(call, try await findable(call, rectangle: rectangle))
             }
         }
         routes.add(.get, "geo/count", options: Self.options) { call in
-            let search = try call.geoSearch(rectangle: call.uri.queryParameters["nwlat"] != nil)
+            let search = try await findable(call, rectangle: call.uri.queryParameters["nwlat"] != nil)
             return .geo(.integer(Int64(try await store.count(app: call.identity.appId, search))))
         }
         routes.add(.get, "geo/clusters/:id/points", options: Self.options) { call in
             guard let cluster = GeoClusterID(call.parameter("id")) else { throw GeoError.clusterNotFound(call.parameter("id")) }
-            var search = try call.geoSearch(rectangle: call.uri.queryParameters["nwlat"] != nil)
+            var search = try await findable(call, rectangle: call.uri.queryParameters["nwlat"] != nil)
             search.cell = cluster
             search.clusterCell = nil
             return .geo(.array(try await store.find(app: call.identity.appId, search).map(\.json)))
         }
+    }
+
+    /// The request's search, narrowed to the categories the caller may find in.
+    private func findable(_ call: PublicCall, rectangle: Bool) async throws -> GeoSearch {
+        try await access.findable(try call.geoSearch(rectangle: rectangle), identity: call.identity)
     }
 
     private func find(_ call: PublicCall, _ search: GeoSearch) async throws -> Response {
@@ -116,10 +141,12 @@ struct GeoRoutes: Sendable {
         }
         routes.add(.put, "geo/categories/:name", options: Self.options) { call in
             let name = try Self.categoryName(call)
+            try await access.requireChange(added: [name], removed: [], ownerID: nil, identity: call.identity)
             return .geo(try await store.createCategory(app: call.identity.appId, name: name).json)
         }
         routes.add(.delete, "geo/categories/:name", options: Self.options) { call in
             let name = try Self.categoryName(call)
+            try await access.requireChange(added: [], removed: [name], ownerID: nil, identity: call.identity)
             guard try await store.deleteCategory(app: call.identity.appId, name: name) else { throw GeoError.categoryNotFound(name) }
             return .geo(.object(JSONObject([("result", .bool(true))])))
         }

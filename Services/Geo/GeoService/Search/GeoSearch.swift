@@ -24,6 +24,9 @@ struct GeoSearch: Sendable {
     var center: Coordinate?
     var unit = DistanceUnit.meters
     var categories = [GeoCategoryName.standard]
+    /// Where the caller's own points count, when an owner policy makes it differ from
+    /// ``categories`` (which then holds only for the points of others; ``GeoAccess``).
+    var ownCategories: OwnCategories?
     /// `metadata=`: every member must equal the point's.
     var metadataEquals: JSONObject?
     var condition: Condition?

@@ -14,8 +14,20 @@ struct GeoSearchSQL {
     func filter(into sql: inout SQL) throws(ErrorEnvelope) {
         sql.append(" WHERE p.app_id = ")
         sql.bind(.text(app))
-        sql.append(" AND p.categories && ")
-        sql.bind(.textArray(search.categories))
+        if let own = search.ownCategories {
+            sql.append(" AND ((p.owner_id IS DISTINCT FROM ")
+            sql.bind(.text(own.owner))
+            sql.append(" AND p.categories && ")
+            sql.bind(.textArray(search.categories))
+            sql.append(") OR (p.owner_id = ")
+            sql.bind(.text(own.owner))
+            sql.append(" AND p.categories && ")
+            sql.bind(.textArray(own.categories))
+            sql.append("))")
+        } else {
+            sql.append(" AND p.categories && ")
+            sql.bind(.textArray(search.categories))
+        }
         switch search.area {
         case .everywhere: break
         case .radius(let radius):

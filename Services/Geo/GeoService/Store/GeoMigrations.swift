@@ -3,7 +3,7 @@ import PostgresSupport
 /// geo-service's tables, in the `geo` schema (PostGIS lives in `public`).
 enum GeoMigrations {
     /// Every migration, in order.
-    static let all: [any DatabaseMigration] = [m0001CreatePoints, m0002CreateFences, m0003PointKeys]
+    static let all: [any DatabaseMigration] = [m0001CreatePoints, m0002CreateFences, m0003PointKeys, m0004CategoryPermissions]
 
     /// Points on the sphere with their categories and metadata, and each app's categories.
     /// Two GiST indexes: on the geography (radius searches, `ST_DWithin`) and on its plain
@@ -98,4 +98,22 @@ enum GeoMigrations {
     static let m0003PointKeys = SQLMigration(
         version: 3, name: "point ids referenced by data relations",
         statements: ["CREATE UNIQUE INDEX points_by_id ON geo.points (object_id)"])
+
+    /// Categories as permission containers (``CategoryRules``): cells per user, role or owner
+    /// policy (kind `owner`) and operation; the category lower-cased, `''` the global matrix.
+    static let m0004CategoryPermissions = SQLMigration(
+        version: 4, name: "geo category permissions",
+        statements: [
+            """
+            CREATE TABLE geo.category_permissions (
+                app_id text NOT NULL,
+                category text NOT NULL,
+                principal_kind text NOT NULL CHECK (principal_kind IN ('user', 'role', 'owner')),
+                principal text NOT NULL,
+                operation text NOT NULL CHECK (operation IN ('FIND', 'ADD', 'REMOVE')),
+                decision text NOT NULL CHECK (decision IN ('GRANT', 'DENY')),
+                PRIMARY KEY (app_id, category, principal_kind, principal, operation)
+            )
+            """
+        ])
 }

@@ -86,6 +86,23 @@ struct GeoStore: Sendable {
         return try await points(sql).first
     }
 
+    /// What permission decisions on one point need to know.
+    struct PointAccess: Sendable {
+        let id: String
+        let categories: [String]
+        let ownerID: String?
+    }
+
+    /// The point's categories and owner, or nil when the app has no such point.
+    func access(app: String, id: String) async throws -> PointAccess? {
+        let rows = try await database.query(
+            "SELECT categories, owner_id FROM geo.points WHERE app_id = \(app) AND object_id = \(id)", logger: logger)
+        for try await (categories, owner) in rows.decode(([String], String?).self) {
+            return PointAccess(id: id, categories: categories, ownerID: owner)
+        }
+        return nil
+    }
+
     /// The rows of a statement selecting a point answer's columns.
     func points(_ sql: SQL) async throws -> [GeoPoint] {
         var points: [GeoPoint] = []

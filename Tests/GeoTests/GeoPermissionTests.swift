@@ -1,0 +1,148 @@
+import Foundation
+@testable import GeoService
+import NIOHTTP1
+import Permissions
+import Testing
+import TestSupport
+
+/// Geo categories as permission containers (issue 15 item 7): random FIND cells on categories,
+/// the global matrix and owner policies; every search must find exactly the points the nine-layer
+/// oracle lets each caller find, and ADD / REMOVE guard the writes.
+@Suite(.timeLimit(.minutes(5))) struct GeoPermissionTests {
+    static let categories = ["A", "B", "C", "D"]
+
+    @Test func searchesFindExactlyWhatTheOracleAllows() async throws {
+        let seed = SeededGenerator.seed
+        var random = SeededGenerator(seed: seed)
+        let points = (0..<30).map { _ in
+            (categories: Array(Self.categories.shuffled(using: &random).prefix(Int.random(in: 1...3, using: &random))),
+             owner: Int.random(in: 0...2, using: &random))
+        }
+        let rounds = (0..<6).map { _ in (0..<70).map { _ in Int.random(in: 0...5, using: &random) } }
+        let searches = (0..<12).map { _ in Array(Self.categories.shuffled(using: &random).prefix(Int.random(in: 1...3, using: &random))) }
+        try await TestCluster.with { cluster async throws in
+            let bob = try await cluster.account("bob@example.com")
+            let ann = try await cluster.account("ann@example.com")
+            var saved: [(id: String, categories: [String], owner: String?)] = []
+            for (index, point) in points.enumerated() {
+                let owner = [nil, bob, ann][point.owner]
+                let names = point.categories.map { "\"\($0)\"" }.joined(separator: ",")
+                let body = #"{"latitude": \#(Double(index) / 10), "longitude": 1, "categories": [\#(names)]}"#
+                let answer = try await cluster.send(.POST, "/geo/points", body, token: owner?.token)
+                let id = try #require((answer.json["geopoint"] as? [String: Any])?["objectId"] as? String, "\(answer.text)")
+                saved.append((id, point.categories, owner?.id))
+            }
+            let containers = ["*"] + Self.categories
+            let principals: [(key: String, value: String, principal: Principal)] = [
+                ("user", bob.id, .user(bob.id)), ("user", ann.id, .user(ann.id)), ("user", "*", .user("*")),
+                ("role", "AuthenticatedUser", .role("AuthenticatedUser")), ("role", "NotAuthenticatedUser", .role("NotAuthenticatedUser")),
+                ("role", "RestUser", .role("RestUser")), ("role", "*", .role("*")),
+            ]
+            let callers: [(token: String?, caller: PermissionCaller)] = [
+                (bob.token, PermissionCaller(userID: bob.id, customRoles: [], systemRoles: ["RestUser", "AuthenticatedUser"])),
+                (ann.token, PermissionCaller(userID: ann.id, customRoles: [], systemRoles: ["RestUser", "AuthenticatedUser"])),
+                (nil, PermissionCaller(userID: nil, customRoles: [], systemRoles: ["RestUser", "NotAuthenticatedUser"])),
+            ]
+            for draws in rounds {
+                var rules = CategoryRules()
+                var draw = draws.makeIterator()
+                for container in containers {
+                    let key = container == "*" ? "" : container.lowercased()
+                    for (kind, value, principal) in principals where !(container == "*" && kind == "user") {
+                        // User cells (layer 3) decide before the owner policy: mostly unset, so it gets its say.
+                        let choices: [PermissionDecision?] = kind == "user" ? [nil, nil, nil, nil, .grant, .deny] : [nil, nil, .grant, .grant, .deny, .deny]
+                        let decision = choices[draw.next() ?? 0]
+                        try await cluster.setCategoryCell(container, #""\#(kind)": "\#(value)""#, decision)
+                        if key.isEmpty {
+                            rules.rules.global.set(principal, .find, decision)
+                        } else {
+                            rules.rules.containers[key, default: PermissionMatrix()].set(principal, .find, decision)
+                        }
+                    }
+                    guard container != "*" else { continue }
+                    let decision = ([nil, .grant, .grant, .grant, .deny, .deny] as [PermissionDecision?])[draw.next() ?? 0]
+                    try await cluster.setCategoryCell(container, nil, decision)
+                    rules.rules.owner[key, default: [:]][.find] = decision
+                }
+                for (token, caller) in callers {
+                    for requested in searches {
+                        let expected = Set(saved.filter { point in
+                            point.categories.contains { requested.contains($0) && rules.allows(caller, .find, category: $0, ownerID: point.owner) }
+                        }.map(\.id))
+                        let (others, own) = rules.findable(by: caller, in: requested)
+                        let answer = try await cluster.send(.GET, "/geo/points?pagesize=1000&categories=" + requested.joined(separator: ","), token: token)
+                        if others.isEmpty && own.isEmpty {
+                            #expect(answer.status == 403 && answer.json["code"] as? Int == 4000, "seed \(seed): \(answer.text)")
+                        } else {
+                            #expect(Set(answer.items.compactMap { $0["objectId"] as? String }) == expected, "seed \(seed) \(requested)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func addAndRemoveGuardWrites() async throws {
+        try await TestCluster.with { cluster async throws in
+            let bob = try await cluster.account("bob@example.com")
+            let others = try await cluster.savePoint(1, 1, categories: ["Home"])
+            let bobs = try await cluster.send(.POST, "/geo/points", #"{"latitude": 2, "longitude": 2, "categories": ["Home"]}"#, token: bob.token)
+            let bobsID = try #require((bobs.json["geopoint"] as? [String: Any])?["objectId"] as? String)
+            try await cluster.setCategoryCell("Secret", #""role": "AuthenticatedUser""#, .deny, operation: "ADD")
+            try await cluster.setCategoryCell("Home", #""role": "*""#, .deny, operation: "REMOVE")
+            try await cluster.setCategoryCell("Home", nil, .grant, operation: "REMOVE")
+            try await cluster.setCategoryCell("Home", #""user": "\#(bob.id)""#, .deny, operation: "FIND")
+
+            let refused: [(HTTPMethod, String, String?)] = [
+                (.POST, "/geo/points", #"{"latitude": 3, "longitude": 3, "categories": ["Secret"]}"#),
+                (.PATCH, "/geo/points/\(bobsID)", #"{"categories": ["Secret", "Home"]}"#),
+                (.PATCH, "/geo/points/\(others)", #"{"categories": ["Work"]}"#),
+                (.DELETE, "/geo/points/\(others)", nil),
+                (.DELETE, "/geo/categories/Home", nil),
+                (.PUT, "/geo/categories/Secret", nil),
+                (.PUT, "/geo/categories/Home/permissions/GRANT", #"{"permission": "FIND"}"#),
+            ]
+            for (method, path, body) in refused {
+                let answer = try await cluster.send(method, path, body, token: bob.token)
+                #expect(answer.status == 403 && answer.json["code"] as? Int == 4000, "\(method) \(path): \(answer.text)")
+            }
+            // The user cell (layer 3) beats the owner policy: Bob may not find his own Home point…
+            #expect(try await cluster.send(.GET, "/geo/points/\(bobsID)/metadata", token: bob.token).json["code"] as? Int == 4008)
+            #expect(try await cluster.send(.GET, "/geo/points?categories=Home", token: bob.token).status == 403)
+            // …but the owner policy lets him remove it, and the refusals changed nothing.
+            let count = try await cluster.send(.GET, "/geo/count?categories=Home,Secret,Work")
+            #expect(count.text == "2", "\(count.text)")
+            #expect(try await cluster.send(.POST, "/geo/points", #"{"latitude": 3, "longitude": 3, "categories": ["Secret"]}"#).status == 200)
+            #expect(try await cluster.send(.DELETE, "/geo/points/\(bobsID)", token: bob.token).status == 200)
+            let rules = try await cluster.send(.GET, "/geo/categories/Home/permissions", key: .serverCode)
+            #expect(rules.text == #"{"permissions":[{"role":"*","permission":"REMOVE","access":"DENY"},{"user":"\#(bob.id)","permission":"FIND","access":"DENY"}],"owner":[{"permission":"REMOVE","access":"GRANT"}]}"#, "\(rules.text)")
+            let badBodies = [#"{"permission": "FLY"}"#, "[]", "{"]
+            for body in badBodies {
+                let answer = try await cluster.send(.PUT, "/geo/categories/Home/permissions/GRANT", body, key: .serverCode)
+                #expect(answer.status == 400 && answer.json["code"] as? Int == 4002, "\(body): \(answer.text)")
+            }
+            let badAction = try await cluster.send(.PUT, "/geo/categories/Home/permissions/MAYBE", #"{"permission": "FIND"}"#, key: .serverCode)
+            #expect(badAction.status == 400 && badAction.json["code"] as? Int == 4002)
+        }
+    }
+}
+
+extension TestCluster {
+    /// A registered, logged-in user: id and token.
+    func account(_ email: String) async throws -> (id: String, token: String) {
+        _ = try await send(.POST, "/users/register", #"{"email": "\#(email)", "password": "pw"}"#)
+        let login = try await send(.POST, "/users/login", #"{"login": "\#(email)", "password": "pw"}"#)
+        return (try #require(login.json["objectId"] as? String), try #require(login.json["user-token"] as? String))
+    }
+
+    /// Sets (nil: clears) one cell of a category's permissions; `principal` nil is the owner policy.
+    func setCategoryCell(_ category: String, _ principal: String?, _ decision: PermissionDecision?, operation: String = "FIND")
+        async throws
+    {
+        let action = decision?.rawValue ?? "INHERIT"
+        let path = "/geo/categories/\(category)/permissions/" + (principal == nil ? "owner/" : "") + action
+        let body = #"{"permission": "\#(operation)""# + (principal.map { ", " + $0 } ?? "") + "}"
+        let answer = try await send(.PUT, path, body, key: .serverCode)
+        guard answer.status == 200 else { throw GeoTestFailure(description: "\(path): \(answer.status) \(answer.text)") }
+    }
+}
