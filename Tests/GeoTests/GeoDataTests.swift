@@ -57,6 +57,12 @@ import TestSupport
                 .GET, "/data/Person/filter?limit=100&coordinates[near]=\(center.longitude),\(center.latitude);\(Int(radius))")
             let nearNames = Set(((near.json["items"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String })
             #expect(nearNames == Set(coordinates.filter { GeoOracle.distance(center, $0.value) <= radius }.keys), "\(near.text.prefix(300))")
+            // Backbeam's location fields: BQL takes the same distance(), its numbers as parameters.
+            let bql = try await cluster.send(
+                .POST, "/data/Person/bql",
+                #"{"query": "where distance(?, ?, coordinates.latitude, coordinates.longitude) <= km(?)", "params": [\#(center.latitude), \#(center.longitude), 300], "limit": 100}"#)
+            let bqlNames = Set(((bql.json["objects"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String })
+            #expect(bqlNames == Set(coordinates.filter { GeoOracle.distance(center, $0.value) <= radius }.keys), "\(bql.text.prefix(300))")
         }
     }
 
@@ -104,6 +110,43 @@ import TestSupport
             let point = try await cluster.send(.GET, "/geo/points/\(austin)/metadata")
             #expect(point.status == 200, "the refused writes left the point alone: \(point.text)")
             #expect(try await cluster.send(.GET, "/data/GeoPoint/count").text == "1")
+        }
+    }
+
+    @Test func dataObjectsInMetadataAreReferencesLoadedForTheCaller() async throws {
+        try await TestCluster.with { cluster async throws in
+            let saved = try await cluster.send(
+                .POST, "/geo/points", #"{"latitude": 1, "longitude": 2, "metadata": {"owner": {"___class": "Person", "name": "Bob"}, "n": 1}}"#)
+            let point = try #require(saved.json["geopoint"] as? [String: Any], "\(saved.text)")
+            let owner = try #require((point["metadata"] as? [String: Any])?["owner"] as? [String: Any], "\(saved.text)")
+            #expect(owner["___class"] as? String == "Person" && owner["name"] as? String == "Bob")
+            let bob = try #require(owner["objectId"] as? String)
+            #expect(try await cluster.send(.GET, "/data/Person").names() == ["Bob"])
+            let reference = #"{"latitude": 1.5, "longitude": 2, "metadata": {"owner": {"___class": "Person", "objectId": "\#(bob)"}}}"#
+            #expect(try await cluster.send(.POST, "/geo/points", reference).status == 200)
+            let found = try await cluster.geo("/geo/points?includemetadata=true")
+            #expect(found.map { (($0["metadata"] as? [String: Any])?["owner"] as? [String: Any])?["name"] as? String } == ["Bob", "Bob"])
+            #expect(try await cluster.send(.GET, "/data/Person/count").text == "1", "a reference saves no object")
+
+            let refusals = [
+                #"{"latitude": 1, "longitude": 2, "metadata": {"owner": {"___class": "Person", "objectId": "nope"}}}"#,
+                #"{"latitude": 1, "longitude": 2, "metadata": {"owner": {"___class": "1; DROP TABLE x", "name": "x"}}}"#,
+                #"{"latitude": 1, "longitude": 2, "metadata": {"owner": {"name": "x"}}}"#,
+            ]
+            for body in refusals {
+                let answer = try await cluster.send(.POST, "/geo/points", body)
+                #expect(answer.status == 400 && answer.json["code"] as? Int == 4002, "\(body): \(answer.text)")
+            }
+            #expect(try await cluster.send(.GET, "/geo/count").text == "2")
+
+            // A caller who may not find the object gets null in its place.
+            let deny = #"{"permission": "FIND", "role": "RestUser"}"#
+            #expect(try await cluster.send(.PUT, "/data/Person/permissions/DENY", deny, key: .serverCode).status == 200)
+            let id = try #require(point["objectId"] as? String)
+            let metadata = try await cluster.send(.GET, "/geo/points/\(id)/metadata")
+            #expect(metadata.json["owner"] is NSNull && metadata.json["n"] as? Int == 1, "\(metadata.text)")
+            let server = try await cluster.send(.GET, "/geo/points/\(id)/metadata", key: .serverCode)
+            #expect((server.json["owner"] as? [String: Any])?["name"] as? String == "Bob", "\(server.text)")
         }
     }
 

@@ -1,3 +1,4 @@
+import DataEngine
 import InternalProtocol
 import PostgresSupport
 import ServiceRuntime
@@ -12,6 +13,9 @@ public enum GeoService: BackendService {
     public static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
-        GeoRoutes(store: GeoStore(database: environment.database, logger: environment.logger)).add(to: &routes)
+        let engine = DataEngine(database: environment.database, logger: environment.logger)
+        environment.background.add(engine.listener)
+        GeoRoutes(store: GeoStore(database: environment.database, logger: environment.logger), objects: GeoDataObjects(engine: engine))
+            .add(to: &routes)
     }
 }

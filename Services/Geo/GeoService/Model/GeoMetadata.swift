@@ -2,8 +2,8 @@ import DataEngine
 import InternalProtocol
 
 /// A point's metadata: a flat JSON object of strings, numbers (dates travel as epoch
-/// milliseconds), booleans and nulls, up to ``maximumMembers`` members with names of at most
-/// 255 characters.
+/// milliseconds), booleans, nulls and data objects (with `___class`, kept as references by
+/// ``GeoDataObjects``), up to ``maximumMembers`` members with names of at most 255 characters.
 enum GeoMetadata {
     /// The most members one point's metadata may have.
     static let maximumMembers = 256
@@ -18,8 +18,10 @@ enum GeoMetadata {
             switch value {
             case .string, .integer, .bool, .null: continue
             case .number(let number) where number.isFinite: continue
+            case .object(let object) where GeoDataObjects.table(of: object) != nil: continue
             default:
-                throw GeoError.invalidBody("Metadata value '\(key.prefix(64))' must be a string, a number, a boolean or null")
+                throw GeoError.invalidBody(
+                    "Metadata value '\(key.prefix(64))' must be a string, a number, a boolean, null or a data object with '___class'")
             }
         }
     }

@@ -6,6 +6,8 @@ import ServiceRuntime
 /// The geo API (contract §5): points, categories and searches.
 struct GeoRoutes: Sendable {
     let store: GeoStore
+    /// Data objects in metadata.
+    let objects: GeoDataObjects
     var access: GeoAccess { GeoAccess(store: store) }
 
     /// Geo bodies are single points: 1 MiB is far more than one needs.
@@ -21,17 +23,17 @@ struct GeoRoutes: Sendable {
 
     private func addPoints(to routes: inout PublicRoutes) {
         routes.add(.post, "geo/points", options: Self.options) { call in
-            let (change, id) = try GeoPointBody.change(try call.geoJSON, mode: .whole)
-            if let id { return .geo(.object(JSONObject([("geopoint", try await update(call, id: id, change).json)]))) }
+            var (change, id) = try GeoPointBody.change(try call.geoJSON, mode: .whole)
+            if let id { return try await saved(call, try await update(call, id: id, change)) }
             let categories = change.categories ?? [GeoCategoryName.standard]
             try await access.requireChange(added: categories, removed: [], ownerID: call.identity.userId, identity: call.identity)
-            let point = try await store.insert(app: call.identity.appId, change, owner: call.identity.userId)
-            return .geo(.object(JSONObject([("geopoint", point.json)])))
+            change.metadata = try await storingObjects(call, change.metadata)
+            return try await saved(call, try await store.insert(app: call.identity.appId, change, owner: call.identity.userId))
         }
         for (method, mode) in [(HTTPRequest.Method.put, GeoPointBody.Mode.whole), (.patch, .partial)] {
             routes.add(method, "geo/points/:id", options: Self.options) { call in
                 let (change, _) = try GeoPointBody.change(try call.geoJSON, mode: mode)
-                return .geo(.object(JSONObject([("geopoint", try await update(call, id: call.parameter("id"), change).json)])))
+                return try await saved(call, try await update(call, id: call.parameter("id"), change))
             }
         }
         routes.add(.delete, "geo/points/:id", options: Self.options) { call in
@@ -43,13 +45,13 @@ struct GeoRoutes: Sendable {
             return .geo(.object(JSONObject([("result", .bool(true))])))
         }
         routes.add(.get, "geo/points/:id", options: Self.options) { call in
-            .geo(try await point(call).json)
+            .geo(try await loaded(call, try await point(call)).json)
         }
         routes.add(.get, "geo/points/:id/metadata", options: Self.options) { call in
             if let cluster = GeoClusterID(call.parameter("id")) {
                 return .geo(.object(try await clusterMetadata(call, cluster)))
             }
-            return .geo(.object(try await point(call).metadata ?? JSONObject()))
+            return .geo(.object(try await loaded(call, try await point(call)).metadata ?? JSONObject()))
         }
     }
 
@@ -60,7 +62,25 @@ struct GeoRoutes: Sendable {
         try await access.requireChange(
             added: categories.filter { !current.categories.contains($0) },
             removed: current.categories.filter { !categories.contains($0) }, ownerID: current.ownerID, identity: call.identity)
+        var change = change
+        change.metadata = try await storingObjects(call, change.metadata)
         return try await store.update(app: call.identity.appId, id: id, change)
+    }
+
+    /// The metadata with its data objects saved and referenced.
+    private func storingObjects(_ call: PublicCall, _ metadata: JSONObject?) async throws -> JSONObject? {
+        guard let metadata else { return nil }
+        return try await objects.store(metadata, identity: call.identity, logger: call.context.logger)
+    }
+
+    /// The point with the data objects of its metadata loaded for the caller.
+    private func loaded(_ call: PublicCall, _ point: GeoPoint) async throws -> GeoPoint {
+        try await objects.load([point], identity: call.identity, logger: call.context.logger).first ?? point
+    }
+
+    /// `{"geopoint": …}`, the answer to a save.
+    private func saved(_ call: PublicCall, _ point: GeoPoint) async throws -> Response {
+        .geo(.object(JSONObject([("geopoint", try await loaded(call, point).json)])))
     }
 
     /// The categories and owner of the point `id` (the `:id` parameter by default), 4008 when missing.
@@ -109,7 +129,7 @@ struct GeoRoutes: Sendable {
             var search = try await findable(call, rectangle: call.uri.queryParameters["nwlat"] != nil)
             search.cell = cluster
             search.clusterCell = nil
-            return .geo(.array(try await store.find(app: call.identity.appId, search).map(\.json)))
+            return .geo(.array(try await found(call, search).map(\.json)))
         }
     }
 
@@ -120,7 +140,12 @@ struct GeoRoutes: Sendable {
 
     private func find(_ call: PublicCall, _ search: GeoSearch) async throws -> Response {
         if let relative = search.relative { return try await relativeFind(call, search, relative) }
-        return .geo(.array(try await store.find(app: call.identity.appId, search).map(\.json)))
+        return .geo(.array(try await found(call, search).map(\.json)))
+    }
+
+    /// A search's items, the data objects of their metadata loaded for the caller.
+    private func found(_ call: PublicCall, _ search: GeoSearch) async throws -> [GeoItem] {
+        try await objects.load(try await store.find(app: call.identity.appId, search), identity: call.identity, logger: call.context.logger)
     }
 
     private func relativeFind(_ call: PublicCall, _ search: GeoSearch) async throws -> Response {
@@ -131,8 +156,9 @@ struct GeoRoutes: Sendable {
     }
 
     private func relativeFind(_ call: PublicCall, _ search: GeoSearch, _ relative: RelativeFind) async throws -> Response {
-        let found = try await store.relativeFind(app: call.identity.appId, search, relative)
-        return .geo(.array(found.map { point, matches in .object(JSONObject([("geoPoint", point.json), ("matches", .number(matches))])) }))
+        let matches = try await store.relativeFind(app: call.identity.appId, search, relative)
+        let points = try await objects.load(matches.map(\.0), identity: call.identity, logger: call.context.logger)
+        return .geo(.array(zip(points, matches.map(\.1)).map { point, matches in .object(JSONObject([("geoPoint", point.json), ("matches", .number(matches))])) }))
     }
 
     private func addCategories(to routes: inout PublicRoutes) {
