@@ -13,9 +13,13 @@ public enum GeoService: BackendService {
     public static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
+        let store = GeoStore(database: environment.database, logger: environment.logger)
         let engine = DataEngine(database: environment.database, logger: environment.logger)
+        let rules = CategoryRulesCache { app in try await store.categoryRules(app: app) }
         environment.background.add(engine.listener)
-        GeoRoutes(store: GeoStore(database: environment.database, logger: environment.logger), objects: GeoDataObjects(engine: engine))
-            .add(to: &routes)
+        environment.background.add(
+            NotificationListener(
+                database: environment.database, channel: CategoryRulesCache.channel, consumer: rules, logger: environment.logger))
+        GeoRoutes(store: store, objects: GeoDataObjects(engine: engine), access: GeoAccess(rules: rules)).add(to: &routes)
     }
 }

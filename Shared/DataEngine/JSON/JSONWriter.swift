@@ -41,6 +41,12 @@ extension JSONValue {
 
     static func writeString(_ value: String, to output: inout String) {
         output += "\""
+        // Most strings need no escape: copied whole, not scalar by scalar.
+        guard value.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else {
+            output += value
+            output += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""

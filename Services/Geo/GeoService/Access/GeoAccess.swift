@@ -5,11 +5,12 @@ import Permissions
 /// an owner policy, the caller's own points in them) the caller may find; writes need ADD on
 /// the categories a point joins and REMOVE on those it leaves.
 struct GeoAccess: Sendable {
-    let store: GeoStore
+    /// Each app's category permission cells.
+    let rules: CategoryRulesCache
 
     /// The search narrowed to what `identity` may find; 4000 when it could find nothing.
     func findable(_ search: GeoSearch, identity: Identity) async throws -> GeoSearch {
-        let rules = try await store.categoryRules(app: identity.appId, categories: search.categories)
+        let rules = try await rules.rules(app: identity.appId)
         guard !rules.isEmpty else { return search }
         let (others, own) = rules.findable(by: PermissionCaller(identity), in: search.categories)
         guard !others.isEmpty || !own.isEmpty else {
@@ -23,7 +24,7 @@ struct GeoAccess: Sendable {
 
     /// 4008, as if it did not exist, unless `identity` may find the point (in one of its categories).
     func requireFind(_ point: GeoStore.PointAccess, identity: Identity) async throws {
-        let rules = try await store.categoryRules(app: identity.appId, categories: point.categories)
+        let rules = try await rules.rules(app: identity.appId)
         guard rules.allowsAny(PermissionCaller(identity), .find, categories: point.categories, ownerID: point.ownerID) else {
             throw GeoError.pointNotFound(point.id)
         }
@@ -33,7 +34,7 @@ struct GeoAccess: Sendable {
     /// it from each of `removed`.
     func requireChange(added: [String], removed: [String], ownerID: String?, identity: Identity) async throws {
         guard !added.isEmpty || !removed.isEmpty else { return }
-        let rules = try await store.categoryRules(app: identity.appId, categories: added + removed)
+        let rules = try await rules.rules(app: identity.appId)
         let caller = PermissionCaller(identity)
         for (operation, categories) in [(GeoOperation.add, added), (.remove, removed)] {
             for category in categories where !rules.allows(caller, operation, category: category, ownerID: ownerID) {

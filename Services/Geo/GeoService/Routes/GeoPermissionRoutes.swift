@@ -11,6 +11,8 @@ import ServiceRuntime
 /// `*` is the global matrix every category inherits.
 struct GeoPermissionRoutes: Sendable {
     let store: GeoStore
+    /// Told of each change at once; other instances hear of it by notification.
+    let rules: CategoryRulesCache
 
     func add(to routes: inout PublicRoutes) {
         routes.add(.get, "geo/categories/:name/permissions", options: GeoRoutes.options) { call in
@@ -39,6 +41,7 @@ struct GeoPermissionRoutes: Sendable {
         try await store.setCategoryRule(
             app: call.identity.appId, category: category, principal: principal ?? Self.principal(body), operation: operation,
             decision: PermissionDecision(rawValue: action))
+        await rules.invalidate(call.identity.appId)
         return .geo(.null)
     }
 

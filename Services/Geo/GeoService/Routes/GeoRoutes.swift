@@ -8,7 +8,8 @@ struct GeoRoutes: Sendable {
     let store: GeoStore
     /// Data objects in metadata.
     let objects: GeoDataObjects
-    var access: GeoAccess { GeoAccess(store: store) }
+    /// Category permissions.
+    let access: GeoAccess
 
     /// Geo bodies are single points: 1 MiB is far more than one needs.
     static let options = RouteOptions(bodyLimit: 1 << 20, transfer: .buffered)
@@ -17,7 +18,7 @@ struct GeoRoutes: Sendable {
         addPoints(to: &routes)
         addSearches(to: &routes)
         addCategories(to: &routes)
-        GeoPermissionRoutes(store: store).add(to: &routes)
+        GeoPermissionRoutes(store: store, rules: access.rules).add(to: &routes)
         GeoFenceRoutes(store: store).add(to: &routes)
     }
 

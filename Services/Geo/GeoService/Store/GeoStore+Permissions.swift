@@ -7,13 +7,12 @@ import PostgresNIO
 /// operation), the category lower-cased (`''` is the global matrix `*`), the principal a user, a
 /// role or (kind `owner`) the category's owner policy. A missing row is INHERIT.
 extension GeoStore {
-    /// The cells a decision on `categories` needs: theirs and the global matrix's.
-    func categoryRules(app: String, categories: [String]) async throws -> CategoryRules {
-        let keys = [""] + categories.map { $0.lowercased() }
+    /// Every cell of the app's categories and its global matrix.
+    func categoryRules(app: String) async throws -> CategoryRules {
         let rows = try await database.query(
             """
             SELECT category, principal_kind, principal, operation, decision FROM geo.category_permissions
-            WHERE app_id = \(app) AND category = ANY(\(keys)::text[])
+            WHERE app_id = \(app)
             """, logger: logger)
         var rules = CategoryRules()
         for try await (category, kind, name, operationText, decisionText) in rows.decode((String, String, String, String, String).self) {
@@ -38,18 +37,25 @@ extension GeoStore {
     ) async throws {
         let key = category == "*" ? "" : category.lowercased()
         let (kind, name) = principal.parts
+        // The change and its announcement are one statement: every instance's cache hears of it at commit.
         if let decision {
             try await database.query(
                 """
-                INSERT INTO geo.category_permissions (app_id, category, principal_kind, principal, operation, decision)
-                VALUES (\(app), \(key), \(kind), \(name), \(operation.rawValue), \(decision.rawValue))
-                ON CONFLICT (app_id, category, principal_kind, principal, operation) DO UPDATE SET decision = excluded.decision
+                WITH changed AS (
+                    INSERT INTO geo.category_permissions (app_id, category, principal_kind, principal, operation, decision)
+                    VALUES (\(app), \(key), \(kind), \(name), \(operation.rawValue), \(decision.rawValue))
+                    ON CONFLICT (app_id, category, principal_kind, principal, operation) DO UPDATE SET decision = excluded.decision
+                    RETURNING 1)
+                SELECT pg_notify(\(CategoryRulesCache.channel), \(app)) FROM (SELECT count(*) FROM changed) c
                 """, logger: logger)
         } else {
             try await database.query(
                 """
-                DELETE FROM geo.category_permissions WHERE app_id = \(app) AND category = \(key)
-                AND principal_kind = \(kind) AND principal = \(name) AND operation = \(operation.rawValue)
+                WITH changed AS (
+                    DELETE FROM geo.category_permissions WHERE app_id = \(app) AND category = \(key)
+                    AND principal_kind = \(kind) AND principal = \(name) AND operation = \(operation.rawValue)
+                    RETURNING 1)
+                SELECT pg_notify(\(CategoryRulesCache.channel), \(app)) FROM (SELECT count(*) FROM changed) c
                 """, logger: logger)
         }
     }
