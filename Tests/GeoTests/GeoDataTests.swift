@@ -127,6 +127,9 @@ import TestSupport
             let found = try await cluster.geo("/geo/points?includemetadata=true")
             #expect(found.map { (($0["metadata"] as? [String: Any])?["owner"] as? [String: Any])?["name"] as? String } == ["Bob", "Bob"])
             #expect(try await cluster.send(.GET, "/data/Person/count").text == "1", "a reference saves no object")
+            let clusters = try await cluster.geo("/geo/points?includemetadata=true&dpp=1&clustergridsize=100")
+            let merged = try #require(clusters.first?["metadata"] as? [String: Any], "\(clusters)")
+            #expect(clusters.count == 1 && (merged["owner"] as? [String: Any])?["name"] as? String == "Bob", "\(merged)")
 
             let refusals = [
                 #"{"latitude": 1, "longitude": 2, "metadata": {"owner": {"___class": "Person", "objectId": "nope"}}}"#,
@@ -145,6 +148,8 @@ import TestSupport
             let id = try #require(point["objectId"] as? String)
             let metadata = try await cluster.send(.GET, "/geo/points/\(id)/metadata")
             #expect(metadata.json["owner"] is NSNull && metadata.json["n"] as? Int == 1, "\(metadata.text)")
+            let hiddenInCluster = try await cluster.geo("/geo/points?includemetadata=true&dpp=1&clustergridsize=100")
+            #expect((hiddenInCluster.first?["metadata"] as? [String: Any])?["owner"] is NSNull, "\(hiddenInCluster)")
             let server = try await cluster.send(.GET, "/geo/points/\(id)/metadata", key: .serverCode)
             #expect((server.json["owner"] as? [String: Any])?["name"] as? String == "Bob", "\(server.text)")
         }

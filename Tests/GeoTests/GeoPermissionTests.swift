@@ -1,5 +1,7 @@
+import DataEngine
 import Foundation
 @testable import GeoService
+import InternalProtocol
 import NIOHTTP1
 import Permissions
 import Testing
@@ -88,10 +90,11 @@ import TestSupport
             let others = try await cluster.savePoint(1, 1, categories: ["Home"])
             let bobs = try await cluster.send(.POST, "/geo/points", #"{"latitude": 2, "longitude": 2, "categories": ["Home"]}"#, token: bob.token)
             let bobsID = try #require((bobs.json["geopoint"] as? [String: Any])?["objectId"] as? String)
+            let bobs2 = try await cluster.send(.POST, "/geo/points", #"{"latitude": 2.5, "longitude": 2, "categories": ["Home"]}"#, token: bob.token)
+            let bobs2ID = try #require((bobs2.json["geopoint"] as? [String: Any])?["objectId"] as? String)
             try await cluster.setCategoryCell("Secret", #""role": "AuthenticatedUser""#, .deny, operation: "ADD")
             try await cluster.setCategoryCell("Home", #""role": "*""#, .deny, operation: "REMOVE")
             try await cluster.setCategoryCell("Home", nil, .grant, operation: "REMOVE")
-            try await cluster.setCategoryCell("Home", #""user": "\#(bob.id)""#, .deny, operation: "FIND")
 
             let refused: [(HTTPMethod, String, String?)] = [
                 (.POST, "/geo/points", #"{"latitude": 3, "longitude": 3, "categories": ["Secret"]}"#),
@@ -106,14 +109,23 @@ import TestSupport
                 let answer = try await cluster.send(method, path, body, token: bob.token)
                 #expect(answer.status == 403 && answer.json["code"] as? Int == 4000, "\(method) \(path): \(answer.text)")
             }
-            // The user cell (layer 3) beats the owner policy: Bob may not find his own Home point…
-            #expect(try await cluster.send(.GET, "/geo/points/\(bobsID)/metadata", token: bob.token).json["code"] as? Int == 4008)
-            #expect(try await cluster.send(.GET, "/geo/points?categories=Home", token: bob.token).status == 403)
-            // …but the owner policy lets him remove it, and the refusals changed nothing.
+            // The refusals changed nothing; the owner policy lets Bob remove his own point.
             let count = try await cluster.send(.GET, "/geo/count?categories=Home,Secret,Work")
-            #expect(count.text == "2", "\(count.text)")
+            #expect(count.text == "3", "\(count.text)")
             #expect(try await cluster.send(.POST, "/geo/points", #"{"latitude": 3, "longitude": 3, "categories": ["Secret"]}"#).status == 200)
             #expect(try await cluster.send(.DELETE, "/geo/points/\(bobsID)", token: bob.token).status == 200)
+            // A user cell (layer 3) beats the owner policy: Bob may not find his other Home point,
+            // so he may neither read, change nor delete it (answered as if it did not exist).
+            try await cluster.setCategoryCell("Home", #""user": "\#(bob.id)""#, .deny, operation: "FIND")
+            let hidden: [(HTTPMethod, String, String?)] = [
+                (.GET, "/geo/points/\(bobs2ID)/metadata", nil), (.PATCH, "/geo/points/\(bobs2ID)", #"{"metadata": {"x": 1}}"#),
+                (.DELETE, "/geo/points/\(bobs2ID)", nil),
+            ]
+            for (method, path, body) in hidden {
+                let answer = try await cluster.send(method, path, body, token: bob.token)
+                #expect(answer.status == 404 && answer.json["code"] as? Int == 4008, "\(method) \(path): \(answer.text)")
+            }
+            #expect(try await cluster.send(.GET, "/geo/points?categories=Home", token: bob.token).status == 403)
             let rules = try await cluster.send(.GET, "/geo/categories/Home/permissions", key: .serverCode)
             #expect(rules.text == #"{"permissions":[{"role":"*","permission":"REMOVE","access":"DENY"},{"user":"\#(bob.id)","permission":"FIND","access":"DENY"}],"owner":[{"permission":"REMOVE","access":"GRANT"}]}"#, "\(rules.text)")
             let badBodies = [#"{"permission": "FLY"}"#, "[]", "{"]
@@ -123,6 +135,17 @@ import TestSupport
             }
             let badAction = try await cluster.send(.PUT, "/geo/categories/Home/permissions/MAYBE", #"{"permission": "FIND"}"#, key: .serverCode)
             #expect(badAction.status == 400 && badAction.json["code"] as? Int == 4002)
+            // The global matrix names roles only, as data's does.
+            for path in ["/geo/categories/*/permissions/DENY", "/geo/categories/*/permissions/owner/DENY"] {
+                let global = try await cluster.send(.PUT, path, #"{"permission": "FIND", "user": "\#(bob.id)"}"#, key: .serverCode)
+                #expect(global.status == 400 && global.json["code"] as? Int == 4002, "\(path): \(global.text)")
+            }
+            // Changing a point in place writes to its categories: ADD on them.
+            let locked = try await cluster.savePoint(4, 4, categories: ["Locked"])
+            try await cluster.setCategoryCell("Locked", #""role": "AuthenticatedUser""#, .deny, operation: "ADD")
+            let edit = try await cluster.send(.PATCH, "/geo/points/\(locked)", #"{"metadata": {"x": 1}}"#, token: bob.token)
+            #expect(edit.status == 403 && edit.json["code"] as? Int == 4000, "\(edit.text)")
+            #expect(try await cluster.send(.PATCH, "/geo/points/\(locked)", #"{"metadata": {"x": 1}}"#).status == 200)
         }
     }
 }
@@ -144,5 +167,24 @@ extension TestCluster {
         let body = #"{"permission": "\#(operation)""# + (principal.map { ", " + $0 } ?? "") + "}"
         let answer = try await send(.PUT, path, body, key: .serverCode)
         guard answer.status == 200 else { throw GeoTestFailure(description: "\(path): \(answer.status) \(answer.text)") }
+    }
+}
+
+/// A write guarded by the categories its permission check saw changes nothing once they changed.
+@Suite struct GeoGuardedWriteTests {
+    @Test func staleCategoriesStopUpdatesAndDeletes() async throws {
+        try await GeoFixture.with { fixture in
+            let point = try await fixture.store.insert(
+                app: fixture.app, GeoStore.Change(coordinate: Coordinate(latitude: 1, longitude: 1), categories: ["A"]), owner: nil)
+            _ = try await fixture.store.update(app: fixture.app, id: point.objectId, GeoStore.Change(categories: ["B"]))
+            await #expect(throws: ErrorEnvelope.self) {
+                try await fixture.store.update(
+                    app: fixture.app, id: point.objectId, GeoStore.Change(metadata: JSONObject([("x", .integer(1))])), checked: ["A"])
+            }
+            #expect(try await fixture.store.delete(app: fixture.app, id: point.objectId, checked: ["A"]) == false)
+            let kept = try await fixture.store.point(app: fixture.app, id: point.objectId)
+            #expect(kept?.categories == ["B"] && kept?.metadata == JSONObject())
+            #expect(try await fixture.store.delete(app: fixture.app, id: point.objectId, checked: ["B"]))
+        }
     }
 }

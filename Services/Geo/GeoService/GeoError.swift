@@ -56,6 +56,12 @@ public enum GeoError {
         ErrorEnvelope(code: 4009, message: "Geo cluster '\(id)' does not exist", status: 404)
     }
 
+    /// 4010, 409: the point's categories changed between the permission check and the write;
+    /// retrying decides on the new ones.
+    public static func changedMeanwhile(_ id: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 4010, message: "Geo point \(id) changed categories meanwhile; retry", status: 409)
+    }
+
     /// 4060, 400: a geofence definition that is not a valid circle, rectangle or polygon.
     public static func invalidFence(_ message: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 4060, message: "Invalid geofence: \(message)", status: 400)

@@ -38,8 +38,15 @@ struct GeoPermissionRoutes: Sendable {
         guard let name = body["permission"]?.string, let operation = GeoOperation(rawValue: name.uppercased()) else {
             throw GeoError.invalidBody("'permission' must be FIND, ADD or REMOVE")
         }
+        let principal = principal ?? Self.principal(body)
+        // The global layers of the model are per role only (as data's global matrix is).
+        if category == "*" {
+            guard case .principal(.role) = principal else {
+                throw GeoError.invalidBody("The global matrix (category '*') names roles, not users or the owner")
+            }
+        }
         try await store.setCategoryRule(
-            app: call.identity.appId, category: category, principal: principal ?? Self.principal(body), operation: operation,
+            app: call.identity.appId, category: category, principal: principal, operation: operation,
             decision: PermissionDecision(rawValue: action))
         await rules.invalidate(call.identity.appId)
         return .geo(.null)

@@ -39,9 +39,10 @@ struct GeoRoutes: Sendable {
         }
         routes.add(.delete, "geo/points/:id", options: Self.options) { call in
             let point = try await pointAccess(call)
+            try await access.requireFind(point, identity: call.identity)
             try await access.requireChange(added: [], removed: point.categories, ownerID: point.ownerID, identity: call.identity)
-            guard try await store.delete(app: call.identity.appId, id: point.id) else {
-                throw GeoError.pointNotFound(call.parameter("id"))
+            guard try await store.delete(app: call.identity.appId, id: point.id, checked: point.categories) else {
+                throw try await changedOrMissing(call, id: point.id)
             }
             return .geo(.object(JSONObject([("result", .bool(true))])))
         }
@@ -56,16 +57,29 @@ struct GeoRoutes: Sendable {
         }
     }
 
-    /// Updates a point the caller may change: ADD on the categories it joins, REMOVE on those it leaves.
+    /// Updates a point the caller may find and change: ADD on every category it will be in
+    /// (changing a point in place writes to its categories), REMOVE on those it leaves. The write
+    /// happens only if the categories checked are still the point's (4010 otherwise).
     private func update(_ call: PublicCall, id: String, _ change: GeoStore.Change) async throws -> GeoPoint {
         let current = try await pointAccess(call, id: id)
+        try await access.requireFind(current, identity: call.identity)
         let categories = change.categories ?? current.categories
         try await access.requireChange(
-            added: categories.filter { !current.categories.contains($0) },
-            removed: current.categories.filter { !categories.contains($0) }, ownerID: current.ownerID, identity: call.identity)
+            added: categories, removed: current.categories.filter { !categories.contains($0) }, ownerID: current.ownerID,
+            identity: call.identity)
         var change = change
         change.metadata = try await storingObjects(call, change.metadata)
-        return try await store.update(app: call.identity.appId, id: id, change)
+        do {
+            return try await store.update(app: call.identity.appId, id: id, change, checked: current.categories)
+        } catch let error as ErrorEnvelope where error.code == GeoError.pointNotFound(id).code {
+            throw try await changedOrMissing(call, id: id)
+        }
+    }
+
+    /// Why a guarded write matched nothing: 4010 when the point is still there (its categories
+    /// changed since they were checked), else 4008.
+    private func changedOrMissing(_ call: PublicCall, id: String) async throws -> ErrorEnvelope {
+        try await store.access(app: call.identity.appId, id: id) == nil ? GeoError.pointNotFound(id) : GeoError.changedMeanwhile(id)
     }
 
     /// The metadata with its data objects saved and referenced.
@@ -106,10 +120,10 @@ struct GeoRoutes: Sendable {
         search.clusterCell = cluster.size
         search.includeMetadata = true
         search.offset = 0
-        guard case .cluster(let found)? = try await store.find(app: call.identity.appId, search).first else {
+        guard case .cluster(let merged)? = try await found(call, search).first else {
             throw GeoError.clusterNotFound(cluster.description)
         }
-        return found.metadata ?? JSONObject()
+        return merged.metadata ?? JSONObject()
     }
 
     private func addSearches(to routes: inout PublicRoutes) {

@@ -41,48 +41,70 @@ struct GeoDataObjects: Sendable {
 
     /// The points with each data-object reference in their metadata replaced by the object.
     func load(_ points: [GeoPoint], identity: Identity, logger: Logger) async throws -> [GeoPoint] {
-        var wanted: [String: Set<String>] = [:]
-        for point in points {
-            for reference in Self.references(in: point.metadata) { wanted[reference.table, default: []].insert(reference.id) }
+        let loaded = try await load(points.map(\.metadata), identity: identity, logger: logger)
+        return zip(points, loaded).map { point, metadata in
+            var point = point
+            point.metadata = metadata
+            return point
         }
-        guard !wanted.isEmpty else { return points }
+    }
+
+    /// ``load(_:identity:logger:)`` for a search's answer: its points and its clusters (whose
+    /// merged metadata lists references too).
+    func load(_ items: [GeoItem], identity: Identity, logger: Logger) async throws -> [GeoItem] {
+        let metadata = items.map { item -> JSONObject? in
+            switch item {
+            case .point(let point): point.metadata
+            case .cluster(let cluster): cluster.metadata
+            }
+        }
+        let loaded = try await load(metadata, identity: identity, logger: logger)
+        return zip(items, loaded).map { item, metadata in
+            switch item {
+            case .point(var point):
+                point.metadata = metadata
+                return .point(point)
+            case .cluster(var cluster):
+                cluster.metadata = metadata
+                return .cluster(cluster)
+            }
+        }
+    }
+
+    /// Each metadata object with its references (as members, or inside a cluster's lists of
+    /// values) replaced by the objects the caller may find, null for the others.
+    func load(_ metadata: [JSONObject?], identity: Identity, logger: Logger) async throws -> [JSONObject?] {
+        var wanted: [String: Set<String>] = [:]
+        for object in metadata {
+            for value in object?.members.map(\.value) ?? [] {
+                for reference in Self.references(in: value) { wanted[reference.table, default: []].insert(reference.id) }
+            }
+        }
+        guard !wanted.isEmpty else { return metadata }
         var found: [String: [String: JSONValue]] = [:]
         for (table, ids) in wanted {
             found[table] = try await find(table, ids: Array(ids), identity: identity, logger: logger)
         }
-        return points.map { point in
-            guard var metadata = point.metadata else { return point }
-            for (key, value) in metadata.members {
-                guard case .object(let object) = value, let table = Self.table(of: object), let id = object["objectId"]?.string
-                else { continue }
-                metadata[key] = found[table]?[id] ?? .null
-            }
-            var loaded = point
-            loaded.metadata = metadata
-            return loaded
+        func replaced(_ value: JSONValue) -> JSONValue {
+            if case .array(let items) = value { return .array(items.map(replaced)) }
+            guard let reference = Self.reference(value) else { return value }
+            return found[reference.table]?[reference.id] ?? .null
+        }
+        return metadata.map { object in
+            object.map { JSONObject($0.members.map { ($0.key, replaced($0.value)) }) }
         }
     }
 
-    /// ``load(_:identity:logger:)`` for a search's answer: its points loaded, its clusters as they are.
-    func load(_ items: [GeoItem], identity: Identity, logger: Logger) async throws -> [GeoItem] {
-        let points = items.compactMap { item -> GeoPoint? in
-            if case .point(let point) = item { return point }
-            return nil
-        }
-        var loaded = try await load(points, identity: identity, logger: logger).makeIterator()
-        return items.map { item in
-            if case .point = item, let point = loaded.next() { return .point(point) }
-            return item
-        }
+    /// A value's reference, when it is one.
+    private static func reference(_ value: JSONValue) -> (table: String, id: String)? {
+        guard case .object(let object) = value, let table = table(of: object), let id = object["objectId"]?.string else { return nil }
+        return (table, id)
     }
 
-    private static func references(in metadata: JSONObject?) -> [(table: String, id: String)] {
-        (metadata?.members ?? []).compactMap { _, value in
-            guard case .object(let object) = value, let table = table(of: object), let id = object["objectId"]?.string else {
-                return nil
-            }
-            return (table, id)
-        }
+    /// The references a metadata value holds: itself, or the items of a cluster's list.
+    private static func references(in value: JSONValue) -> [(table: String, id: String)] {
+        if case .array(let items) = value { return items.compactMap(reference) }
+        return reference(value).map { [$0] } ?? []
     }
 
     /// The objects of `table` among `ids` the caller may find, by id, a find page at a time;

@@ -43,8 +43,8 @@ struct GeoStore: Sendable {
     }
 
     /// Changes the point `id`: members of `change` that are nil keep their values (4008 when
-    /// there is no such point).
-    func update(app: String, id: String, _ change: Change) async throws -> GeoPoint {
+    /// there is no such point, or with `checked` when its categories are no longer those).
+    func update(app: String, id: String, _ change: Change, checked: [String]? = nil) async throws -> GeoPoint {
         var sql = Self.namingCategories(app: app, change.categories ?? [])
         sql.append("UPDATE geo.points AS p SET updated = ")
         sql.bind(.integer(Self.now()))
@@ -64,15 +64,23 @@ struct GeoStore: Sendable {
         sql.bind(.text(app))
         sql.append(" AND p.object_id = ")
         sql.bind(.text(id))
+        if let checked {
+            sql.append(" AND p.categories = ")
+            sql.bind(.textArray(checked))
+        }
         sql.append(" RETURNING \(Self.columns)")
         guard let point = try await points(sql).first else { throw GeoError.pointNotFound(id) }
         return point
     }
 
-    /// Removes the point `id`; false when there was none.
-    func delete(app: String, id: String) async throws -> Bool {
+    /// Removes the point `id`; false when there was none (or, with `checked`, when its categories
+    /// are no longer those).
+    func delete(app: String, id: String, checked: [String]? = nil) async throws -> Bool {
         let rows = try await database.query(
-            "DELETE FROM geo.points WHERE app_id = \(app) AND object_id = \(id) RETURNING 1", logger: logger)
+            """
+            DELETE FROM geo.points WHERE app_id = \(app) AND object_id = \(id)
+            AND (\(checked == nil) OR categories = \(checked ?? [])::text[]) RETURNING 1
+            """, logger: logger)
         for try await _ in rows { return true }
         return false
     }
