@@ -28,7 +28,7 @@ let engines: [String: [Target.Dependency]] = [
         "QueryLanguage", "DataEngine", product("HummingbirdBcrypt", "hummingbird-auth"), product("NIOPosix", "swift-nio"),
     ],
     // SMTP delivery over NIO with STARTTLS.
-    "Messaging": [product("NIOPosix", "swift-nio"), product("NIOSSL", "swift-nio-ssl")],
+    "Messaging": ["QueryLanguage", "DataEngine", product("NIOPosix", "swift-nio"), product("NIOSSL", "swift-nio-ssl")],
     // Stored bytes on local disk (unnamed temporary files linked into place once complete) or
     // in S3-compatible storage over HTTP; uploads from URLs resolve their host first; directories
     // and files are containers and assets of the shared permission model.

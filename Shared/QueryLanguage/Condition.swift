@@ -55,6 +55,18 @@ public indirect enum ValueExpression: Sendable, Hashable {
     case list([ValueExpression])
 }
 
+extension ValueExpression {
+    /// A numeric literal's value, unary minus included (`5`, `-2.5`); nil for anything else.
+    public var numericLiteral: Double? {
+        switch self {
+        case .integer(let integer): Double(integer)
+        case .number(let number): number
+        case .negated(let inner): inner.numericLiteral.map { -$0 }
+        default: nil
+        }
+    }
+}
+
 /// Arithmetic operators of value expressions.
 public enum ArithmeticOperator: String, Sendable, Hashable {
     case add = "+", subtract = "-", multiply = "*", divide = "/", remainder = "%"

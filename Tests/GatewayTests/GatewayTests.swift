@@ -64,7 +64,7 @@ import TestSupport
         try await TestCluster.with { cluster async throws in
             let unknown = [
                 ("POST", "users/no-such-endpoint"), ("PATCH", "data/Person"), ("PATCH", "data/Person/ID/friends"),
-                ("PATCH", "data/bulk/Person/delete"), ("GET", "transaction/unit-of-work"), ("POST", "messaging/default"),
+                ("PATCH", "data/bulk/Person/delete"), ("GET", "transaction/unit-of-work"), ("PUT", "messaging/default"),
                 ("GET", "emailtemplate/x"), ("PUT", "files/a/b.txt"), ("POST", "geo/rect"),
             ]
             for (method, path) in unknown {

@@ -1,6 +1,7 @@
 import DataEngine
 import Foundation
 @testable import GeoService
+import TestSupport
 
 /// What a search should find, computed plainly: great-circle distances on the same sphere,
 /// rectangles as latitude and longitude ranges, metadata compared member by member.
@@ -36,24 +37,7 @@ enum GeoOracle {
     }
 }
 
-/// SplitMix64: a seeded generator, so a failing run can be repeated from its printed seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SeededGenerator {
     /// The seed from `GEO_TEST_SEED`, else a fresh one.
-    static var seed: UInt64 {
-        ProcessInfo.processInfo.environment["GEO_TEST_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
-    }
+    static var seed: UInt64 { seed("GEO_TEST_SEED") }
 }

@@ -2,12 +2,13 @@ import InternalProtocol
 import PostgresSupport
 import ServiceRuntime
 
-/// messaging-service: email delivery through an SMTP relay (``MailRelay`` lists its settings);
-/// channels, push and device registrations arrive with the issues that build them.
+/// messaging-service: email delivery through an SMTP relay (``MailRelay`` lists its settings) and
+/// publish/subscribe channels with polling subscriptions (``PubSubRoutes``); push and device
+/// registrations arrive with the increments that build them.
 public enum MessagingService: BackendService {
     public static let name = ServiceName.messaging
 
-    public static let migrations: [any DatabaseMigration] = []
+    public static let migrations: [any DatabaseMigration] = MessagingMigrations.all
 
     public static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
@@ -17,5 +18,8 @@ public enum MessagingService: BackendService {
             try await mailer.send(request, within: context)
         }
         EmailRoutes(mailer: mailer).add(to: &routes)
+        let store = MessageStore(database: environment.database, logger: environment.logger)
+        PubSubRoutes(store: store).add(to: &routes)
+        environment.background.add(RetentionSweeper(store: store, interval: .seconds(10)))
     }
 }

@@ -37,7 +37,7 @@ extension ExpressionCompiler {
         for (index, argument) in arguments.enumerated() {
             if index > 0 { sql.append(", ") }
             let bound = GeoFunctions.argumentBounds[index]
-            if let constant = Self.constant(argument), !(abs(constant) <= bound.limit) {
+            if let constant = argument.numericLiteral, !(abs(constant) <= bound.limit) {
                 throw DataError.invalidQuery("distance(): \(constant) is not a \(bound.name) (±\(Int(bound.limit)))")
             }
             try number(argument, in: name, into: &sql)
@@ -54,13 +54,4 @@ extension ExpressionCompiler {
         try value(argument, context: .double, into: &sql)
     }
 
-    /// A literal number, signed or not.
-    private static func constant(_ value: ValueExpression) -> Double? {
-        switch value {
-        case .integer(let integer): Double(integer)
-        case .number(let number): number
-        case .negated(let inner): constant(inner).map { -$0 }
-        default: nil
-        }
-    }
 }

@@ -33,6 +33,17 @@ public struct PublicCall: Sendable {
         }
     }
 
+    /// A path parameter the route declares (empty when the route has no such parameter).
+    public func parameter(_ name: String) -> String {
+        parameters[name] ?? ""
+    }
+
+    /// The body as JSON text's bytes, or nil when it is empty or only whitespace.
+    public var nonBlankBody: [UInt8]? {
+        let bytes = Array(body.readableBytesView)
+        return bytes.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) ? bytes : nil
+    }
+
     private static func decode(_ text: Substring) throws -> String {
         guard let decoded = PercentEncoding.decode(text, plusAsSpace: true) else {
             throw ErrorEnvelope.badRequest("Malformed percent-encoding in the query string")

@@ -1,6 +1,7 @@
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import ServiceRuntime
 
 /// Removes stored objects that no entry names any more once their grace period has passed,
 /// a batch at a time; rows are claimed with `SKIP LOCKED`, so replicas share the work, and
@@ -12,19 +13,8 @@ struct GarbageCollector: Service {
     let interval: Duration
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                // Waiting first leaves the start-up migrations time to create the tables.
-                try? await Task.sleep(for: interval)
-                do {
-                    while try await collect() > 0 {}
-                } catch {
-                    // Shutting down cancels a collection under way; nothing to report then.
-                    if !Task.isCancelled {
-                        catalog.logger.warning("file garbage not collected", metadata: ["error": "\(String(reflecting: error))"])
-                    }
-                }
-            }
+        await repeatUntilShutdown(every: interval, logger: catalog.logger, failure: "file garbage not collected") {
+            while try await collect() > 0 {}
         }
     }
 

@@ -8,8 +8,7 @@ extension PublicCall {
     /// The body as JSON; an empty body is nil (4002 when it is not JSON).
     var geoJSON: JSONValue? {
         get throws(ErrorEnvelope) {
-            let bytes = Array(body.readableBytesView)
-            guard bytes.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return nil }
+            guard let bytes = nonBlankBody else { return nil }
             do {
                 return try JSONParser.parse(bytes, maximumDepth: 16)
             } catch {
@@ -27,11 +26,6 @@ extension PublicCall {
             throw GeoError.invalidParameter("Malformed percent-encoding in the query string")
         }
         return try GeoSearch(query: items, rectangle: rectangle)
-    }
-
-    /// A path parameter, which the route guarantees.
-    func parameter(_ name: String) -> String {
-        parameters[name] ?? ""
     }
 }
 

@@ -84,7 +84,7 @@ struct MetadataCondition {
     /// A property or literal, as a double or as text.
     private func operand(_ value: ValueExpression, numeric: Bool, into sql: inout SQL) throws(ErrorEnvelope) {
         if numeric {
-            if let number = Self.number(value) { return sql.bind(.double(number)) }
+            if let number = value.numericLiteral { return sql.bind(.double(number)) }
             switch value {
             case .property(let path):
                 sql.append("geo.metadata_number(\(column) #> ")
@@ -123,16 +123,6 @@ struct MetadataCondition {
     }
 
     private static func isNumber(_ value: ValueExpression) -> Bool {
-        number(value) != nil
-    }
-
-    /// A numeric literal's value (unary minus included).
-    private static func number(_ value: ValueExpression) -> Double? {
-        switch value {
-        case .integer(let integer): Double(integer)
-        case .number(let number): number
-        case .negated(let inner): number(inner).map { -$0 }
-        default: nil
-        }
+        value.numericLiteral != nil
     }
 }

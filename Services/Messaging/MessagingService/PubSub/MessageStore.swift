@@ -1,0 +1,170 @@
+import DataEngine
+import Foundation
+import InternalProtocol
+import Logging
+import PostgresNIO
+
+/// Channels, messages and polling subscriptions in the `messaging` schema. Each statement is
+/// atomic on its own: a publish numbers its message under the channel row's lock, a poll hands
+/// out and moves past messages under the subscription row's lock, so concurrent publishes and
+/// polls (on any number of replicas) deliver each message once per subscription.
+struct MessageStore: Sendable {
+    let database: PostgresClient
+    let logger: Logger
+    /// How long a published message can be polled (the contract's 60 seconds).
+    var retention: Int64 = 60_000
+    /// A subscription unpolled this long is removed.
+    var idleSubscription: Int64 = 3_600_000
+
+    /// The most messages and (past the first message) the most bytes one poll answers.
+    static let pollBatch = 100
+    static let pollBytes = 4 << 20
+
+    /// One message as a poll answers it.
+    struct Polled: Sendable {
+        let id: String
+        let subtopic: String?
+        let publisherId: String?
+        let headers: JSONObject
+        let data: JSONValue
+        let publishedAt: Int64
+
+        var json: JSONValue {
+            var object = JSONObject([
+                ("messageId", .string(id)), ("data", data), ("publishedAt", .integer(publishedAt)), ("headers", .object(headers)),
+            ])
+            if let publisherId { object["publisherId"] = .string(publisherId) }
+            if let subtopic { object["subtopic"] = .string(subtopic) }
+            return .object(object)
+        }
+    }
+
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    /// Publishes to `channel` (created when new); answers the message id.
+    func publish(app: String, channel: String, _ request: PublishRequest) async throws -> String {
+        let id = "message:" + UUID().uuidString
+        let now = Self.now()
+        let headers = JSONValue.object(request.headers).jsonText
+        let data = request.message.jsonText
+        try await database.query(
+            """
+            WITH c AS (
+                INSERT INTO messaging.channels AS ch (app_id, name, last_seq, created) VALUES (\(app), \(channel), 1, \(now))
+                ON CONFLICT (app_id, name) DO UPDATE SET last_seq = ch.last_seq + 1 RETURNING last_seq)
+            INSERT INTO messaging.messages (app_id, channel, seq, id, subtopic, publisher_id, headers, data, published_at, status)
+            SELECT \(app), \(channel), c.last_seq, \(id), \(request.subtopic), \(request.publisherId), \(headers)::jsonb,
+                \(data)::jsonb, \(now), 'published' FROM c
+            """, logger: logger)
+        return id
+    }
+
+    /// A message's status, nil when there is no such message (or it has expired).
+    func status(app: String, id: String) async throws -> String? {
+        let rows = try await database.query(
+            "SELECT status FROM messaging.messages WHERE app_id = \(app) AND id = \(id)", logger: logger)
+        for try await status in rows.decode(String.self) { return status }
+        return nil
+    }
+
+    /// Subscribes to `channel` (created when new) from its next message on; answers the id.
+    func subscribe(app: String, channel: String, subscriberId: String?, subtopic: String?, selector: String?) async throws
+        -> String
+    {
+        let id = UUID().uuidString
+        let now = Self.now()
+        // Updating the channel row waits for publishes under way, so the starting point counts them.
+        try await database.query(
+            """
+            WITH c AS (
+                INSERT INTO messaging.channels AS ch (app_id, name, last_seq, created) VALUES (\(app), \(channel), 0, \(now))
+                ON CONFLICT (app_id, name) DO UPDATE SET last_seq = ch.last_seq RETURNING last_seq)
+            INSERT INTO messaging.subscriptions (app_id, id, channel, subscriber_id, subtopic, selector, after_seq, polled)
+            SELECT \(app), \(id), \(channel), \(subscriberId), \(subtopic), \(selector), c.last_seq, \(now) FROM c
+            """, logger: logger)
+        return id
+    }
+
+    /// A subscription's filters and the next messages it has not been handed.
+    struct Taken: Sendable {
+        let subtopic: String?
+        let selector: String?
+        let messages: [Polled]
+    }
+
+    /// The next messages subscription `id` has not been handed, oldest first, within the
+    /// retention, and the subscription moved past them — in one transaction holding the
+    /// subscription's row, so two polls never hand out the same message. Nil when the
+    /// subscription does not exist on this channel.
+    func take(app: String, channel: String, id: String) async throws -> Taken? {
+        let now = Self.now()
+        let oldest = now - retention
+        return try await database.withTransaction(logger: logger) { connection -> Taken? in
+            let found = try await connection.query(
+                """
+                SELECT subtopic, selector, after_seq FROM messaging.subscriptions
+                WHERE app_id = \(app) AND id = \(id) AND channel = \(channel) FOR UPDATE
+                """, logger: logger)
+            var subscription: (String?, String?, Int64)?
+            for try await row in found.decode((String?, String?, Int64).self) { subscription = row }
+            guard let (subtopic, selector, after) = subscription else { return nil }
+            // A page of at most pollBatch messages and pollBytes bytes (the first always counts).
+            let rows = try await connection.query(
+                """
+                SELECT id, subtopic, publisher_id, headers::text, data::text, published_at, seq FROM (
+                    SELECT m.*, sum(octet_length(m.data::text) + octet_length(m.headers::text)) OVER (ORDER BY m.seq) AS running,
+                        row_number() OVER (ORDER BY m.seq) AS position
+                    FROM messaging.messages m
+                    WHERE m.app_id = \(app) AND m.channel = \(channel) AND m.seq > \(after) AND m.published_at >= \(oldest)
+                    ORDER BY m.seq LIMIT \(Self.pollBatch)) batch
+                WHERE running <= \(Self.pollBytes) OR position = 1
+                ORDER BY seq
+                """, logger: logger)
+            var messages: [Polled] = []
+            var last = after
+            for try await (messageID, topic, publisher, headers, data, publishedAt, seq) in rows.decode(
+                (String, String?, String?, String, String, Int64, Int64).self)
+            {
+                messages.append(
+                    Polled(
+                        id: messageID, subtopic: topic, publisherId: publisher,
+                        headers: try JSONParser.parse(headers).object ?? JSONObject(), data: try JSONParser.parse(data),
+                        publishedAt: publishedAt))
+                last = max(last, seq)
+            }
+            try await connection.query(
+                "UPDATE messaging.subscriptions SET after_seq = \(last), polled = \(now) WHERE app_id = \(app) AND id = \(id)",
+                logger: logger)
+            return Taken(subtopic: subtopic, selector: selector, messages: messages)
+        }
+    }
+
+    /// Deletes a channel with its messages and subscriptions; false when there was none.
+    func deleteChannel(app: String, channel: String) async throws -> Bool {
+        let rows = try await database.query(
+            "DELETE FROM messaging.channels WHERE app_id = \(app) AND name = \(channel) RETURNING 1", logger: logger)
+        for try await _ in rows.decode(Int.self) { return true }
+        return false
+    }
+
+    /// Removes up to `batch` messages past the retention and subscriptions idle too long;
+    /// answers how many rows went.
+    @discardableResult
+    func sweep(batch: Int = 1_000) async throws -> Int {
+        let now = Self.now()
+        let rows = try await database.query(
+            """
+            WITH old AS (
+                DELETE FROM messaging.messages WHERE ctid IN (
+                    SELECT ctid FROM messaging.messages WHERE published_at < \(now - retention) LIMIT \(batch))
+                RETURNING 1),
+            idle AS (
+                DELETE FROM messaging.subscriptions WHERE ctid IN (
+                    SELECT ctid FROM messaging.subscriptions WHERE polled < \(now - idleSubscription) LIMIT \(batch))
+                RETURNING 1)
+            SELECT (SELECT count(*) FROM old) + (SELECT count(*) FROM idle)
+            """, logger: logger)
+        for try await count in rows.decode(Int64.self) { return Int(count) }
+        return 0
+    }
+}

@@ -1,0 +1,134 @@
+import DataEngine
+import Hummingbird
+import InternalProtocol
+import QueryLanguage
+import ServiceRuntime
+
+/// Publish/subscribe (contract §6): `POST messaging/{channel}` publishes, `GET messaging/{messageId}`
+/// answers its status, `POST messaging/{channel}/subscribe` subscribes (subscriber id, subtopic
+/// pattern, selector), `GET messaging/{channel}/{subscriptionId}` polls, `GET
+/// messaging/{channel}/properties` describes the channel, `DELETE messaging/channels/{channel}`
+/// deletes it (server-code key). A channel named `email` is the email API's path.
+struct PubSubRoutes: Sendable {
+    let store: MessageStore
+
+    /// A message and its options fit in 1 MiB.
+    static let options = RouteOptions(bodyLimit: 1 << 20, transfer: .buffered)
+
+    func add(to routes: inout PublicRoutes) {
+        routes.add(.post, "messaging/:channel", options: Self.options) { call in
+            let channel = try ChannelName.validated(call.parameter("channel"))
+            let request = try PublishRequest(try call.messagingJSON)
+            let id = try await store.publish(app: call.identity.appId, channel: channel, request)
+            return .messaging(Self.status(id: id, "published"))
+        }
+        // The router takes one parameter name per position: here `:channel` holds a message id.
+        routes.add(.get, "messaging/:channel", options: Self.options) { call in
+            let id = call.parameter("channel")
+            return .messaging(Self.status(id: id, try await store.status(app: call.identity.appId, id: id) ?? "unknown"))
+        }
+        routes.add(.post, "messaging/:channel/subscribe", options: Self.options) { call in
+            let channel = try ChannelName.validated(call.parameter("channel"))
+            let options = try SubscribeRequest(try call.messagingJSON)
+            let id = try await store.subscribe(
+                app: call.identity.appId, channel: channel, subscriberId: options.subscriberId, subtopic: options.subtopic,
+                selector: options.selector)
+            return .messaging(.object(JSONObject([("subscriptionId", .string(id))])))
+        }
+        routes.add(.get, "messaging/:channel/properties", options: Self.options) { call in
+            let channel = try ChannelName.validated(call.parameter("channel"))
+            return .messaging(.object(JSONObject([("name", .string(channel))])))
+        }
+        routes.add(.get, "messaging/:channel/:subscriptionId", options: Self.options) { call in
+            let channel = try ChannelName.validated(call.parameter("channel"))
+            let id = call.parameter("subscriptionId")
+            // Batches its filters reject are skipped, so an empty answer means nothing is waiting.
+            while true {
+                guard let taken = try await store.take(app: call.identity.appId, channel: channel, id: id) else {
+                    throw MessagingError.subscriptionNotFound(id)
+                }
+                let delivered = try SubscribeRequest.filter(taken)
+                guard delivered.isEmpty, !taken.messages.isEmpty else {
+                    return .messaging(.object(JSONObject([("messages", .array(delivered.map(\.json)))])))
+                }
+            }
+        }
+        routes.add(.delete, "messaging/channels/:channel", options: Self.options) { call in
+            guard call.identity.keyKind == .serverCode else {
+                throw ErrorEnvelope(code: 4000, message: "Deleting a channel needs the server-code key", status: 403)
+            }
+            let channel = try ChannelName.validated(call.parameter("channel"))
+            return .messaging(.object(JSONObject([("result", .bool(try await store.deleteChannel(app: call.identity.appId, channel: channel)))])))
+        }
+    }
+
+    /// `{"messageId", "status", "errorMessage"}`.
+    private static func status(id: String, _ status: String) -> JSONValue {
+        .object(JSONObject([("messageId", .string(id)), ("status", .string(status)), ("errorMessage", .null)]))
+    }
+}
+
+/// A subscribe body: `{"subscriberId"?, "subtopic"?, "selector"?}` (the 4.x SDK posts its
+/// SubscriptionOptions object, other keys included).
+struct SubscribeRequest: Sendable {
+    let subscriberId: String?
+    let subtopic: String?
+    let selector: String?
+
+    init(_ body: JSONValue?) throws(ErrorEnvelope) {
+        let object: JSONObject
+        switch body {
+        case nil, .null?: object = JSONObject()
+        case .object(let members)?: object = members
+        default: throw MessagingError.invalidBody("The body must be a JSON object")
+        }
+        subscriberId = try Self.text(object["subscriberId"], "subscriberId")
+        subtopic = try Self.text(object["subtopic"], "subtopic")
+        if let subtopic, Subtopic(subtopic, wildcards: true) == nil { throw MessagingError.invalidSubtopic(subtopic) }
+        selector = try Self.text(object["selector"], "selector").flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
+        if let selector { _ = try Selector(selector) }
+    }
+
+    /// The taken messages this subscription's subtopic pattern and selector let through.
+    static func filter(_ taken: MessageStore.Taken) throws(ErrorEnvelope) -> [MessageStore.Polled] {
+        let pattern = taken.subtopic.flatMap { Subtopic($0, wildcards: true) }
+        let selector = try taken.selector.map { text throws(ErrorEnvelope) in try Selector(text) }
+        return taken.messages.filter { message in
+            if let pattern {
+                guard let published = message.subtopic.flatMap({ Subtopic($0, wildcards: false) }), pattern.matches(published) else {
+                    return false
+                }
+            }
+            return selector?.selects(message.headers) ?? true
+        }
+    }
+
+    private static func text(_ value: JSONValue?, _ name: String) throws(ErrorEnvelope) -> String? {
+        switch value {
+        case nil, .null?: return nil
+        case .string(let text)? where text.utf8.count <= Selector.limits.maximumLength: return text
+        default: throw MessagingError.invalidBody("'\(name)' must be a string of at most 4,096 bytes")
+        }
+    }
+}
+
+extension PublicCall {
+    /// The body as JSON; an empty body is nil (5011 when it is not JSON).
+    var messagingJSON: JSONValue? {
+        get throws(ErrorEnvelope) {
+            guard let bytes = nonBlankBody else { return nil }
+            do {
+                return try JSONParser.parse(bytes, maximumDepth: 32)
+            } catch {
+                throw MessagingError.invalidBody("The body is not valid JSON: \(error.message)")
+            }
+        }
+    }
+}
+
+extension Response {
+    /// A JSON value response.
+    static func messaging(_ value: JSONValue) -> Response {
+        jsonText(value.jsonText)
+    }
+}

@@ -1,0 +1,268 @@
+import DataEngine
+import Foundation
+@testable import MessagingService
+import NIOHTTP1
+import PostgresNIO
+import PostgresSupport
+import Testing
+import TestSupport
+
+/// Publish/subscribe through the gateway (issue 16, first increment): each SDK generation's
+/// body shapes, subtopic wildcards and selectors against an oracle, each message handed to a
+/// subscription once even to concurrent polls, and bad input refused.
+@Suite(.timeLimit(.minutes(5))) struct PubSubTests {
+    @Test func publishStatusSubscribeAndPoll() async throws {
+        try await TestCluster.with { cluster async throws in
+            // The 4.x SDK posts its SubscriptionOptions object; an empty body subscribes to everything.
+            let subscribed = try await cluster.send(.POST, "/messaging/chat/subscribe", #"{"subscriberId": "me", "___class": "SubscriptionOptions"}"#)
+            let all = try #require(subscribed.json["subscriptionId"] as? String, "\(subscribed.text)")
+            let bare = try #require(try await cluster.send(.POST, "/messaging/chat/subscribe").json["subscriptionId"] as? String)
+            // The JS SDK sends its options flat, unknown keys included.
+            let published = try await cluster.send(
+                .POST, "/messaging/chat",
+                #"{"message": {"text": "hi"}, "publisherId": "ann", "headers": {"city": "Tokyo"}, "publishPolicy": "PUBSUB", "someFutureKey": 1}"#)
+            #expect(published.json["status"] as? String == "published", "\(published.text)")
+            let id = try #require(published.json["messageId"] as? String)
+            #expect(id.hasPrefix("message:"))
+            #expect(try await cluster.send(.GET, "/messaging/\(id)").json["status"] as? String == "published")
+            #expect(try await cluster.send(.GET, "/messaging/message:nope").json["status"] as? String == "unknown")
+            #expect(try await cluster.send(.POST, "/messaging/chat", #"{"message": "plain text", "pushPolicy": "PUBSUB"}"#).status == 200)
+
+            let first = try await cluster.send(.GET, "/messaging/chat/\(all)")
+            let messages = try #require(first.json["messages"] as? [[String: Any]], "\(first.text)")
+            #expect(messages.count == 2)
+            #expect(messages.first?["messageId"] as? String == id)
+            #expect((messages.first?["data"] as? [String: Any])?["text"] as? String == "hi")
+            #expect((messages.first?["headers"] as? [String: Any])?["city"] as? String == "Tokyo")
+            #expect(messages.first?["publisherId"] as? String == "ann" && messages.first?["publishedAt"] is Int)
+            #expect(messages.last?["data"] as? String == "plain text")
+            #expect((try await cluster.send(.GET, "/messaging/chat/\(all)").json["messages"] as? [Any])?.isEmpty == true, "handed out once")
+            #expect((try await cluster.send(.GET, "/messaging/chat/\(bare)").json["messages"] as? [Any])?.count == 2, "each subscription gets its own copy")
+            let properties = try await cluster.send(.GET, "/messaging/chat/properties")
+            #expect(properties.json["name"] as? String == "chat")
+
+            let missing = try await cluster.send(.GET, "/messaging/chat/nope")
+            #expect(missing.status == 404 && missing.json["code"] as? Int == 5014)
+            #expect(try await cluster.send(.DELETE, "/messaging/channels/chat").json["code"] as? Int == 4000)
+            #expect(try await cluster.send(.DELETE, "/messaging/channels/chat", key: .serverCode).json["result"] as? Bool == true)
+            #expect(try await cluster.send(.GET, "/messaging/chat/\(all)").json["code"] as? Int == 5014, "the channel's subscriptions went with it")
+        }
+    }
+
+    @Test func subtopicsAndSelectorsMatchTheOracle() async throws {
+        let seed = SeededGenerator.seed("PUBSUB_TEST_SEED")
+        var random = SeededGenerator(seed: seed)
+        let subscriptions = (0..<12).map { _ in (subtopic: RandomSubtopic.pattern(&random), selector: RandomSelector.make(&random)) }
+        let messages = (0..<1_000).map { index in
+            (index: index, subtopic: RandomSubtopic.topic(&random), city: ["Tokyo", "Paris", "Lima", nil].randomElement(using: &random)!,
+             n: Bool.random(using: &random) ? Int.random(in: 0...9, using: &random) : nil)
+        }
+        try await TestCluster.with { cluster async throws in
+            var ids: [String] = []
+            for subscription in subscriptions {
+                var body: [String: Any] = [:]
+                if let subtopic = subscription.subtopic { body["subtopic"] = subtopic }
+                if let selector = subscription.selector { body["selector"] = selector.text }
+                let answer = try await cluster.send(.POST, "/messaging/feed/subscribe", String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self))
+                ids.append(try #require(answer.json["subscriptionId"] as? String, "\(body): \(answer.text)"))
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for lane in 0..<4 {
+                    group.addTask {
+                        for message in messages where message.index % 4 == lane {
+                            var headers: [String: Any] = [:]
+                            if let city = message.city { headers["city"] = city }
+                            if let n = message.n { headers["n"] = n }
+                            var body: [String: Any] = ["message": message.index, "headers": headers]
+                            if let subtopic = message.subtopic { body["subtopic"] = subtopic }
+                            let answer = try await cluster.send(.POST, "/messaging/feed", String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self))
+                            guard answer.status == 200 else { throw PubSubTestFailure(description: answer.text) }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            for (subscription, id) in zip(subscriptions, ids) {
+                let expected = Set(messages.filter { message in
+                    (subscription.subtopic.map { RandomSubtopic.matches($0, message.subtopic) } ?? true)
+                        && (subscription.selector?.holds(city: message.city, n: message.n) ?? true)
+                }.map(\.index))
+                let received = try await cluster.pollAll("feed", id)
+                #expect(received.count == Set(received).count, "no message twice")
+                #expect(Set(received) == expected, "seed \(seed): \(subscription.subtopic ?? "-") / \(subscription.selector?.text ?? "-")")
+            }
+        }
+    }
+
+    @Test func concurrentPollsHandOutEachMessageOnce() async throws {
+        try await TestCluster.with { cluster async throws in
+            let id = try #require(try await cluster.send(.POST, "/messaging/race/subscribe").json["subscriptionId"] as? String)
+            let received = try await withThrowingTaskGroup(of: [Int].self) { group in
+                group.addTask {
+                    for index in 0..<300 {
+                        _ = try await cluster.send(.POST, "/messaging/race", #"{"message": \#(index)}"#)
+                    }
+                    return []
+                }
+                for _ in 0..<3 {
+                    group.addTask {
+                        var mine: [Int] = []
+                        for _ in 0..<60 { mine += try await cluster.poll("race", id) }
+                        return mine
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            let rest = try await cluster.pollAll("race", id)
+            let all = received + rest
+            #expect(all.count == 300 && Set(all) == Set(0..<300), "\(all.count) messages, \(Set(all).count) distinct")
+        }
+    }
+
+    @Test func badInputIsRefused() async throws {
+        try await TestCluster.with { cluster async throws in
+            let tenThousand = "{" + (0..<10_000).map { "\"h\($0)\": 1" }.joined(separator: ",") + "}"
+            let cases: [(HTTPMethod, String, String?, Int)] = [
+                (.POST, "/messaging/bad%20name", #"{"message": 1}"#, 5010),
+                (.POST, "/messaging/chat", #"{"message": 1, "headers": \#(tenThousand)}"#, 5011),
+                (.POST, "/messaging/chat", #"{"message": 1, "headers": {"h": {"nested": 1}}}"#, 5011),
+                (.POST, "/messaging/chat", #"{"message": 1, "subtopic": "a..b"}"#, 5012),
+                (.POST, "/messaging/chat", #"{"message": 1, "subtopic": "a.*"}"#, 5012),
+                (.POST, "/messaging/chat", #"{"message": 1, "publishPolicy": "PUSH"}"#, 5015),
+                (.POST, "/messaging/chat", #"{"message": 1, "publishAt": 1}"#, 5015),
+                (.POST, "/messaging/chat", "[1, 2", 5011),
+                (.POST, "/messaging/chat/subscribe", #"{"selector": "city = 'x'; DROP TABLE messaging.messages"}"#, 5013),
+                (.POST, "/messaging/chat/subscribe", #"{"selector": "upper(city) = 'X'"}"#, 5013),
+                (.POST, "/messaging/chat/subscribe", #"{"selector": "a.b = 1"}"#, 5013),
+                (.POST, "/messaging/chat/subscribe", #"{"subtopic": "a..*"}"#, 5012),
+            ]
+            for (method, path, body, code) in cases {
+                let answer = try await cluster.send(method, path, body)
+                #expect(answer.json["code"] as? Int == code && (400..<500).contains(answer.status), "\(path) \(body?.prefix(60) ?? ""): \(answer.status) \(answer.text.prefix(200))")
+            }
+            // A '/' cannot reach a channel name: encoded, it is refused or names no route.
+            let slash = try await cluster.send(.POST, "/messaging/a%2Fb", #"{"message": 1}"#)
+            #expect(slash.json["code"] as? Int == 5010 || slash.status == 404, "\(slash.status) \(slash.text)")
+            let huge = #"{"message": ""# + String(repeating: "x", count: 2 << 20) + #""}"#
+            let oversized = try await cluster.send(.POST, "/messaging/chat", huge)
+            #expect(oversized.status == 413, "\(oversized.status) \(oversized.text.prefix(200))")
+        }
+    }
+
+    @Test func theSweeperDropsExpiredMessagesAndIdleSubscriptions() async throws {
+        try await TestDatabase.with { configuration in
+            try await PostgresClient.with(configuration, logger: TestDatabase.logger) { client in
+                try await MigrationRunner(owner: "messaging", migrations: MessagingService.migrations).apply(on: client, logger: TestDatabase.logger)
+                var store = MessageStore(database: client, logger: TestDatabase.logger)
+                let subscription = try await store.subscribe(app: "app", channel: "c", subscriberId: nil, subtopic: nil, selector: nil)
+                for index in 0..<3 { _ = try await store.publish(app: "app", channel: "c", try PublishRequest(.object(JSONObject([("message", .integer(Int64(index)))])))) }
+                #expect(try await store.sweep() == 0, "nothing is old yet")
+                store.retention = -1_000
+                store.idleSubscription = -1_000
+                #expect(try await store.sweep() == 4)
+                let gone = try await store.take(app: "app", channel: "c", id: subscription)
+                #expect(gone.map { _ in true } == nil, "the idle subscription is gone")
+            }
+        }
+    }
+}
+
+struct PubSubTestFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+extension TestCluster {
+    /// One poll's message payloads (integers).
+    func poll(_ channel: String, _ subscription: String) async throws -> [Int] {
+        let answer = try await send(.GET, "/messaging/\(channel)/\(subscription)")
+        guard let messages = answer.json["messages"] as? [[String: Any]] else { throw PubSubTestFailure(description: answer.text) }
+        return messages.compactMap { $0["data"] as? Int }
+    }
+
+    /// Polls until a poll answers nothing.
+    func pollAll(_ channel: String, _ subscription: String) async throws -> [Int] {
+        var all: [Int] = []
+        while true {
+            let batch = try await poll(channel, subscription)
+            if batch.isEmpty { return all }
+            all += batch
+        }
+    }
+}
+
+/// Random subtopics over a small alphabet, and the wildcard rules written out plainly.
+enum RandomSubtopic {
+    static let tokens = ["a", "b", "c"]
+
+    static func topic(_ random: inout SeededGenerator) -> String? {
+        guard Int.random(in: 0..<5, using: &random) > 0 else { return nil }
+        return (0..<Int.random(in: 1...3, using: &random)).map { _ in tokens.randomElement(using: &random)! }.joined(separator: ".")
+    }
+
+    static func pattern(_ random: inout SeededGenerator) -> String? {
+        guard Int.random(in: 0..<4, using: &random) > 0 else { return nil }
+        return (0..<Int.random(in: 1...3, using: &random)).map { _ in (tokens + ["*"]).randomElement(using: &random)! }.joined(separator: ".")
+    }
+
+    /// `*` last: that token and any after it; `*` elsewhere: exactly one token.
+    static func matches(_ pattern: String, _ topic: String?) -> Bool {
+        guard let topic else { return false }
+        let p = pattern.split(separator: ".").map(String.init)
+        let t = topic.split(separator: ".").map(String.init)
+        if p.last == "*" {
+            guard t.count >= p.count else { return false }
+            return zip(p.dropLast(), t).allSatisfy { $0 == "*" || $0 == $1 }
+        }
+        return p.count == t.count && zip(p, t).allSatisfy { $0 == "*" || $0 == $1 }
+    }
+}
+
+/// Random selectors over headers `city` (text, sometimes absent) and `n` (a number, sometimes
+/// absent), each with its meaning under SQL's three-valued logic computed alongside.
+struct RandomSelector {
+    let text: String
+    /// True, false or nil (unknown) for a message's headers.
+    let value: @Sendable (String?, Int?) -> Bool?
+
+    func holds(city: String?, n: Int?) -> Bool { value(city, n) == true }
+
+    static func make(_ random: inout SeededGenerator) -> RandomSelector? {
+        guard Int.random(in: 0..<4, using: &random) > 0 else { return nil }
+        return expression(&random, depth: 0)
+    }
+
+    private static func expression(_ random: inout SeededGenerator, depth: Int) -> RandomSelector {
+        switch depth < 2 ? Int.random(in: 0..<8, using: &random) : Int.random(in: 0..<5, using: &random) {
+        case 0:
+            let city = ["Tokyo", "Paris", "Rome"].randomElement(using: &random)!
+            return RandomSelector(text: "city = '\(city)'") { c, _ in c.map { $0 == city } }
+        case 1:
+            let bound = Int.random(in: 0...9, using: &random)
+            return RandomSelector(text: "n > \(bound)") { _, n in n.map { $0 > bound } }
+        case 2:
+            let low = Int.random(in: 0...5, using: &random)
+            return RandomSelector(text: "n BETWEEN \(low) AND \(low + 3)") { _, n in n.map { $0 >= low && $0 <= low + 3 } }
+        case 3:
+            return RandomSelector(text: "city IS NULL") { c, _ in c == nil }
+        case 4:
+            return RandomSelector(text: "city IN ('Tokyo', 'Lima')") { c, _ in c.map { $0 == "Tokyo" || $0 == "Lima" } }
+        case 5:
+            let (a, b) = (expression(&random, depth: depth + 1), expression(&random, depth: depth + 1))
+            return RandomSelector(text: "(\(a.text)) AND (\(b.text))") { c, n in
+                let (x, y) = (a.value(c, n), b.value(c, n))
+                if x == false || y == false { return false }
+                return x == true && y == true ? true : nil
+            }
+        case 6:
+            let (a, b) = (expression(&random, depth: depth + 1), expression(&random, depth: depth + 1))
+            return RandomSelector(text: "(\(a.text)) OR (\(b.text))") { c, n in
+                let (x, y) = (a.value(c, n), b.value(c, n))
+                if x == true || y == true { return true }
+                return x == false && y == false ? false : nil
+            }
+        default:
+            let a = expression(&random, depth: depth + 1)
+            return RandomSelector(text: "NOT (\(a.text))") { c, n in a.value(c, n).map { !$0 } }
+        }
+    }
+}
