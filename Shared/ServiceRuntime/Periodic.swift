@@ -18,3 +18,23 @@ public func repeatUntilShutdown(
         }
     }
 }
+
+/// A background service running `work` every `interval` (``repeatUntilShutdown(every:logger:failure:_:)``).
+public struct PeriodicService: Service {
+    let interval: Duration
+    let logger: Logger
+    let failure: Logger.Message
+    let work: @Sendable () async throws -> Void
+
+    /// Creates the service.
+    public init(every interval: Duration, logger: Logger, failure: Logger.Message, _ work: @escaping @Sendable () async throws -> Void) {
+        self.interval = interval
+        self.logger = logger
+        self.failure = failure
+        self.work = work
+    }
+
+    public func run() async throws {
+        await repeatUntilShutdown(every: interval, logger: logger, failure: failure, work)
+    }
+}

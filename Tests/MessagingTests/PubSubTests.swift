@@ -129,7 +129,11 @@ import TestSupport
                 (.POST, "/messaging/chat", #"{"message": 1, "subtopic": "a..b"}"#, 5012),
                 (.POST, "/messaging/chat", #"{"message": 1, "subtopic": "a.*"}"#, 5012),
                 (.POST, "/messaging/chat", #"{"message": 1, "publishPolicy": "PUSH"}"#, 5015),
-                (.POST, "/messaging/chat", #"{"message": 1, "publishAt": 1}"#, 5015),
+                (.POST, "/messaging/chat", #"{"message": 1, "publishAt": 1}"#, 5030),
+                (.POST, "/messaging/chat", #"{"message": 1, "publishAt": 99999999999999, "repeatEvery": 5, "repeatExpiresAt": 1}"#, 5003),
+                (.POST, "/messaging/chat", #"{"message": 1, "repeatEvery": 0}"#, 5011),
+                (.POST, "/messaging/chat", #"{"message": 1, "publishAt": "soon"}"#, 5011),
+                (.DELETE, "/messaging/message:nope", nil, 5040),
                 (.POST, "/messaging/chat", "[1, 2", 5011),
                 (.POST, "/messaging/chat/subscribe", #"{"selector": "city = 'x'; DROP TABLE messaging.messages"}"#, 5013),
                 (.POST, "/messaging/chat/subscribe", #"{"selector": "upper(city) = 'X'"}"#, 5013),
@@ -146,6 +150,85 @@ import TestSupport
             let huge = #"{"message": ""# + String(repeating: "x", count: 2 << 20) + #""}"#
             let oversized = try await cluster.send(.POST, "/messaging/chat", huge)
             #expect(oversized.status == 413, "\(oversized.status) \(oversized.text.prefix(200))")
+        }
+    }
+
+    @Test func scheduledMessagesArriveOnTimeAndCanBeCancelled() async throws {
+        try await TestCluster.with { cluster async throws in
+            let id = try #require(try await cluster.send(.POST, "/messaging/later/subscribe").json["subscriptionId"] as? String)
+            let at = Int64(Date().timeIntervalSince1970 * 1000) + 1_500
+            let scheduled = try await cluster.send(.POST, "/messaging/later", #"{"message": 1, "publishAt": \#(at)}"#)
+            #expect(scheduled.json["status"] as? String == "scheduled", "\(scheduled.text)")
+            let messageID = try #require(scheduled.json["messageId"] as? String)
+            let doomed = try await cluster.send(.POST, "/messaging/later", #"{"message": 2, "publishAt": \#(at)}"#)
+            let doomedID = try #require(doomed.json["messageId"] as? String)
+            #expect(try await cluster.send(.GET, "/messaging/\(messageID)").json["status"] as? String == "scheduled")
+            let cancelled = try await cluster.send(.DELETE, "/messaging/\(doomedID)")
+            #expect(cancelled.json["status"] as? String == "cancelled", "\(cancelled.text)")
+            #expect(try await cluster.send(.DELETE, "/messaging/\(doomedID)").json["code"] as? Int == 5040)
+            #expect(try await cluster.send(.GET, "/messaging/\(doomedID)").json["status"] as? String == "cancelled")
+            let far = try await cluster.send(.POST, "/messaging/later", #"{"message": 3, "publishAt": \#(at + 3_600_000)}"#)
+            let farID = try #require(far.json["messageId"] as? String)
+            var received: [Int] = []
+            // The scheduler looks every 250 ms; a generous number of half-second waits.
+            for _ in 0..<120 where received.isEmpty {
+                try await Task.sleep(for: .milliseconds(500))
+                received = try await cluster.poll("later", id)
+            }
+            #expect(received == [1], "the cancelled message never comes")
+            #expect(try await cluster.poll("later", id).isEmpty, "the next one is not due for an hour")
+            #expect(try await cluster.send(.GET, "/messaging/\(messageID)").json["status"] as? String == "published")
+            #expect(try await cluster.send(.GET, "/messaging/\(farID)").json["status"] as? String == "scheduled")
+        }
+    }
+
+    @Test func twoSchedulersFireEachOccurrenceOnceAcrossAKill() async throws {
+        try await TestDatabase.with { configuration in
+            try await PostgresClient.with(configuration, logger: TestDatabase.logger) { first in
+                try await PostgresClient.with(configuration, logger: TestDatabase.logger) { second in
+                    try await MigrationRunner(owner: "messaging", migrations: MessagingService.migrations).apply(on: first, logger: TestDatabase.logger)
+                    let (one, two) = (MessageStore(database: first, logger: TestDatabase.logger), MessageStore(database: second, logger: TestDatabase.logger))
+                    let start = MessageStore.now() + 500
+                    var expected: [String: Int] = [:]
+                    for index in 0..<200 {
+                        let at = start + Int64(index % 10) * 100
+                        var members: [(String, JSONValue)] = [("message", .integer(Int64(index))), ("publishAt", .integer(at))]
+                        if index % 2 == 1 { members += [("repeatEvery", .integer(1)), ("repeatExpiresAt", .integer(at + 2_500))] }
+                        let (id, status) = try await one.publish(app: "app", channel: "c", try PublishRequest(.object(JSONObject(members))))
+                        #expect(status == "scheduled")
+                        expected[id] = index % 2 == 1 ? 3 : 1
+                    }
+                    func run(_ store: MessageStore) -> Task<Void, Never> {
+                        Task {
+                            while !Task.isCancelled {
+                                _ = try? await store.fireDue(limit: 7)
+                                try? await Task.sleep(for: .milliseconds(20))
+                            }
+                        }
+                    }
+                    let killed = run(one)
+                    let survivor = run(two)
+                    try await Task.sleep(for: .milliseconds(1_200))
+                    killed.cancel()
+                    await killed.value
+                    let restarted = run(one)
+                    // Until nothing is scheduled any more: bounded by the suite's time limit.
+                    while try await first.query("SELECT count(*) FROM messaging.schedules WHERE status = 'scheduled'", logger: TestDatabase.logger)
+                        .decode(Int64.self).reduce(0, +) > 0
+                    {
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                    restarted.cancel()
+                    survivor.cancel()
+                    await restarted.value
+                    await survivor.value
+                    var counted: [String: Int] = [:]
+                    for try await id in try await first.query("SELECT id FROM messaging.messages", logger: TestDatabase.logger).decode(String.self) {
+                        counted[String(id.split(separator: ":").prefix(2).joined(separator: ":")), default: 0] += 1
+                    }
+                    #expect(counted == expected, "\(counted.values.reduce(0, +)) messages for \(expected.values.reduce(0, +)) occurrences")
+                }
+            }
         }
     }
 

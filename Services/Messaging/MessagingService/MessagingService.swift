@@ -1,4 +1,5 @@
 import InternalProtocol
+import Logging
 import PostgresSupport
 import ServiceRuntime
 
@@ -20,6 +21,15 @@ public enum MessagingService: BackendService {
         EmailRoutes(mailer: mailer).add(to: &routes)
         let store = MessageStore(database: environment.database, logger: environment.logger)
         PubSubRoutes(store: store).add(to: &routes)
-        environment.background.add(RetentionSweeper(store: store, interval: .seconds(10)))
+        // Messages past their retention and idle subscriptions go; due schedules publish (each
+        // occurrence once across replicas: MessageStore.fireDue).
+        environment.background.add(
+            PeriodicService(every: .seconds(10), logger: environment.logger, failure: "messages not swept") {
+                while try await store.sweep() > 0 {}
+            })
+        environment.background.add(
+            PeriodicService(every: .milliseconds(250), logger: environment.logger, failure: "scheduled messages not published") {
+                while try await store.fireDue() > 0 {}
+            })
     }
 }

@@ -41,30 +41,68 @@ struct MessageStore: Sendable {
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
-    /// Publishes to `channel` (created when new); answers the message id.
-    func publish(app: String, channel: String, _ request: PublishRequest) async throws -> String {
+    /// Publishes to `channel` (created when new), or schedules the publish; answers the message
+    /// id and its status (`published` or `scheduled`).
+    func publish(app: String, channel: String, _ request: PublishRequest) async throws -> (id: String, status: String) {
         let id = "message:" + UUID().uuidString
         let now = Self.now()
         let headers = JSONValue.object(request.headers).jsonText
         let data = request.message.jsonText
+        guard let schedule = request.schedule else {
+            try await database.query(
+                Self.insertMessage(
+                    app: app, channel: channel, id: id, subtopic: request.subtopic, publisherId: request.publisherId,
+                    headers: headers, data: data, at: now), logger: logger)
+            return (id, "published")
+        }
         try await database.query(
             """
             WITH c AS (
-                INSERT INTO messaging.channels AS ch (app_id, name, last_seq, created) VALUES (\(app), \(channel), 1, \(now))
-                ON CONFLICT (app_id, name) DO UPDATE SET last_seq = ch.last_seq + 1 RETURNING last_seq)
-            INSERT INTO messaging.messages (app_id, channel, seq, id, subtopic, publisher_id, headers, data, published_at, status)
-            SELECT \(app), \(channel), c.last_seq, \(id), \(request.subtopic), \(request.publisherId), \(headers)::jsonb,
-                \(data)::jsonb, \(now), 'published' FROM c
+                INSERT INTO messaging.channels (app_id, name, last_seq, created) VALUES (\(app), \(channel), 0, \(now))
+                ON CONFLICT (app_id, name) DO NOTHING)
+            INSERT INTO messaging.schedules (app_id, id, channel, subtopic, publisher_id, headers, data, next_at, repeat_every,
+                repeat_expires_at, status)
+            VALUES (\(app), \(id), \(channel), \(request.subtopic), \(request.publisherId), \(headers)::jsonb, \(data)::jsonb,
+                \(schedule.publishAt), \(schedule.repeatEvery), \(schedule.repeatExpiresAt), 'scheduled')
             """, logger: logger)
-        return id
+        return (id, "scheduled")
     }
 
-    /// A message's status, nil when there is no such message (or it has expired).
+    /// Inserts one message under the channel row's lock (created when new), numbering it next.
+    static func insertMessage(
+        app: String, channel: String, id: String, subtopic: String?, publisherId: String?, headers: String, data: String, at now: Int64
+    ) -> PostgresQuery {
+        """
+        WITH c AS (
+            INSERT INTO messaging.channels AS ch (app_id, name, last_seq, created) VALUES (\(app), \(channel), 1, \(now))
+            ON CONFLICT (app_id, name) DO UPDATE SET last_seq = ch.last_seq + 1 RETURNING last_seq)
+        INSERT INTO messaging.messages (app_id, channel, seq, id, subtopic, publisher_id, headers, data, published_at, status)
+        SELECT \(app), \(channel), c.last_seq, \(id), \(subtopic), \(publisherId), \(headers)::jsonb, \(data)::jsonb, \(now),
+            'published' FROM c
+        """
+    }
+
+    /// A message's status: its schedule's (`scheduled`, `published`, `cancelled`), else
+    /// `published` while it can be polled; nil when unknown (or expired).
     func status(app: String, id: String) async throws -> String? {
         let rows = try await database.query(
-            "SELECT status FROM messaging.messages WHERE app_id = \(app) AND id = \(id)", logger: logger)
+            """
+            SELECT status FROM messaging.schedules WHERE app_id = \(app) AND id = \(id)
+            UNION ALL SELECT status FROM messaging.messages WHERE app_id = \(app) AND id = \(id) LIMIT 1
+            """, logger: logger)
         for try await status in rows.decode(String.self) { return status }
         return nil
+    }
+
+    /// Cancels a scheduled publish; false when it is not scheduled (published, cancelled, unknown).
+    func cancel(app: String, id: String) async throws -> Bool {
+        let rows = try await database.query(
+            """
+            UPDATE messaging.schedules SET status = 'cancelled' WHERE app_id = \(app) AND id = \(id) AND status = 'scheduled'
+            RETURNING 1
+            """, logger: logger)
+        for try await _ in rows.decode(Int.self) { return true }
+        return false
     }
 
     /// Subscribes to `channel` (created when new) from its next message on; answers the id.
@@ -139,6 +177,55 @@ struct MessageStore: Sendable {
         }
     }
 
+    /// Publishes the occurrences due now, up to `limit`, each in the transaction that claims its
+    /// schedule (`SKIP LOCKED`: replicas take different rows) and moves it to its next time or
+    /// ends it — so each occurrence is published once, even if a replica dies mid-way. A
+    /// repeating schedule more than ``catchUp`` behind skips to its latest due time.
+    @discardableResult
+    func fireDue(limit: Int = 100) async throws -> Int {
+        let now = Self.now()
+        return try await database.withTransaction(logger: logger) { connection -> Int in
+            let rows = try await connection.query(
+                """
+                SELECT app_id, id, channel, subtopic, publisher_id, headers::text, data::text, next_at, repeat_every,
+                    repeat_expires_at, occurrences
+                FROM messaging.schedules WHERE status = 'scheduled' AND next_at <= \(now)
+                ORDER BY next_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                """, logger: logger)
+            var due: [(String, String, String, String?, String?, String, String, Int64, Int64?, Int64?, Int64)] = []
+            for try await row in rows.decode((String, String, String, String?, String?, String, String, Int64, Int64?, Int64?, Int64).self) {
+                due.append(row)
+            }
+            for (app, id, channel, subtopic, publisher, headers, data, nextAt, every, expires, occurrences) in due {
+                // The first occurrence keeps the id the publish answered; repeats add their number.
+                let messageID = occurrences == 0 ? id : "\(id):\(occurrences + 1)"
+                try await connection.query(
+                    Self.insertMessage(
+                        app: app, channel: channel, id: messageID, subtopic: subtopic, publisherId: publisher, headers: headers,
+                        data: data, at: now), logger: logger)
+                var next = every.map { nextAt + $0 }
+                if let every, let upcoming = next, upcoming < now - Self.catchUp { next = upcoming + (now - upcoming) / every * every }
+                if let upcoming = next, upcoming <= (expires ?? .max) {
+                    try await connection.query(
+                        """
+                        UPDATE messaging.schedules SET next_at = \(upcoming), occurrences = occurrences + 1
+                        WHERE app_id = \(app) AND id = \(id)
+                        """, logger: logger)
+                } else {
+                    try await connection.query(
+                        """
+                        UPDATE messaging.schedules SET status = 'published', occurrences = occurrences + 1
+                        WHERE app_id = \(app) AND id = \(id)
+                        """, logger: logger)
+                }
+            }
+            return due.count
+        }
+    }
+
+    /// How far behind a repeating schedule may fall before missed occurrences are skipped.
+    static let catchUp: Int64 = 60_000
+
     /// Deletes a channel with its messages and subscriptions; false when there was none.
     func deleteChannel(app: String, channel: String) async throws -> Bool {
         let rows = try await database.query(
@@ -147,8 +234,8 @@ struct MessageStore: Sendable {
         return false
     }
 
-    /// Removes up to `batch` messages past the retention and subscriptions idle too long;
-    /// answers how many rows went.
+    /// Removes up to `batch` messages past the retention, subscriptions idle too long and ended
+    /// schedules past the retention; answers how many rows went.
     @discardableResult
     func sweep(batch: Int = 1_000) async throws -> Int {
         let now = Self.now()
@@ -161,8 +248,12 @@ struct MessageStore: Sendable {
             idle AS (
                 DELETE FROM messaging.subscriptions WHERE ctid IN (
                     SELECT ctid FROM messaging.subscriptions WHERE polled < \(now - idleSubscription) LIMIT \(batch))
+                RETURNING 1),
+            ended AS (
+                DELETE FROM messaging.schedules WHERE ctid IN (
+                    SELECT ctid FROM messaging.schedules WHERE status <> 'scheduled' AND next_at < \(now - retention) LIMIT \(batch))
                 RETURNING 1)
-            SELECT (SELECT count(*) FROM old) + (SELECT count(*) FROM idle)
+            SELECT (SELECT count(*) FROM old) + (SELECT count(*) FROM idle) + (SELECT count(*) FROM ended)
             """, logger: logger)
         for try await count in rows.decode(Int64.self) { return Int(count) }
         return 0

@@ -33,7 +33,19 @@ enum MessagingError {
         ErrorEnvelope(code: 5014, message: "Subscription '\(id.prefix(64))' does not exist", status: 404)
     }
 
-    /// 5015, 400: a publish option that is not available yet (push delivery, scheduling).
+    /// 5030, 400: a `publishAt` in the past (the seed's code).
+    static let invalidPublishAt = ErrorEnvelope(code: 5030, message: "'publishAt' must not be in the past", status: 400)
+
+    /// 5003, 400: a `repeatExpiresAt` not after the first occurrence (the seed's code).
+    static let invalidRepeatExpiry = ErrorEnvelope(
+        code: 5003, message: "'repeatExpiresAt' must be after the first publication", status: 400)
+
+    /// 5040, 404: cancelling a message that is not scheduled (the contract's code).
+    static func notScheduled(_ id: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 5040, message: "Message '\(id.prefix(64))' is not scheduled (already published, cancelled or unknown)", status: 404)
+    }
+
+    /// 5015, 400: a publish option that is not available yet (push delivery).
     static func notSupportedYet(_ feature: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 5015, message: "\(feature) is not supported yet", status: 400)
     }

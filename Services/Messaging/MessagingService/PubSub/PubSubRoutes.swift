@@ -4,8 +4,9 @@ import InternalProtocol
 import QueryLanguage
 import ServiceRuntime
 
-/// Publish/subscribe (contract §6): `POST messaging/{channel}` publishes, `GET messaging/{messageId}`
-/// answers its status, `POST messaging/{channel}/subscribe` subscribes (subscriber id, subtopic
+/// Publish/subscribe (contract §6): `POST messaging/{channel}` publishes (or schedules),
+/// `GET messaging/{messageId}` answers its status, `DELETE messaging/{messageId}` cancels a
+/// scheduled one, `POST messaging/{channel}/subscribe` subscribes (subscriber id, subtopic
 /// pattern, selector), `GET messaging/{channel}/{subscriptionId}` polls, `GET
 /// messaging/{channel}/properties` describes the channel, `DELETE messaging/channels/{channel}`
 /// deletes it (server-code key). A channel named `email` is the email API's path.
@@ -19,8 +20,13 @@ struct PubSubRoutes: Sendable {
         routes.add(.post, "messaging/:channel", options: Self.options) { call in
             let channel = try ChannelName.validated(call.parameter("channel"))
             let request = try PublishRequest(try call.messagingJSON)
-            let id = try await store.publish(app: call.identity.appId, channel: channel, request)
-            return .messaging(Self.status(id: id, "published"))
+            let (id, status) = try await store.publish(app: call.identity.appId, channel: channel, request)
+            return .messaging(Self.status(id: id, status))
+        }
+        routes.add(.delete, "messaging/:channel", options: Self.options) { call in
+            let id = call.parameter("channel")
+            guard try await store.cancel(app: call.identity.appId, id: id) else { throw MessagingError.notScheduled(id) }
+            return .messaging(.object(JSONObject([("status", .string("cancelled")), ("messageId", .string(id))])))
         }
         // The router takes one parameter name per position: here `:channel` holds a message id.
         routes.add(.get, "messaging/:channel", options: Self.options) { call in

@@ -9,13 +9,23 @@ struct PublishRequest: Sendable {
     let publisherId: String?
     let headers: JSONObject
     let subtopic: String?
+    /// When to publish (epoch ms), how often to repeat (ms) and until when (epoch ms); nil
+    /// when the message is published at once.
+    let schedule: Schedule?
+
+    /// A delayed or repeating publish.
+    struct Schedule: Sendable, Equatable {
+        let publishAt: Int64
+        let repeatEvery: Int64?
+        let repeatExpiresAt: Int64?
+    }
 
     /// The most headers one message may carry.
     static let maximumHeaders = 256
 
-    /// Reads `body`; 5011 for malformed members, 5012 for a subtopic, 5015 for push and
-    /// scheduling until they exist.
-    init(_ body: JSONValue?) throws(ErrorEnvelope) {
+    /// Reads `body`; 5011 for malformed members, 5012 for a subtopic, 5030 and 5003 for schedule
+    /// times, 5015 for push until it exists.
+    init(_ body: JSONValue?, now: Int64 = MessageStore.now()) throws(ErrorEnvelope) {
         guard let object = body?.object else { throw MessagingError.invalidBody("The body must be a JSON object with 'message'") }
         message = object["message"] ?? .null
         publisherId = try Self.text(object["publisherId"], "publisherId")
@@ -28,8 +38,35 @@ struct PublishRequest: Sendable {
         }
         let policy = try Self.text(object["publishPolicy"] ?? object["pushPolicy"], "publishPolicy")?.uppercased()
         guard policy == nil || policy == "PUBSUB" else { throw MessagingError.notSupportedYet("Push delivery ('\(policy ?? "")')") }
-        for key in ["publishAt", "repeatEvery", "repeatExpiresAt"] where object[key] != nil && object[key] != .null {
-            throw MessagingError.notSupportedYet("Scheduled publishing ('\(key)')")
+        schedule = try Self.schedule(object, now: now)
+    }
+
+    /// `publishAt` (5030 unless a time from now on), `repeatEvery` (whole seconds, at least 1:
+    /// 5011) and `repeatExpiresAt` (5003 unless after the first occurrence); nil when none is set.
+    private static func schedule(_ object: JSONObject, now: Int64) throws(ErrorEnvelope) -> Schedule? {
+        let publishAt = try integer(object["publishAt"])
+        let every = try integer(object["repeatEvery"])
+        let expires = try integer(object["repeatExpiresAt"])
+        guard publishAt != nil || every != nil else {
+            if expires != nil { throw MessagingError.invalidBody("'repeatExpiresAt' needs 'repeatEvery'") }
+            return nil
+        }
+        // A second of slack: the client's clock and the request's trip.
+        if let publishAt, publishAt < now - 1_000 { throw MessagingError.invalidPublishAt }
+        let first = max(publishAt ?? now, now)
+        if let every, !(1...31_536_000).contains(every) {
+            throw MessagingError.invalidBody("'repeatEvery' is a whole number of seconds from 1 to 31,536,000")
+        }
+        if let expires, expires <= first { throw MessagingError.invalidRepeatExpiry }
+        return Schedule(publishAt: first, repeatEvery: every.map { $0 * 1_000 }, repeatExpiresAt: expires)
+    }
+
+    private static func integer(_ value: JSONValue?) throws(ErrorEnvelope) -> Int64? {
+        switch value {
+        case nil, .null?: return nil
+        case .integer(let integer)?: return integer
+        case .number(let number)? where number.isFinite && number == number.rounded() && abs(number) < 9e15: return Int64(number)
+        default: throw MessagingError.invalidBody("'publishAt', 'repeatEvery' and 'repeatExpiresAt' are whole numbers")
         }
     }
 
