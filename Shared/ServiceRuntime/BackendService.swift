@@ -31,7 +31,7 @@ public struct ServiceEnvironment: Sendable {
     /// The service's logger.
     public let logger: Logger
     /// Long-running parts the service adds while registering (listeners, schedulers); they
-    /// run in the process's service group after the database pool.
+    /// run in the process's service group after the database pool, once its migrations have run.
     public let background = BackgroundServices()
 }
 
@@ -95,18 +95,23 @@ extension BackendService {
             registry: operations, routes: routes, ports: ports,
             defaultTimeout: .milliseconds(Int64(configuration.internalTimeoutMilliseconds)),
             filesPublicURL: configuration.filesPublicURL, logger: logger)
+        let migrated = MigrationGate()
         if configuration.migrateOnStart {
             let runners = migrationRunners
             rpc.beforeServerStarts {
                 await PostgresClient.settle()
                 for runner in runners { _ = try await runner.apply(on: database, logger: logger) }
+                migrated.open()
             }
+        } else {
+            migrated.open()
         }
         let operationsServer = OperationsServer.make(
             service: name, host: configuration.bindHost, port: configuration.opsPort, ports: ports, logger: logger,
             readiness: readiness.check)
         return ServiceParts(
-            services: [database, peers] + environment.background.all + [rpc, operationsServer], ports: ports)
+            services: [database, peers] + environment.background.all.map { GatedService(gate: migrated, service: $0) }
+                + [rpc, operationsServer], ports: ports)
     }
 }
 
