@@ -1,3 +1,4 @@
+import DataEngine
 import InternalProtocol
 
 /// Pub/sub's errors. Backendless keeps messaging in the 5000s; the contract names 5040 (cancel)
@@ -48,6 +49,17 @@ enum MessagingError {
     /// 5015, 400: a publish option that is not available yet (push delivery).
     static func notSupportedYet(_ feature: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 5015, message: "\(feature) is not supported yet", status: 400)
+    }
+}
+
+extension MessagingError {
+    /// A body member that is absent, null, or a string of at most `limit` bytes (5011 otherwise).
+    static func optionalText(_ value: JSONValue?, _ name: String, upTo limit: Int) throws(ErrorEnvelope) -> String? {
+        switch value {
+        case nil, .null?: return nil
+        case .string(let text)? where text.utf8.count <= limit: return text
+        default: throw invalidBody("'\(name)' must be a string of at most \(limit) bytes")
+        }
     }
 }
 

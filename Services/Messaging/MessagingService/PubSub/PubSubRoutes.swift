@@ -49,11 +49,13 @@ struct PubSubRoutes: Sendable {
             let channel = try ChannelName.validated(call.parameter("channel"))
             let id = call.parameter("subscriptionId")
             // Batches its filters reject are skipped, so an empty answer means nothing is waiting.
+            var filter: SubscriptionFilter?
             while true {
                 guard let taken = try await store.take(app: call.identity.appId, channel: channel, id: id) else {
                     throw MessagingError.subscriptionNotFound(id)
                 }
-                let delivered = try SubscribeRequest.filter(taken)
+                if filter == nil { filter = try SubscriptionFilter(taken) }
+                let delivered = filter?.delivered(taken.messages) ?? taken.messages
                 guard delivered.isEmpty, !taken.messages.isEmpty else {
                     return .messaging(.object(JSONObject([("messages", .array(delivered.map(\.json)))])))
                 }
@@ -88,32 +90,35 @@ struct SubscribeRequest: Sendable {
         case .object(let members)?: object = members
         default: throw MessagingError.invalidBody("The body must be a JSON object")
         }
-        subscriberId = try Self.text(object["subscriberId"], "subscriberId")
-        subtopic = try Self.text(object["subtopic"], "subtopic")
+        let limit = Selector.limits.maximumLength
+        subscriberId = try MessagingError.optionalText(object["subscriberId"], "subscriberId", upTo: limit)
+        subtopic = try MessagingError.optionalText(object["subtopic"], "subtopic", upTo: limit)
         if let subtopic, Subtopic(subtopic, wildcards: true) == nil { throw MessagingError.invalidSubtopic(subtopic) }
-        selector = try Self.text(object["selector"], "selector").flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
+        let selectorText = try MessagingError.optionalText(object["selector"], "selector", upTo: limit)
+        selector = selectorText.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
         if let selector { _ = try Selector(selector) }
     }
+}
 
-    /// The taken messages this subscription's subtopic pattern and selector let through.
-    static func filter(_ taken: MessageStore.Taken) throws(ErrorEnvelope) -> [MessageStore.Polled] {
-        let pattern = taken.subtopic.flatMap { Subtopic($0, wildcards: true) }
-        let selector = try taken.selector.map { text throws(ErrorEnvelope) in try Selector(text) }
-        return taken.messages.filter { message in
+/// A subscription's stored subtopic pattern and selector, parsed once per poll.
+struct SubscriptionFilter: Sendable {
+    let pattern: Subtopic?
+    let selector: Selector?
+
+    init(_ taken: MessageStore.Taken) throws(ErrorEnvelope) {
+        pattern = taken.subtopic.flatMap { Subtopic($0, wildcards: true) }
+        selector = try taken.selector.map { text throws(ErrorEnvelope) in try Selector(text) }
+    }
+
+    /// The messages the pattern and selector let through.
+    func delivered(_ messages: [MessageStore.Polled]) -> [MessageStore.Polled] {
+        messages.filter { message in
             if let pattern {
                 guard let published = message.subtopic.flatMap({ Subtopic($0, wildcards: false) }), pattern.matches(published) else {
                     return false
                 }
             }
             return selector?.selects(message.headers) ?? true
-        }
-    }
-
-    private static func text(_ value: JSONValue?, _ name: String) throws(ErrorEnvelope) -> String? {
-        switch value {
-        case nil, .null?: return nil
-        case .string(let text)? where text.utf8.count <= Selector.limits.maximumLength: return text
-        default: throw MessagingError.invalidBody("'\(name)' must be a string of at most 4,096 bytes")
         }
     }
 }

@@ -71,11 +71,7 @@ struct PublishRequest: Sendable {
     }
 
     private static func text(_ value: JSONValue?, _ name: String) throws(ErrorEnvelope) -> String? {
-        switch value {
-        case nil, .null?: return nil
-        case .string(let text)? where text.utf8.count <= 1_024: return text
-        default: throw MessagingError.invalidBody("'\(name)' must be a string of at most 1,024 bytes")
-        }
+        try MessagingError.optionalText(value, name, upTo: 1_024)
     }
 
     private static func headers(_ value: JSONValue?) throws(ErrorEnvelope) -> JSONObject {
