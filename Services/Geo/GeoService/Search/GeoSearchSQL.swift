@@ -124,10 +124,13 @@ struct GeoSearchSQL {
     static func inside(_ rectangle: GeoRectangle, location: Location, into sql: inout SQL) {
         sql.append("(")
         sql.list(rectangle.longitudeRanges, separator: " OR ") { sql, range in
+            // ST_Intersects, not a bare `&&`: bounding boxes are single-precision and rounded
+            // outwards, so `&&` alone also finds points a few millimetres outside the edges.
+            sql.append("public.ST_Intersects(")
             location(&sql)
-            sql.append("::public.geometry && public.ST_MakeEnvelope(")
+            sql.append("::public.geometry, public.ST_MakeEnvelope(")
             sql.bind(all: [.double(range.lowerBound), .double(rectangle.south), .double(range.upperBound), .double(rectangle.north)])
-            sql.append(", 4326)")
+            sql.append(", 4326))")
         }
         sql.append(")")
     }
