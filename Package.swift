@@ -28,7 +28,11 @@ let engines: [String: [Target.Dependency]] = [
         "QueryLanguage", "DataEngine", product("HummingbirdBcrypt", "hummingbird-auth"), product("NIOPosix", "swift-nio"),
     ],
     // SMTP delivery over NIO with STARTTLS.
-    "Messaging": ["QueryLanguage", "DataEngine", product("NIOPosix", "swift-nio"), product("NIOSSL", "swift-nio-ssl")],
+    // Push credentials' keys and the JWTs they sign: swift-crypto (Crypto comes with the runtime).
+    "Messaging": [
+        "QueryLanguage", "DataEngine", "DataAPI", "Permissions", product("NIOPosix", "swift-nio"), product("NIOSSL", "swift-nio-ssl"),
+        product("_CryptoExtras", "swift-crypto"),
+    ],
     // Stored bytes on local disk (unnamed temporary files linked into place once complete) or
     // in S3-compatible storage over HTTP; uploads from URLs resolve their host first; directories
     // and files are containers and assets of the shared permission model.
@@ -40,7 +44,7 @@ let engines: [String: [Target.Dependency]] = [
     ],
     // Where clauses over point metadata through the shared parser; SQL building and JSON from
     // the data engine.
-    "Geo": ["QueryLanguage", "DataEngine"],
+    "Geo": ["QueryLanguage", "DataEngine", "DataAPI", "Permissions"],
 ]
 
 func product(_ name: String, _ package: String) -> Target.Dependency {

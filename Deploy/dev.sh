@@ -24,6 +24,9 @@ bin=$(build_project "$configuration" | tail -1)
 export BAAS_POSTGRES_HOST=127.0.0.1 BAAS_POSTGRES_PORT=$pg_port BAAS_POSTGRES_USER=baas
 export BAAS_POSTGRES_DATABASE=baas BAAS_POSTGRES_PASSWORD; BAAS_POSTGRES_PASSWORD=$(cat "$state/pg/password")
 export BAAS_PKI_DIR=$state/pki BAAS_GATEWAY_PORT=$gateway_port
+# The key that seals stored secrets (push credentials): made once, kept with the dev state.
+[ -s "$state/secrets.key" ] || (umask 077 && head -c 32 /dev/urandom | base64 > "$state/secrets.key")
+export BAAS_SECRETS_KEY=${BAAS_SECRETS_KEY:-$(cat "$state/secrets.key")}
 "$bin/gateway" pki-init "$BAAS_PKI_DIR" >/dev/null
 for service in "${backends[@]}"; do "$bin/$service" migrate >/dev/null; done
 

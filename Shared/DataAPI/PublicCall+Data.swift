@@ -41,6 +41,19 @@ extension PublicCall {
         }
     }
 
+    /// The body as JSON nested at most `maximumDepth` deep; an empty body is nil. A body that
+    /// does not parse is refused with `refusal` of the parser's reason.
+    public func json(
+        maximumDepth: Int, refusal: (String) -> ErrorEnvelope
+    ) throws(ErrorEnvelope) -> JSONValue? {
+        guard let bytes = nonBlankBody else { return nil }
+        do {
+            return try JSONParser.parse(bytes, maximumDepth: maximumDepth)
+        } catch {
+            throw refusal("The body is not valid JSON: \(error.message)")
+        }
+    }
+
     /// A POST body's data query: the JS object form or Swift's arrays and numeric strings, members
     /// named as `renaming` says (an empty body is the default query).
     public func bodyQueryParameters(renaming names: [String: String] = [:]) throws -> QueryParameters {

@@ -28,3 +28,16 @@ public enum PermissionOracle {
         return true
     }
 }
+
+extension ContainerPermissions {
+    /// Whether no cell is set: everything is allowed.
+    public var isEmpty: Bool {
+        global.all.isEmpty && containers.isEmpty && owner.isEmpty
+    }
+
+    /// Whether `caller` may perform `operation` on an asset of `container` that has no ACL of
+    /// its own (a geo point, a channel's messages), owned by `ownerID`.
+    public func allows(_ caller: PermissionCaller, _ operation: Operation, container: String, ownerID: String? = nil) -> Bool {
+        PermissionOracle.allows(caller, operation, container: container, ownerID: ownerID, acl: PermissionMatrix(), rules: self)
+    }
+}

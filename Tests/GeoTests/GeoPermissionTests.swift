@@ -23,8 +23,8 @@ import TestSupport
         let rounds = (0..<6).map { _ in (0..<70).map { _ in Int.random(in: 0...5, using: &random) } }
         let searches = (0..<12).map { _ in Array(Self.categories.shuffled(using: &random).prefix(Int.random(in: 1...3, using: &random))) }
         try await TestCluster.with { cluster async throws in
-            let bob = try await cluster.account("bob@example.com")
-            let ann = try await cluster.account("ann@example.com")
+            let people = try await PermissionPeople(cluster)
+            let (bob, ann) = (people.bob, people.ann)
             var saved: [(id: String, categories: [String], owner: String?)] = []
             for (index, point) in points.enumerated() {
                 let owner = [nil, bob, ann][point.owner]
@@ -35,16 +35,8 @@ import TestSupport
                 saved.append((id, point.categories, owner?.id))
             }
             let containers = ["*"] + Self.categories
-            let principals: [(key: String, value: String, principal: Principal)] = [
-                ("user", bob.id, .user(bob.id)), ("user", ann.id, .user(ann.id)), ("user", "*", .user("*")),
-                ("role", "AuthenticatedUser", .role("AuthenticatedUser")), ("role", "NotAuthenticatedUser", .role("NotAuthenticatedUser")),
-                ("role", "RestUser", .role("RestUser")), ("role", "*", .role("*")),
-            ]
-            let callers: [(token: String?, caller: PermissionCaller)] = [
-                (bob.token, PermissionCaller(userID: bob.id, customRoles: [], systemRoles: ["RestUser", "AuthenticatedUser"])),
-                (ann.token, PermissionCaller(userID: ann.id, customRoles: [], systemRoles: ["RestUser", "AuthenticatedUser"])),
-                (nil, PermissionCaller(userID: nil, customRoles: [], systemRoles: ["RestUser", "NotAuthenticatedUser"])),
-            ]
+            let principals = people.principals
+            let callers = people.callers
             for draws in rounds {
                 var rules = CategoryRules()
                 var draw = draws.makeIterator()
@@ -151,13 +143,6 @@ import TestSupport
 }
 
 extension TestCluster {
-    /// A registered, logged-in user: id and token.
-    func account(_ email: String) async throws -> (id: String, token: String) {
-        _ = try await send(.POST, "/users/register", #"{"email": "\#(email)", "password": "pw"}"#)
-        let login = try await send(.POST, "/users/login", #"{"login": "\#(email)", "password": "pw"}"#)
-        return (try #require(login.json["objectId"] as? String), try #require(login.json["user-token"] as? String))
-    }
-
     /// Sets (nil: clears) one cell of a category's permissions; `principal` nil is the owner policy.
     func setCategoryCell(_ category: String, _ principal: String?, _ decision: PermissionDecision?, operation: String = "FIND")
         async throws

@@ -3,13 +3,6 @@ import NIOHTTP1
 import Testing
 import TestSupport
 
-extension HTTPResult {
-    /// The body as a JSON array of objects (empty when it is not one).
-    var items: [[String: any Sendable]] {
-        ((try? JSONSerialization.jsonObject(with: body)) as? [[String: any Sendable]]) ?? []
-    }
-}
-
 extension TestCluster {
     /// Saves a point and answers its objectId.
     @discardableResult

@@ -124,6 +124,8 @@ import TestSupport
             let tenThousand = "{" + (0..<10_000).map { "\"h\($0)\": 1" }.joined(separator: ",") + "}"
             let cases: [(HTTPMethod, String, String?, Int)] = [
                 (.POST, "/messaging/bad%20name", #"{"message": 1}"#, 5010),
+                (.POST, "/messaging/Settings", #"{"message": 1}"#, 5010),
+                (.POST, "/messaging/push/subscribe", nil, 5010),
                 (.POST, "/messaging/chat", #"{"message": 1, "headers": \#(tenThousand)}"#, 5011),
                 (.POST, "/messaging/chat", #"{"message": 1, "headers": {"h": {"nested": 1}}}"#, 5011),
                 (.POST, "/messaging/chat", #"{"message": 1, "subtopic": "a..b"}"#, 5012),
@@ -238,11 +240,17 @@ import TestSupport
                 try await MigrationRunner(owner: "messaging", migrations: MessagingService.migrations).apply(on: client, logger: TestDatabase.logger)
                 var store = MessageStore(database: client, logger: TestDatabase.logger)
                 let subscription = try await store.subscribe(app: "app", channel: "c", subscriberId: nil, subtopic: nil, selector: nil)
-                for index in 0..<3 { _ = try await store.publish(app: "app", channel: "c", try PublishRequest(.object(JSONObject([("message", .integer(Int64(index)))])))) }
+                let message = { (index: Int) in try PublishRequest(.object(JSONObject([("message", .integer(Int64(index)))]))) }
+                for index in 0..<3 { _ = try await store.publish(app: "app", channel: "c", try message(index)) }
                 #expect(try await store.sweep() == 0, "nothing is old yet")
-                store.retention = -1_000
+                // Each message keeps the retention it was published with.
+                var expiring = store
+                expiring.retention = -1_000
+                for index in 3..<5 { _ = try await expiring.publish(app: "app", channel: "c", try message(index)) }
+                #expect(try await store.sweep() == 2)
+                #expect(try await store.take(app: "app", channel: "c", id: subscription)?.messages.map(\.data) == (0..<3).map { .integer(Int64($0)) })
                 store.idleSubscription = -1_000
-                #expect(try await store.sweep() == 4)
+                #expect(try await store.sweep() == 1)
                 let gone = try await store.take(app: "app", channel: "c", id: subscription)
                 #expect(gone.map { _ in true } == nil, "the idle subscription is gone")
             }

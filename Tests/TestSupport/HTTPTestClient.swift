@@ -18,6 +18,11 @@ public struct HTTPResult: Sendable {
         ((try? JSONSerialization.jsonObject(with: body)) as? [String: any Sendable]) ?? [:]
     }
 
+    /// The body as a JSON array of objects (empty when it is not one).
+    public var items: [[String: any Sendable]] {
+        ((try? JSONSerialization.jsonObject(with: body)) as? [[String: any Sendable]]) ?? []
+    }
+
     /// The body as text.
     public var text: String { String(decoding: body, as: UTF8.self) }
 }

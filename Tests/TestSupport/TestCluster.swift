@@ -64,6 +64,16 @@ public struct TestCluster: Sendable {
             method, gatewayURL + prefix(key) + path, headers: headers, body: body.map { Data($0.utf8) })
     }
 
+    /// Registers and logs in a user with password `pw`: their id and token.
+    public func account(_ email: String) async throws -> (id: String, token: String) {
+        _ = try await send(.POST, "/users/register", #"{"email": "\#(email)", "password": "pw"}"#)
+        let login = try await send(.POST, "/users/login", #"{"login": "\#(email)", "password": "pw"}"#)
+        guard let id = login.json["objectId"] as? String, let token = login.json["user-token"] as? String else {
+            throw TestClusterFailure(description: "login of \(email): \(login.status) \(login.text)")
+        }
+        return (id, token)
+    }
+
     /// Stops one service gracefully, as `docker stop` would, and returns once it has exited.
     public func stop(_ service: ServiceName) async {
         await groups[service]?.triggerGracefulShutdown()
@@ -199,4 +209,9 @@ public struct TestCluster: Sendable {
         case .geo: return try GeoService.parts(configuration: runtime, tls: tls, logger: logger)
         }
     }
+}
+
+/// A cluster request that did not answer as a helper needs.
+public struct TestClusterFailure: Error, CustomStringConvertible {
+    public let description: String
 }

@@ -15,11 +15,11 @@ public enum GeoService: BackendService {
     ) throws {
         let store = GeoStore(database: environment.database, logger: environment.logger)
         let engine = DataEngine(database: environment.database, logger: environment.logger)
-        let rules = CategoryRulesCache { app in try await store.categoryRules(app: app) }
+        let table = store.categoryRuleTable
+        let rules = CategoryRulesCache(channel: table.channel) { app in CategoryRules(rules: try await table.rules(app: app)) }
         environment.background.add(engine.listener)
         environment.background.add(
-            NotificationListener(
-                database: environment.database, channel: CategoryRulesCache.channel, consumer: rules, logger: environment.logger))
+            NotificationListener(database: environment.database, channel: rules.channel, consumer: rules, logger: environment.logger))
         GeoRoutes(store: store, objects: GeoDataObjects(engine: engine), access: GeoAccess(rules: rules)).add(to: &routes)
     }
 }

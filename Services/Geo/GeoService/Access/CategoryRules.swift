@@ -1,5 +1,6 @@
 import InternalProtocol
 import Permissions
+import PostgresSupport
 
 /// What a caller may do with the points of a geo category (contract §4's model): FIND them in
 /// searches, ADD points to it, REMOVE points from it.
@@ -18,14 +19,11 @@ struct CategoryRules: Sendable, Equatable {
     var rules = ContainerPermissions<GeoOperation>()
 
     /// Whether no cell is set: everything is allowed.
-    var isEmpty: Bool {
-        rules.global.all.isEmpty && rules.containers.isEmpty && rules.owner.isEmpty
-    }
+    var isEmpty: Bool { rules.isEmpty }
 
     /// Whether `caller` may perform `operation` on a point in `category` owned by `ownerID`.
     func allows(_ caller: PermissionCaller, _ operation: GeoOperation, category: String, ownerID: String?) -> Bool {
-        PermissionOracle.allows(
-            caller, operation, container: category, ownerID: ownerID, acl: PermissionMatrix(), rules: rules)
+        rules.allows(caller, operation, container: category, ownerID: ownerID)
     }
 
     /// Whether `caller` may perform `operation` on a point in at least one of `categories`.
@@ -42,3 +40,6 @@ struct CategoryRules: Sendable, Equatable {
         return (others, categories.filter { allows(caller, .find, category: $0, ownerID: user) })
     }
 }
+
+/// Each app's category cells, kept while listening for changes (`geo_category_rules`).
+typealias CategoryRulesCache = AnnouncedAppCache<CategoryRules>

@@ -1,4 +1,5 @@
 import InternalProtocol
+import PostgresSupport
 import Permissions
 
 /// Category permissions applied to geo requests: searches see only the categories (or, under
@@ -10,7 +11,7 @@ struct GeoAccess: Sendable {
 
     /// The search narrowed to what `identity` may find; 4000 when it could find nothing.
     func findable(_ search: GeoSearch, identity: Identity) async throws -> GeoSearch {
-        let rules = try await rules.rules(app: identity.appId)
+        let rules = try await rules.value(app: identity.appId)
         guard !rules.isEmpty else { return search }
         let (others, own) = rules.findable(by: PermissionCaller(identity), in: search.categories)
         guard !others.isEmpty || !own.isEmpty else {
@@ -24,7 +25,7 @@ struct GeoAccess: Sendable {
 
     /// 4008, as if it did not exist, unless `identity` may find the point (in one of its categories).
     func requireFind(_ point: GeoStore.PointAccess, identity: Identity) async throws {
-        let rules = try await rules.rules(app: identity.appId)
+        let rules = try await rules.value(app: identity.appId)
         guard rules.allowsAny(PermissionCaller(identity), .find, categories: point.categories, ownerID: point.ownerID) else {
             throw GeoError.pointNotFound(point.id)
         }
@@ -34,7 +35,7 @@ struct GeoAccess: Sendable {
     /// it from each of `removed`.
     func requireChange(added: [String], removed: [String], ownerID: String?, identity: Identity) async throws {
         guard !added.isEmpty || !removed.isEmpty else { return }
-        let rules = try await rules.rules(app: identity.appId)
+        let rules = try await rules.value(app: identity.appId)
         let caller = PermissionCaller(identity)
         for (operation, categories) in [(GeoOperation.add, added), (.remove, removed)] {
             for category in categories where !rules.allows(caller, operation, category: category, ownerID: ownerID) {

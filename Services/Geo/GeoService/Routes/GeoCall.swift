@@ -1,3 +1,4 @@
+import DataAPI
 import DataEngine
 import Hummingbird
 import InternalProtocol
@@ -7,14 +8,7 @@ import ServiceRuntime
 extension PublicCall {
     /// The body as JSON; an empty body is nil (4002 when it is not JSON).
     var geoJSON: JSONValue? {
-        get throws(ErrorEnvelope) {
-            guard let bytes = nonBlankBody else { return nil }
-            do {
-                return try JSONParser.parse(bytes, maximumDepth: 16)
-            } catch {
-                throw GeoError.invalidBody("The body is not valid JSON: \(error.message)")
-            }
-        }
+        get throws(ErrorEnvelope) { try json(maximumDepth: 16, refusal: GeoError.invalidBody) }
     }
 
     /// The search the query string names.
@@ -26,12 +20,5 @@ extension PublicCall {
             throw GeoError.invalidParameter("Malformed percent-encoding in the query string")
         }
         return try GeoSearch(query: items, rectangle: rectangle)
-    }
-}
-
-extension Response {
-    /// A JSON value response.
-    static func geo(_ value: JSONValue) -> Response {
-        jsonText(value.jsonText)
     }
 }

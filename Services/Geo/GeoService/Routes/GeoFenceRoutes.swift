@@ -1,3 +1,4 @@
+import DataAPI
 import DataEngine
 import Hummingbird
 import InternalProtocol
@@ -12,20 +13,20 @@ struct GeoFenceRoutes: Sendable {
         routes.add(.get, "geo/fences", options: GeoRoutes.options) { call in
             let name = try? call.queryItems.first { $0.name == "geoFence" }?.value
             let fences = try await store.fences(app: call.identity.appId, named: name.flatMap { $0.isEmpty ? nil : $0 })
-            return .geo(.array(fences.map { id, fence in Self.json(fence, id: id) }))
+            return .json(.array(fences.map { id, fence in Self.json(fence, id: id) }))
         }
         routes.add(.post, "geo/fences", options: GeoRoutes.options) { call in
             try Self.requireServerCode(call)
             guard let definition = try call.geoJSON?.object else { throw GeoError.invalidFence("the body must be a JSON object") }
             let fence = try GeoFence(definition: definition)
-            return .geo(Self.json(fence, id: try await store.saveFence(app: call.identity.appId, fence)))
+            return .json(Self.json(fence, id: try await store.saveFence(app: call.identity.appId, fence)))
         }
         routes.add(.delete, "geo/fences/:name", options: GeoRoutes.options) { call in
             try Self.requireServerCode(call)
             guard try await store.deleteFence(app: call.identity.appId, name: call.parameter("name")) else {
                 throw GeoError.fenceNotFound(call.parameter("name"))
             }
-            return .geo(.object(JSONObject([("result", .bool(true))])))
+            return .json(.object(JSONObject([("result", .bool(true))])))
         }
         routes.add(.get, "geo/fences/:name/events", options: GeoRoutes.options) { call in
             try Self.requireServerCode(call)
@@ -33,7 +34,7 @@ struct GeoFenceRoutes: Sendable {
             let name = call.parameter("name")
             _ = try await store.fence(app: call.identity.appId, name: name)
             let events = try await store.fenceEvents(app: call.identity.appId, fence: name, pageSize: search.pageSize, offset: search.offset)
-            return .geo(.array(events))
+            return .json(.array(events))
         }
         routes.add(.post, "geo/fence/:event", options: GeoRoutes.options) { call in
             guard let event = GeoFence.Event(rawValue: call.parameter("event").lowercased()) else {
@@ -44,7 +45,7 @@ struct GeoFenceRoutes: Sendable {
             }
             let fence = try await store.fence(app: call.identity.appId, name: name)
             let count = try await store.runFenceAction(app: call.identity.appId, fence: fence, event, for: try Self.subject(call))
-            return .geo(.integer(Int64(count)))
+            return .json(.integer(Int64(count)))
         }
     }
 

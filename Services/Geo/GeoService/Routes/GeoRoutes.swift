@@ -1,3 +1,4 @@
+import DataAPI
 import DataEngine
 import Hummingbird
 import InternalProtocol
@@ -18,7 +19,7 @@ struct GeoRoutes: Sendable {
         addPoints(to: &routes)
         addSearches(to: &routes)
         addCategories(to: &routes)
-        GeoPermissionRoutes(store: store, rules: access.rules).add(to: &routes)
+        Self.permissionRoutes(store: store, rules: access.rules).add(to: &routes)
         GeoFenceRoutes(store: store).add(to: &routes)
     }
 
@@ -44,16 +45,16 @@ struct GeoRoutes: Sendable {
             guard try await store.delete(app: call.identity.appId, id: point.id, checked: point.categories) else {
                 throw try await changedOrMissing(call, id: point.id)
             }
-            return .geo(.object(JSONObject([("result", .bool(true))])))
+            return .json(.object(JSONObject([("result", .bool(true))])))
         }
         routes.add(.get, "geo/points/:id", options: Self.options) { call in
-            .geo(try await loaded(call, try await point(call)).json)
+            .json(try await loaded(call, try await point(call)).json)
         }
         routes.add(.get, "geo/points/:id/metadata", options: Self.options) { call in
             if let cluster = GeoClusterID(call.parameter("id")) {
-                return .geo(.object(try await clusterMetadata(call, cluster)))
+                return .json(.object(try await clusterMetadata(call, cluster)))
             }
-            return .geo(.object(try await loaded(call, try await point(call)).metadata ?? JSONObject()))
+            return .json(.object(try await loaded(call, try await point(call)).metadata ?? JSONObject()))
         }
     }
 
@@ -95,7 +96,7 @@ struct GeoRoutes: Sendable {
 
     /// `{"geopoint": …}`, the answer to a save.
     private func saved(_ call: PublicCall, _ point: GeoPoint) async throws -> Response {
-        .geo(.object(JSONObject([("geopoint", try await loaded(call, point).json)])))
+        .json(.object(JSONObject([("geopoint", try await loaded(call, point).json)])))
     }
 
     /// The categories and owner of the point `id` (the `:id` parameter by default), 4008 when missing.
@@ -137,14 +138,14 @@ struct GeoRoutes: Sendable {
         }
         routes.add(.get, "geo/count", options: Self.options) { call in
             let search = try await findable(call, rectangle: call.uri.queryParameters["nwlat"] != nil)
-            return .geo(.integer(Int64(try await store.count(app: call.identity.appId, search))))
+            return .json(.integer(Int64(try await store.count(app: call.identity.appId, search))))
         }
         routes.add(.get, "geo/clusters/:id/points", options: Self.options) { call in
             guard let cluster = GeoClusterID(call.parameter("id")) else { throw GeoError.clusterNotFound(call.parameter("id")) }
             var search = try await findable(call, rectangle: call.uri.queryParameters["nwlat"] != nil)
             search.cell = cluster
             search.clusterCell = nil
-            return .geo(.array(try await found(call, search).map(\.json)))
+            return .json(.array(try await found(call, search).map(\.json)))
         }
     }
 
@@ -155,7 +156,7 @@ struct GeoRoutes: Sendable {
 
     private func find(_ call: PublicCall, _ search: GeoSearch) async throws -> Response {
         if let relative = search.relative { return try await relativeFind(call, search, relative) }
-        return .geo(.array(try await found(call, search).map(\.json)))
+        return .json(.array(try await found(call, search).map(\.json)))
     }
 
     /// A search's items, the data objects of their metadata loaded for the caller.
@@ -173,23 +174,23 @@ struct GeoRoutes: Sendable {
     private func relativeFind(_ call: PublicCall, _ search: GeoSearch, _ relative: RelativeFind) async throws -> Response {
         let matches = try await store.relativeFind(app: call.identity.appId, search, relative)
         let points = try await objects.load(matches.map(\.0), identity: call.identity, logger: call.context.logger)
-        return .geo(.array(zip(points, matches.map(\.1)).map { point, matches in .object(JSONObject([("geoPoint", point.json), ("matches", .number(matches))])) }))
+        return .json(.array(zip(points, matches.map(\.1)).map { point, matches in .object(JSONObject([("geoPoint", point.json), ("matches", .number(matches))])) }))
     }
 
     private func addCategories(to routes: inout PublicRoutes) {
         routes.add(.get, "geo/categories", options: Self.options) { call in
-            .geo(.array(try await store.categories(app: call.identity.appId).map(\.json)))
+            .json(.array(try await store.categories(app: call.identity.appId).map(\.json)))
         }
         routes.add(.put, "geo/categories/:name", options: Self.options) { call in
             let name = try Self.categoryName(call)
             try await access.requireChange(added: [name], removed: [], ownerID: nil, identity: call.identity)
-            return .geo(try await store.createCategory(app: call.identity.appId, name: name).json)
+            return .json(try await store.createCategory(app: call.identity.appId, name: name).json)
         }
         routes.add(.delete, "geo/categories/:name", options: Self.options) { call in
             let name = try Self.categoryName(call)
             try await access.requireChange(added: [], removed: [name], ownerID: nil, identity: call.identity)
             guard try await store.deleteCategory(app: call.identity.appId, name: name) else { throw GeoError.categoryNotFound(name) }
-            return .geo(.object(JSONObject([("result", .bool(true))])))
+            return .json(.object(JSONObject([("result", .bool(true))])))
         }
     }
 

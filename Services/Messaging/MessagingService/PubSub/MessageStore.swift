@@ -11,8 +11,11 @@ import PostgresNIO
 struct MessageStore: Sendable {
     let database: PostgresClient
     let logger: Logger
-    /// How long a published message can be polled (the contract's 60 seconds).
+    /// How long a published message can be polled unless its app says otherwise (the
+    /// contract's 60 seconds), and how long an ended schedule's status can be read.
     var retention: Int64 = 60_000
+    /// The longest retention an app may set: a week.
+    static let longestRetention: Int64 = 7 * 86_400_000
     /// A subscription unpolled this long is removed.
     var idleSubscription: Int64 = 3_600_000
 
@@ -50,7 +53,7 @@ struct MessageStore: Sendable {
         let data = request.message.jsonText
         guard let schedule = request.schedule else {
             try await database.query(
-                Self.insertMessage(
+                insertMessage(
                     app: app, channel: channel, id: id, subtopic: request.subtopic, publisherId: request.publisherId,
                     headers: headers, data: data, at: now), logger: logger)
             return (id, "published")
@@ -68,17 +71,19 @@ struct MessageStore: Sendable {
         return (id, "scheduled")
     }
 
-    /// Inserts one message under the channel row's lock (created when new), numbering it next.
-    static func insertMessage(
+    /// Inserts one message under the channel row's lock (created when new), numbering it next;
+    /// it can be polled for its app's retention.
+    func insertMessage(
         app: String, channel: String, id: String, subtopic: String?, publisherId: String?, headers: String, data: String, at now: Int64
     ) -> PostgresQuery {
         """
         WITH c AS (
             INSERT INTO messaging.channels AS ch (app_id, name, last_seq, created) VALUES (\(app), \(channel), 1, \(now))
             ON CONFLICT (app_id, name) DO UPDATE SET last_seq = ch.last_seq + 1 RETURNING last_seq)
-        INSERT INTO messaging.messages (app_id, channel, seq, id, subtopic, publisher_id, headers, data, published_at, status)
+        INSERT INTO messaging.messages (app_id, channel, seq, id, subtopic, publisher_id, headers, data, published_at, status,
+            expires_at)
         SELECT \(app), \(channel), c.last_seq, \(id), \(subtopic), \(publisherId), \(headers)::jsonb, \(data)::jsonb, \(now),
-            'published' FROM c
+            'published', \(now) + coalesce((SELECT retention FROM messaging.settings WHERE app_id = \(app)), \(retention)) FROM c
         """
     }
 
@@ -136,7 +141,6 @@ struct MessageStore: Sendable {
     /// subscription does not exist on this channel.
     func take(app: String, channel: String, id: String) async throws -> Taken? {
         let now = Self.now()
-        let oldest = now - retention
         return try await database.withTransaction(logger: logger) { connection -> Taken? in
             let found = try await connection.query(
                 """
@@ -153,7 +157,7 @@ struct MessageStore: Sendable {
                     SELECT m.*, sum(octet_length(m.data::text) + octet_length(m.headers::text)) OVER (ORDER BY m.seq) AS running,
                         row_number() OVER (ORDER BY m.seq) AS position
                     FROM messaging.messages m
-                    WHERE m.app_id = \(app) AND m.channel = \(channel) AND m.seq > \(after) AND m.published_at >= \(oldest)
+                    WHERE m.app_id = \(app) AND m.channel = \(channel) AND m.seq > \(after) AND m.expires_at > \(now)
                     ORDER BY m.seq LIMIT \(Self.pollBatch)) batch
                 WHERE running <= \(Self.pollBytes) OR position = 1
                 ORDER BY seq
@@ -200,7 +204,7 @@ struct MessageStore: Sendable {
                 // The first occurrence keeps the id the publish answered; repeats add their number.
                 let messageID = occurrences == 0 ? id : "\(id):\(occurrences + 1)"
                 try await connection.query(
-                    Self.insertMessage(
+                    insertMessage(
                         app: app, channel: channel, id: messageID, subtopic: subtopic, publisherId: publisher, headers: headers,
                         data: data, at: now), logger: logger)
                 var next = every.map { nextAt + $0 }
@@ -234,7 +238,7 @@ struct MessageStore: Sendable {
         return false
     }
 
-    /// Removes up to `batch` messages past the retention, subscriptions idle too long and ended
+    /// Removes up to `batch` messages past their retention, subscriptions idle too long and ended
     /// schedules past the retention; answers how many rows went.
     @discardableResult
     func sweep(batch: Int = 1_000) async throws -> Int {
@@ -243,7 +247,7 @@ struct MessageStore: Sendable {
             """
             WITH old AS (
                 DELETE FROM messaging.messages WHERE ctid IN (
-                    SELECT ctid FROM messaging.messages WHERE published_at < \(now - retention) LIMIT \(batch))
+                    SELECT ctid FROM messaging.messages WHERE expires_at <= \(now) LIMIT \(batch))
                 RETURNING 1),
             idle AS (
                 DELETE FROM messaging.subscriptions WHERE ctid IN (

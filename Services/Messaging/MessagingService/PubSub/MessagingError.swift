@@ -46,6 +46,42 @@ enum MessagingError {
         ErrorEnvelope(code: 5040, message: "Message '\(id.prefix(64))' is not scheduled (already published, cancelled or unknown)", status: 404)
     }
 
+    /// 5007, 403: publishing to a channel the caller may not publish to (the seed's code).
+    static func publishDenied(_ channel: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 5007, message: "User does not have the permission to publish messages to channel '\(channel)'", status: 403)
+    }
+
+    /// 5016, 403: subscribing to (or polling) a channel the caller may not subscribe to.
+    static func subscribeDenied(_ channel: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 5016, message: "User does not have the permission to subscribe to channel '\(channel)'", status: 403)
+    }
+
+    /// 4000, 403: a messaging setting or permission changed without the server-code key.
+    static func serverCodeRequired(_ what: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 4000, message: "\(what) needs the server-code key", status: 403)
+    }
+
+    /// 5000 (reading) or 5001 (`cancelling`), 404: a device with no live registration (the seed's codes).
+    static func unknownDevice(_ deviceId: String, cancelling: Bool = false) -> ErrorEnvelope {
+        ErrorEnvelope(
+            code: cancelling ? 5001 : 5000,
+            message: "Unable to \(cancelling ? "cancel" : "retrieve") device registration - unknown device ID '\(deviceId.prefix(64))'",
+            status: 404)
+    }
+
+    /// 5004, 400: a registration expiration that is not in the future (the seed's code).
+    static let invalidExpiration = ErrorEnvelope(
+        code: 5004, message: "Invalid expiration date. The expiration date must be after the current time.", status: 400)
+
+    /// 8000, 400: a value longer than its limit (the seed's code for registrations).
+    static func valueTooLong(_ name: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 8000, message: "'\(name)' exceeds the length limit", status: 400)
+    }
+
+    /// 5017, 503: push credentials cannot be stored or opened without `BAAS_SECRETS_KEY`.
+    static let secretsKeyMissing = ErrorEnvelope(
+        code: 5017, message: "Push credentials need BAAS_SECRETS_KEY to be configured on messaging-service", status: 503)
+
     /// 5015, 400: a publish option that is not available yet (push delivery).
     static func notSupportedYet(_ feature: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 5015, message: "\(feature) is not supported yet", status: 400)
@@ -63,12 +99,19 @@ extension MessagingError {
     }
 }
 
-/// Channel names: 1 to 255 letters, digits, `_`, `-` or `.`.
+/// Channel names: 1 to 255 letters, digits, `_`, `-` or `.`, other than the words of the
+/// messaging API's own paths.
 enum ChannelName {
+    /// `messaging/{word}` paths of the API: a channel of that name could not be published to or polled.
+    static let reserved: Set<String> = ["email", "registrations", "settings", "channels", "push", "pushtemplates"]
+
     static func validated(_ name: String) throws(ErrorEnvelope) -> String {
         guard (1...255).contains(name.utf8.count),
             name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == ".") })
         else { throw MessagingError.invalidChannel(name) }
+        guard !reserved.contains(name.lowercased()) else {
+            throw ErrorEnvelope(code: 5010, message: "'\(name)' is a path of the messaging API, not a channel name", status: 400)
+        }
         return name
     }
 }

@@ -3,7 +3,7 @@ import PostgresSupport
 /// messaging-service's tables, in the `messaging` schema.
 enum MessagingMigrations {
     /// Every migration, in order.
-    static let all: [any DatabaseMigration] = [m0001PubSub, m0002Schedules]
+    static let all: [any DatabaseMigration] = [m0001PubSub, m0002Schedules, m0003ChannelRules, m0004Registrations, m0005PushCredentials]
 
     /// Channels (created by the first publish or subscription that names them), their messages
     /// numbered per channel in commit order (the channel row is the counter, locked by each
@@ -82,5 +82,75 @@ enum MessagingMigrations {
             )
             """,
             "CREATE INDEX schedules_due ON messaging.schedules (next_at) WHERE status = 'scheduled'",
+        ])
+
+    /// Channels as permission containers (``ChannelAccess``): PUBLISH / SUBSCRIBE cells per user
+    /// and role, the channel lower-cased, `''` the global matrix; each app's settings (how long
+    /// a published message can be polled); and each message's end of retention, fixed when it is
+    /// published so the sweeper finds expired messages by index whatever each app's setting.
+    static let m0003ChannelRules = SQLMigration(
+        version: 3, name: "channel permissions and app settings",
+        statements: [
+            """
+            CREATE TABLE messaging.channel_permissions (
+                app_id text NOT NULL,
+                channel text NOT NULL,
+                principal_kind text NOT NULL CHECK (principal_kind IN ('user', 'role')),
+                principal text NOT NULL,
+                operation text NOT NULL CHECK (operation IN ('PUBLISH', 'SUBSCRIBE')),
+                decision text NOT NULL CHECK (decision IN ('GRANT', 'DENY')),
+                PRIMARY KEY (app_id, channel, principal_kind, principal, operation)
+            )
+            """,
+            """
+            CREATE TABLE messaging.settings (
+                app_id text PRIMARY KEY,
+                retention bigint NOT NULL CHECK (retention > 0)
+            )
+            """,
+            "ALTER TABLE messaging.messages ADD COLUMN expires_at bigint",
+            "UPDATE messaging.messages SET expires_at = published_at + 60000",
+            "ALTER TABLE messaging.messages ALTER COLUMN expires_at SET NOT NULL",
+            "DROP INDEX messaging.messages_by_age",
+            "CREATE INDEX messages_by_expiry ON messaging.messages (expires_at)",
+        ])
+
+    /// Devices registered for push: one row per device id of an app, its channels an array
+    /// (found by the GIN index when a channel's devices are pushed to), its end in epoch ms.
+    static let m0004Registrations = SQLMigration(
+        version: 4, name: "device registrations",
+        statements: [
+            """
+            CREATE TABLE messaging.registrations (
+                app_id text NOT NULL,
+                id text NOT NULL,
+                device_id text NOT NULL,
+                device_token text NOT NULL,
+                os text NOT NULL CHECK (os IN ('IOS', 'ANDROID', 'WP', 'OSX')),
+                os_version text,
+                channels text[] NOT NULL,
+                expiration bigint,
+                updated bigint NOT NULL,
+                PRIMARY KEY (app_id, device_id)
+            )
+            """,
+            "CREATE INDEX registrations_by_channel ON messaging.registrations USING gin (channels)",
+            "CREATE INDEX registrations_by_expiry ON messaging.registrations (expiration) WHERE expiration IS NOT NULL",
+        ])
+
+    /// Each app's push credentials: the shown part, and the private key sealed (``SecretBox``).
+    static let m0005PushCredentials = SQLMigration(
+        version: 5, name: "push credentials",
+        statements: [
+            """
+            CREATE TABLE messaging.push_credentials (
+                app_id text NOT NULL,
+                provider text NOT NULL CHECK (provider IN ('apns', 'fcm')),
+                summary jsonb NOT NULL,
+                sealed_key text NOT NULL,
+                updated bigint NOT NULL,
+                PRIMARY KEY (app_id, provider)
+            )
+            """
         ])
 }

@@ -1,3 +1,4 @@
+import DataAPI
 import DataEngine
 import Hummingbird
 import InternalProtocol
@@ -9,9 +10,11 @@ import ServiceRuntime
 /// scheduled one, `POST messaging/{channel}/subscribe` subscribes (subscriber id, subtopic
 /// pattern, selector), `GET messaging/{channel}/{subscriptionId}` polls, `GET
 /// messaging/{channel}/properties` describes the channel, `DELETE messaging/channels/{channel}`
-/// deletes it (server-code key). A channel named `email` is the email API's path.
+/// deletes it (server-code key). A channel named `email` is the email API's path. Publishing
+/// and cancelling need PUBLISH on the channel, subscribing and polling SUBSCRIBE.
 struct PubSubRoutes: Sendable {
     let store: MessageStore
+    let access: ChannelAccess
 
     /// A message and its options fit in 1 MiB.
     static let options = RouteOptions(bodyLimit: 1 << 20, transfer: .buffered)
@@ -20,34 +23,40 @@ struct PubSubRoutes: Sendable {
         routes.add(.post, "messaging/:channel", options: Self.options) { call in
             let channel = try ChannelName.validated(call.parameter("channel"))
             let request = try PublishRequest(try call.messagingJSON)
+            try await access.require(.publish, channel: channel, identity: call.identity)
             let (id, status) = try await store.publish(app: call.identity.appId, channel: channel, request)
-            return .messaging(Self.status(id: id, status))
+            return .json(Self.status(id: id, status))
         }
         routes.add(.delete, "messaging/:channel", options: Self.options) { call in
             let id = call.parameter("channel")
+            if let channel = try await store.scheduledChannel(app: call.identity.appId, id: id) {
+                try await access.require(.publish, channel: channel, identity: call.identity)
+            }
             guard try await store.cancel(app: call.identity.appId, id: id) else { throw MessagingError.notScheduled(id) }
-            return .messaging(.object(JSONObject([("status", .string("cancelled")), ("messageId", .string(id))])))
+            return .json(.object(JSONObject([("status", .string("cancelled")), ("messageId", .string(id))])))
         }
         // The router takes one parameter name per position: here `:channel` holds a message id.
         routes.add(.get, "messaging/:channel", options: Self.options) { call in
             let id = call.parameter("channel")
-            return .messaging(Self.status(id: id, try await store.status(app: call.identity.appId, id: id) ?? "unknown"))
+            return .json(Self.status(id: id, try await store.status(app: call.identity.appId, id: id) ?? "unknown"))
         }
         routes.add(.post, "messaging/:channel/subscribe", options: Self.options) { call in
             let channel = try ChannelName.validated(call.parameter("channel"))
             let options = try SubscribeRequest(try call.messagingJSON)
+            try await access.require(.subscribe, channel: channel, identity: call.identity)
             let id = try await store.subscribe(
                 app: call.identity.appId, channel: channel, subscriberId: options.subscriberId, subtopic: options.subtopic,
                 selector: options.selector)
-            return .messaging(.object(JSONObject([("subscriptionId", .string(id))])))
+            return .json(.object(JSONObject([("subscriptionId", .string(id))])))
         }
         routes.add(.get, "messaging/:channel/properties", options: Self.options) { call in
             let channel = try ChannelName.validated(call.parameter("channel"))
-            return .messaging(.object(JSONObject([("name", .string(channel))])))
+            return .json(.object(JSONObject([("name", .string(channel))])))
         }
         routes.add(.get, "messaging/:channel/:subscriptionId", options: Self.options) { call in
             let channel = try ChannelName.validated(call.parameter("channel"))
             let id = call.parameter("subscriptionId")
+            try await access.require(.subscribe, channel: channel, identity: call.identity)
             // Batches its filters reject are skipped, so an empty answer means nothing is waiting.
             var filter: SubscriptionFilter?
             while true {
@@ -57,16 +66,14 @@ struct PubSubRoutes: Sendable {
                 if filter == nil { filter = try SubscriptionFilter(taken) }
                 let delivered = filter?.delivered(taken.messages) ?? taken.messages
                 guard delivered.isEmpty, !taken.messages.isEmpty else {
-                    return .messaging(.object(JSONObject([("messages", .array(delivered.map(\.json)))])))
+                    return .json(.object(JSONObject([("messages", .array(delivered.map(\.json)))])))
                 }
             }
         }
         routes.add(.delete, "messaging/channels/:channel", options: Self.options) { call in
-            guard call.identity.keyKind == .serverCode else {
-                throw ErrorEnvelope(code: 4000, message: "Deleting a channel needs the server-code key", status: 403)
-            }
+            guard call.identity.keyKind == .serverCode else { throw MessagingError.serverCodeRequired("Deleting a channel") }
             let channel = try ChannelName.validated(call.parameter("channel"))
-            return .messaging(.object(JSONObject([("result", .bool(try await store.deleteChannel(app: call.identity.appId, channel: channel)))])))
+            return .json(.object(JSONObject([("result", .bool(try await store.deleteChannel(app: call.identity.appId, channel: channel)))])))
         }
     }
 
@@ -126,20 +133,6 @@ struct SubscriptionFilter: Sendable {
 extension PublicCall {
     /// The body as JSON; an empty body is nil (5011 when it is not JSON).
     var messagingJSON: JSONValue? {
-        get throws(ErrorEnvelope) {
-            guard let bytes = nonBlankBody else { return nil }
-            do {
-                return try JSONParser.parse(bytes, maximumDepth: 32)
-            } catch {
-                throw MessagingError.invalidBody("The body is not valid JSON: \(error.message)")
-            }
-        }
-    }
-}
-
-extension Response {
-    /// A JSON value response.
-    static func messaging(_ value: JSONValue) -> Response {
-        jsonText(value.jsonText)
+        get throws(ErrorEnvelope) { try json(maximumDepth: 32, refusal: MessagingError.invalidBody) }
     }
 }

@@ -1,23 +1,20 @@
-@testable import GeoService
-import Permissions
+import PostgresSupport
 import Testing
 
-/// The category-rules cache keeps an app's cells only while a listener is subscribed, forgets
+/// The announced per-app cache (geo's category cells, messaging's channel cells) keeps an app's value only while a listener is subscribed, forgets
 /// them when a change is announced, never keeps a load that a change overtook, and holds at
 /// most its capacity of apps.
-@Suite struct CategoryRulesCacheTests {
-    /// Counts loads and answers a version of the rules for each.
+@Suite struct AnnouncedAppCacheTests {
+    /// Counts loads and answers a version (`v<n>`) for each.
     actor Loader {
         var loads: [String: Int] = [:]
         var gate: CheckedContinuation<Void, Never>?
         var holding = false
 
-        func load(_ app: String) async -> CategoryRules {
+        func load(_ app: String) async -> String {
             loads[app, default: 0] += 1
             if holding { await withCheckedContinuation { gate = $0 } }
-            var rules = CategoryRules()
-            rules.rules.global.set(.role("v\(loads[app] ?? 0)"), .find, .deny)
-            return rules
+            return "v\(loads[app] ?? 0)"
         }
 
         func hold() { holding = true }
@@ -32,46 +29,46 @@ import Testing
 
     @Test func keepsWhileListeningAndForgetsOnAnnouncements() async throws {
         let loader = Loader()
-        let cache = CategoryRulesCache { await loader.load($0) }
-        _ = try await cache.rules(app: "a")
-        _ = try await cache.rules(app: "a")
+        let cache = AnnouncedAppCache(channel: "test_cache") { await loader.load($0) }
+        _ = try await cache.value(app: "a")
+        _ = try await cache.value(app: "a")
         #expect(await loader.count("a") == 2, "without a listener nothing is kept")
         await cache.setListening(true)
-        _ = try await cache.rules(app: "a")
-        _ = try await cache.rules(app: "a")
+        _ = try await cache.value(app: "a")
+        _ = try await cache.value(app: "a")
         #expect(await loader.count("a") == 3)
         await cache.receive("a")
-        let fresh = try await cache.rules(app: "a")
-        #expect(await loader.count("a") == 4 && fresh.rules.global.decision(.role("v4"), .find) == .deny)
+        let fresh = try await cache.value(app: "a")
+        #expect(await loader.count("a") == 4 && fresh == "v4")
         await cache.setListening(false)
-        _ = try await cache.rules(app: "a")
+        _ = try await cache.value(app: "a")
         #expect(await loader.count("a") == 5)
     }
 
     @Test func aLoadOvertakenByAChangeIsNotKept() async throws {
         let loader = Loader()
-        let cache = CategoryRulesCache { await loader.load($0) }
+        let cache = AnnouncedAppCache(channel: "test_cache") { await loader.load($0) }
         await cache.setListening(true)
         await loader.hold()
-        let slow = Task { try await cache.rules(app: "a") }
+        let slow = Task { try await cache.value(app: "a") }
         while await !loader.waitingLoad() { await Task.yield() }
         await cache.invalidate("a")
         await loader.release()
         _ = try await slow.value
-        _ = try await cache.rules(app: "a")
+        _ = try await cache.value(app: "a")
         #expect(await loader.count("a") == 2, "the overtaken load was served, not kept")
-        _ = try await cache.rules(app: "a")
+        _ = try await cache.value(app: "a")
         #expect(await loader.count("a") == 2)
     }
 
     @Test func holdsAtMostItsCapacity() async throws {
         let loader = Loader()
-        let cache = CategoryRulesCache { await loader.load($0) }
+        let cache = AnnouncedAppCache(channel: "test_cache") { await loader.load($0) }
         await cache.setListening(true)
-        for index in 0...CategoryRulesCache.capacity { _ = try await cache.rules(app: "app\(index)") }
-        _ = try await cache.rules(app: "app\(CategoryRulesCache.capacity)")
-        _ = try await cache.rules(app: "app0")
-        #expect(await loader.count("app\(CategoryRulesCache.capacity)") == 1)
+        for index in 0...cache.capacity { _ = try await cache.value(app: "app\(index)") }
+        _ = try await cache.value(app: "app\(cache.capacity)")
+        _ = try await cache.value(app: "app0")
+        #expect(await loader.count("app\(cache.capacity)") == 1)
         #expect(await loader.count("app0") == 2, "the oldest entry made room")
     }
 }

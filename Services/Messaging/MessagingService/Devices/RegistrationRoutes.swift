@@ -1,0 +1,39 @@
+import DataAPI
+import DataEngine
+import Hummingbird
+import InternalProtocol
+import ServiceRuntime
+
+/// Device registrations (contract §6): `POST messaging/registrations` registers a device on its
+/// channels (SUBSCRIBE on each), `GET messaging/registrations/{deviceId}` answers its live
+/// registration as the Swift SDK's one-element array, `DELETE …/{deviceId}` removes it.
+struct RegistrationRoutes: Sendable {
+    let store: RegistrationStore
+    let access: ChannelAccess
+
+    func add(to routes: inout PublicRoutes) {
+        routes.add(.post, "messaging/registrations", options: PubSubRoutes.options) { call in
+            let now = MessageStore.now()
+            let registration = try DeviceRegistration(try call.messagingJSON, now: now)
+            for channel in registration.channels {
+                try await access.require(.subscribe, channel: channel, identity: call.identity)
+            }
+            let id = try await store.register(app: call.identity.appId, registration, now: now)
+            return .json(.object(JSONObject([("registrationId", .string(id))])))
+        }
+        routes.add(.get, "messaging/registrations/:deviceId", options: PubSubRoutes.options) { call in
+            let deviceId = call.parameter("deviceId")
+            guard let found = try await store.registration(app: call.identity.appId, deviceId: deviceId, now: MessageStore.now()) else {
+                throw MessagingError.unknownDevice(deviceId)
+            }
+            return .json(.array([found.json]))
+        }
+        routes.add(.delete, "messaging/registrations/:deviceId", options: PubSubRoutes.options) { call in
+            let deviceId = call.parameter("deviceId")
+            guard try await store.unregister(app: call.identity.appId, deviceId: deviceId, now: MessageStore.now()) else {
+                throw MessagingError.unknownDevice(deviceId, cancelling: true)
+            }
+            return .json(.object(JSONObject([("result", .bool(true))])))
+        }
+    }
+}

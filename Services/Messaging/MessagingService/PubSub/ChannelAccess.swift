@@ -1,0 +1,36 @@
+import DataEngine
+import InternalProtocol
+import Permissions
+import PostgresSupport
+
+/// What a caller may do on a channel (seed S0:2446: channels are containers, a cell applies to
+/// every operation of its kind on the channel).
+enum ChannelOperation: String, PermissionOperation, CaseIterable {
+    case publish = "PUBLISH"
+    case subscribe = "SUBSCRIBE"
+}
+
+/// Each app's channel cells, kept while listening for changes (`messaging_channel_rules`).
+typealias ChannelRulesCache = AnnouncedAppCache<ContainerPermissions<ChannelOperation>>
+
+/// Channel permissions applied to pub/sub requests: the nine layers of ``PermissionOracle``
+/// with the channel as container and the channel `*` as the global matrix (channels hold no
+/// owned assets, so the owner layer never decides).
+struct ChannelAccess: Sendable {
+    let rules: ChannelRulesCache
+
+    /// The cells' table, changes announced on `messaging_channel_rules`.
+    static func table(_ store: MessageStore) -> ContainerRuleTable<ChannelOperation> {
+        ContainerRuleTable(
+            database: store.database, logger: store.logger, table: "messaging.channel_permissions", containerColumn: "channel",
+            channel: "messaging_channel_rules")
+    }
+
+    /// 5007 (publish) or 5016 (subscribe) unless `identity` may perform `operation` on `channel`.
+    func require(_ operation: ChannelOperation, channel: String, identity: Identity) async throws {
+        let rules = try await rules.value(app: identity.appId)
+        guard rules.isEmpty || rules.allows(PermissionCaller(identity), operation, container: channel) else {
+            throw operation == .publish ? MessagingError.publishDenied(channel) : MessagingError.subscribeDenied(channel)
+        }
+    }
+}

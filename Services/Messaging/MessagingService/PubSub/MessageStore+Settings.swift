@@ -1,0 +1,28 @@
+import PostgresNIO
+
+extension MessageStore {
+    /// How long the app's messages can be polled, in ms (the default unless set).
+    func retention(app: String) async throws -> Int64 {
+        let rows = try await database.query(
+            "SELECT retention FROM messaging.settings WHERE app_id = \(app)", logger: logger)
+        for try await value in rows.decode(Int64.self) { return value }
+        return retention
+    }
+
+    /// Sets how long the app's messages published from now on can be polled, in ms.
+    func setRetention(app: String, _ milliseconds: Int64) async throws {
+        try await database.query(
+            """
+            INSERT INTO messaging.settings (app_id, retention) VALUES (\(app), \(milliseconds))
+            ON CONFLICT (app_id) DO UPDATE SET retention = excluded.retention
+            """, logger: logger)
+    }
+
+    /// The channel of a publish that is still scheduled; nil when there is none.
+    func scheduledChannel(app: String, id: String) async throws -> String? {
+        let rows = try await database.query(
+            "SELECT channel FROM messaging.schedules WHERE app_id = \(app) AND id = \(id) AND status = 'scheduled'", logger: logger)
+        for try await channel in rows.decode(String.self) { return channel }
+        return nil
+    }
+}

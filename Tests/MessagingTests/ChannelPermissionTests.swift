@@ -1,0 +1,147 @@
+import Foundation
+import InternalProtocol
+@testable import MessagingService
+import NIOHTTP1
+import Permissions
+import Testing
+import TestSupport
+
+/// Channels as permission containers (issue 16 item 4): random PUBLISH / SUBSCRIBE cells on
+/// channels and the global matrix; every publish, subscribe, poll and cancel is allowed exactly
+/// when the nine-layer oracle allows its caller, and a refusal changes nothing.
+@Suite(.timeLimit(.minutes(5))) struct ChannelPermissionTests {
+    static let channels = ["alpha", "Beta", "gamma"]
+
+    @Test func publishAndSubscribeFollowTheOracle() async throws {
+        let seed = SeededGenerator.seed("CHANNEL_TEST_SEED")
+        var random = SeededGenerator(seed: seed)
+        let draws = (0..<1_000).map { _ in Int.random(in: 0...5, using: &random) }
+        try await TestCluster.with { cluster async throws in
+            let people = try await PermissionPeople(cluster)
+            let principals = people.principals
+            let callers = people.callers
+            // The server-code key is a caller too (its system role is ServerCodeUser).
+            let server = PermissionCaller(userID: nil, customRoles: [], systemRoles: ["NotAuthenticatedUser", "ServerCodeUser"])
+            // Subscriptions made while everything was allowed, polled after each round's cells.
+            var subscriptions: [String: [String]] = [:]
+            for channel in Self.channels {
+                for (token, _) in callers {
+                    let made = try await cluster.send(.POST, "/messaging/\(channel)/subscribe", token: token)
+                    subscriptions[channel, default: []].append(try #require(made.json["subscriptionId"] as? String, "\(made.text)"))
+                }
+            }
+            var rules = ContainerPermissions<ChannelOperation>()
+            var draw = draws.makeIterator()
+            for round in 0..<5 {
+                for container in ["*"] + Self.channels {
+                    for (kind, value, principal) in principals where !(container == "*" && kind == "user") {
+                        for operation in ChannelOperation.allCases {
+                            let choices: [PermissionDecision?] = [nil, nil, nil, .grant, .deny, .deny]
+                            let decision = choices[draw.next() ?? 0]
+                            try await cluster.setChannelCell(container, #""\#(kind)": "\#(value)""#, operation, decision)
+                            if container == "*" {
+                                rules.global.set(principal, operation, decision)
+                            } else {
+                                rules.containers[container.lowercased(), default: PermissionMatrix()].set(principal, operation, decision)
+                            }
+                        }
+                    }
+                }
+                for (index, (token, caller)) in callers.enumerated() {
+                    for channel in Self.channels {
+                        let context = "seed \(seed) round \(round) caller \(index) channel \(channel)"
+                        let mayPublish = rules.allows(caller, .publish, container: channel)
+                        let maySubscribe = rules.allows(caller, .subscribe, container: channel)
+                        let published = try await cluster.send(.POST, "/messaging/\(channel)", #"{"message": \#(round)}"#, token: token)
+                        #expect(mayPublish ? published.status == 200 : published.status == 403 && published.json["code"] as? Int == 5007, "\(context): \(published.text)")
+                        let subscribed = try await cluster.send(.POST, "/messaging/\(channel)/subscribe", token: token)
+                        #expect(maySubscribe ? subscribed.status == 200 : subscribed.status == 403 && subscribed.json["code"] as? Int == 5016, "\(context): \(subscribed.text)")
+                        let polled = try await cluster.send(.GET, "/messaging/\(channel)/\(subscriptions[channel]![index])", token: token)
+                        #expect(maySubscribe ? polled.status == 200 : polled.status == 403 && polled.json["code"] as? Int == 5016, "\(context): \(polled.text)")
+                        let scheduled = try await cluster.send(
+                            .POST, "/messaging/\(channel)", #"{"message": 0, "publishAt": \#(Int(Date().timeIntervalSince1970 * 1000) + 3_600_000)}"#,
+                            key: .serverCode)
+                        guard rules.allows(server, .publish, container: channel) else {
+                            #expect(scheduled.status == 403 && scheduled.json["code"] as? Int == 5007, "\(context): \(scheduled.text)")
+                            continue
+                        }
+                        let id = try #require(scheduled.json["messageId"] as? String, "\(context): \(scheduled.text)")
+                        let cancelled = try await cluster.send(.DELETE, "/messaging/\(id)", token: token)
+                        #expect(mayPublish ? cancelled.status == 200 : cancelled.status == 403 && cancelled.json["code"] as? Int == 5007, "\(context): \(cancelled.text)")
+                        let status = try await cluster.send(.GET, "/messaging/\(id)").json["status"] as? String
+                        #expect(status == (mayPublish ? "cancelled" : "scheduled"), "\(context): a refused cancel changes nothing")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func cellsAreReadBackAndBadRequestsRefused() async throws {
+        try await TestCluster.with { cluster async throws in
+            try await cluster.setChannelCell("Chat", #""role": "NotAuthenticatedUser""#, .publish, .deny)
+            try await cluster.setChannelCell("chat", #""user": "*""#, .subscribe, .grant)
+            let listed = try await cluster.send(.GET, "/messaging/channels/CHAT/permissions", key: .serverCode)
+            #expect(
+                listed.text == #"{"permissions":[{"role":"NotAuthenticatedUser","permission":"PUBLISH","access":"DENY"},{"user":"*","permission":"SUBSCRIBE","access":"GRANT"}],"owner":[]}"#,
+                "channels match ignoring case: \(listed.text)")
+            #expect(try await cluster.send(.POST, "/messaging/chat", #"{"message": 1}"#).json["code"] as? Int == 5007)
+            try await cluster.setChannelCell("chat", #""role": "NotAuthenticatedUser""#, .publish, nil)
+            #expect(try await cluster.send(.POST, "/messaging/chat", #"{"message": 1}"#).status == 200, "INHERIT clears the cell")
+
+            typealias Refusal = (method: HTTPMethod, path: String, body: String?, key: APIKeyKind, status: Int, code: Int)
+            let refused: [Refusal] = [
+                (.PUT, "/messaging/channels/chat/permissions/GRANT", #"{"permission": "PUBLISH"}"#, .rest, 403, 4000),
+                (.GET, "/messaging/channels/chat/permissions", nil, .rest, 403, 4000),
+                (.PUT, "/messaging/channels/chat/permissions/GRANT", #"{"permission": "FLY"}"#, .serverCode, 400, 5011),
+                (.PUT, "/messaging/channels/chat/permissions/GRANT", "[]", .serverCode, 400, 5011),
+                (.PUT, "/messaging/channels/chat/permissions/GRANT", "{", .serverCode, 400, 5011),
+                (.PUT, "/messaging/channels/chat/permissions/MAYBE", #"{"permission": "PUBLISH"}"#, .serverCode, 400, 5011),
+                (.PUT, "/messaging/channels/*/permissions/DENY", #"{"permission": "PUBLISH", "user": "x"}"#, .serverCode, 400, 5011),
+                (.PUT, "/messaging/channels/a%20b/permissions/DENY", #"{"permission": "PUBLISH"}"#, .serverCode, 400, 5010),
+                // Channels hold no owned assets: there is no owner policy to set.
+                (.PUT, "/messaging/channels/chat/permissions/owner/DENY", #"{"permission": "PUBLISH"}"#, .serverCode, 404, 404),
+            ]
+            for (method, path, body, key, status, code) in refused {
+                let answer = try await cluster.send(method, path, body, key: key)
+                #expect(answer.status == status && answer.json["code"] as? Int == code, "\(method) \(path) \(body ?? ""): \(answer.text)")
+            }
+        }
+    }
+
+    @Test func anAppSetsItsMessageRetention() async throws {
+        try await TestCluster.with { cluster async throws in
+            #expect(try await cluster.send(.GET, "/messaging/settings", key: .serverCode).text == #"{"messageRetention":60}"#)
+            let subscription = try #require(try await cluster.send(.POST, "/messaging/kept/subscribe").json["subscriptionId"] as? String)
+            #expect(try await cluster.send(.POST, "/messaging/kept", #"{"message": "long"}"#).status == 200)
+            let set = try await cluster.send(.PUT, "/messaging/settings", #"{"messageRetention": 1}"#, key: .serverCode)
+            #expect(set.text == #"{"messageRetention":1}"#, "\(set.text)")
+            #expect(try await cluster.send(.POST, "/messaging/kept", #"{"message": "short"}"#).status == 200)
+            // The setting applies from the next publish on: past one second only the first is left.
+            try await Task.sleep(for: .milliseconds(1_500))
+            let polled = try await cluster.send(.GET, "/messaging/kept/\(subscription)")
+            #expect((polled.json["messages"] as? [[String: Any]])?.compactMap { $0["data"] as? String } == ["long"], "\(polled.text)")
+
+            typealias Refusal = (body: String?, key: APIKeyKind, status: Int, code: Int)
+            let refused: [Refusal] = [
+                (#"{"messageRetention": 1}"#, .rest, 403, 4000), (#"{"messageRetention": 0}"#, .serverCode, 400, 5011),
+                (#"{"messageRetention": 604801}"#, .serverCode, 400, 5011), (#"{"messageRetention": 1.5}"#, .serverCode, 400, 5011),
+                (#"{"messageRetention": "60"}"#, .serverCode, 400, 5011), (nil, .serverCode, 400, 5011),
+            ]
+            for (body, key, status, code) in refused {
+                let answer = try await cluster.send(.PUT, "/messaging/settings", body, key: key)
+                #expect(answer.status == status && answer.json["code"] as? Int == code, "\(body ?? "no body"): \(answer.text)")
+            }
+            #expect(try await cluster.send(.GET, "/messaging/settings").json["code"] as? Int == 4000)
+            #expect(try await cluster.send(.GET, "/messaging/settings", key: .serverCode).text == #"{"messageRetention":1}"#, "refusals changed nothing")
+        }
+    }
+}
+
+extension TestCluster {
+    /// Sets (nil: clears) one cell of a channel's permissions.
+    func setChannelCell(_ channel: String, _ principal: String, _ operation: ChannelOperation, _ decision: PermissionDecision?) async throws {
+        let path = "/messaging/channels/\(channel)/permissions/\(decision?.rawValue ?? "INHERIT")"
+        let answer = try await send(.PUT, path, #"{"permission": "\#(operation.rawValue)", \#(principal)}"#, key: .serverCode)
+        guard answer.status == 200 else { throw PubSubTestFailure(description: "\(path): \(answer.status) \(answer.text)") }
+    }
+}
