@@ -82,7 +82,7 @@ public struct ContainerPermissionRoutes<Operation: PermissionOperation & CaseIte
             let names = Operation.allCases.map(\.rawValue).joined(separator: ", ")
             throw refusals.invalidBody("'permission' must be one of \(names)")
         }
-        let principal = principal ?? Self.principal(body)
+        let principal = try principal ?? self.principal(body)
         if container == "*" {
             guard case .principal(.role) = principal else {
                 throw refusals.invalidBody("The global matrix ('*') names roles, not users or the owner")
@@ -95,11 +95,14 @@ public struct ContainerPermissionRoutes<Operation: PermissionOperation & CaseIte
         return .json(.null)
     }
 
-    /// The body's user or role; neither names every role.
-    private static func principal(_ body: JSONObject) -> ContainerPrincipal {
-        if let user = body["user"]?.string, !user.isEmpty { return .principal(.user(user)) }
-        if let role = body["role"]?.string, !role.isEmpty { return .principal(.role(role)) }
-        return .principal(.role(Principal.everyone))
+    /// The body's user or role (a non-empty string, not both); neither names every role.
+    private func principal(_ body: JSONObject) throws(ErrorEnvelope) -> ContainerPrincipal {
+        switch (body["user"], body["role"]) {
+        case (nil, nil): return .principal(.role(Principal.everyone))
+        case (.string(let user)?, nil) where !user.isEmpty && user.utf8.count <= 255: return .principal(.user(user))
+        case (nil, .string(let role)?) where !role.isEmpty && role.utf8.count <= 255: return .principal(.role(role))
+        default: throw refusals.invalidBody("Name one 'user' or one 'role': a non-empty string of at most 255 bytes")
+        }
     }
 
     /// The container the path names (`*` for the global matrix); refused without the server-code key.

@@ -3,6 +3,8 @@ import InternalProtocol
 @testable import MessagingService
 import NIOHTTP1
 import Permissions
+import PostgresNIO
+import PostgresSupport
 import Testing
 import TestSupport
 
@@ -32,6 +34,10 @@ import TestSupport
             }
             var rules = ContainerPermissions<ChannelOperation>()
             var draw = draws.makeIterator()
+            // What each channel was sent (allowed publishes only), and how far each subscription has read.
+            var published: [String: [Int]] = [:]
+            var read: [String: Int] = [:]
+            var subscribes = subscriptions.values.map(\.count).reduce(0, +)
             for round in 0..<5 {
                 for container in ["*"] + Self.channels {
                     for (kind, value, principal) in principals where !(container == "*" && kind == "user") {
@@ -52,12 +58,24 @@ import TestSupport
                         let context = "seed \(seed) round \(round) caller \(index) channel \(channel)"
                         let mayPublish = rules.allows(caller, .publish, container: channel)
                         let maySubscribe = rules.allows(caller, .subscribe, container: channel)
-                        let published = try await cluster.send(.POST, "/messaging/\(channel)", #"{"message": \#(round)}"#, token: token)
-                        #expect(mayPublish ? published.status == 200 : published.status == 403 && published.json["code"] as? Int == 5007, "\(context): \(published.text)")
+                        let payload = round * 10 + index
+                        let publish = try await cluster.send(.POST, "/messaging/\(channel)", #"{"message": \#(payload)}"#, token: token)
+                        #expect(mayPublish ? publish.status == 200 : publish.status == 403 && publish.json["code"] as? Int == 5007, "\(context): \(publish.text)")
+                        if mayPublish { published[channel, default: []].append(payload) }
                         let subscribed = try await cluster.send(.POST, "/messaging/\(channel)/subscribe", token: token)
                         #expect(maySubscribe ? subscribed.status == 200 : subscribed.status == 403 && subscribed.json["code"] as? Int == 5016, "\(context): \(subscribed.text)")
-                        let polled = try await cluster.send(.GET, "/messaging/\(channel)/\(subscriptions[channel]![index])", token: token)
-                        #expect(maySubscribe ? polled.status == 200 : polled.status == 403 && polled.json["code"] as? Int == 5016, "\(context): \(polled.text)")
+                        if maySubscribe { subscribes += 1 }
+                        let subscription = subscriptions[channel]![index]
+                        let polled = try await cluster.send(.GET, "/messaging/\(channel)/\(subscription)", token: token)
+                        if maySubscribe {
+                            // Exactly the allowed publishes since this subscription's last poll: refused ones stored nothing.
+                            let sent = published[channel, default: []]
+                            let data = (polled.json["messages"] as? [[String: Any]])?.compactMap { $0["data"] as? Int }
+                            #expect(data == Array(sent[read[subscription, default: 0]...]), "\(context): \(polled.text)")
+                            read[subscription] = sent.count
+                        } else {
+                            #expect(polled.status == 403 && polled.json["code"] as? Int == 5016, "\(context): \(polled.text)")
+                        }
                         let scheduled = try await cluster.send(
                             .POST, "/messaging/\(channel)", #"{"message": 0, "publishAt": \#(Int(Date().timeIntervalSince1970 * 1000) + 3_600_000)}"#,
                             key: .serverCode)
@@ -73,6 +91,39 @@ import TestSupport
                     }
                 }
             }
+            let made = try await PostgresClient.with(cluster.database, logger: TestDatabase.logger) { client in
+                try await client.query("SELECT count(*) FROM messaging.subscriptions", logger: TestDatabase.logger).decode(Int64.self)
+                    .reduce(0) { $0 + $1 }
+            }
+            #expect(made == Int64(subscribes), "seed \(seed): refused subscribes made nothing")
+        }
+    }
+
+    @Test func aScheduleEndsWhenItsPublisherLosesPublish() async throws {
+        try await TestCluster.with { cluster async throws in
+            let bob = try await cluster.account("bob@example.com")
+            let ann = try await cluster.account("ann@example.com")
+            let subscription = try #require(
+                try await cluster.send(.POST, "/messaging/news/subscribe", key: .serverCode).json["subscriptionId"] as? String)
+            // Both due in five seconds: time enough to take Bob's right away first, even on a busy machine.
+            let due = Int(Date().timeIntervalSince1970 * 1000) + 5_000
+            let bobs = try await cluster.send(.POST, "/messaging/news", #"{"message": "bob", "publishAt": \#(due), "repeatEvery": 1}"#, token: bob.token)
+            let anns = try await cluster.send(.POST, "/messaging/news", #"{"message": "ann", "publishAt": \#(due)}"#, token: ann.token)
+            let bobsID = try #require(bobs.json["messageId"] as? String, "\(bobs.text)")
+            let annsID = try #require(anns.json["messageId"] as? String, "\(anns.text)")
+            try await cluster.setChannelCell("news", #""user": "\#(bob.id)""#, .publish, .deny)
+            var statuses: [String: [String: Any]] = [:]
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline {
+                for id in [bobsID, annsID] { statuses[id] = try await cluster.send(.GET, "/messaging/\(id)").json }
+                if statuses.values.allSatisfy({ $0["status"] as? String != "scheduled" }) { break }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(statuses[annsID]?["status"] as? String == "published")
+            #expect(statuses[bobsID]?["status"] as? String == "failed")
+            #expect((statuses[bobsID]?["errorMessage"] as? String)?.contains("may no longer publish to channel news") == true, "\(statuses)")
+            let polled = try await cluster.send(.GET, "/messaging/news/\(subscription)", key: .serverCode)
+            #expect((polled.json["messages"] as? [[String: Any]])?.compactMap { $0["data"] as? String } == ["ann"], "\(polled.text)")
         }
     }
 
@@ -97,6 +148,11 @@ import TestSupport
                 (.PUT, "/messaging/channels/chat/permissions/GRANT", "{", .serverCode, 400, 5011),
                 (.PUT, "/messaging/channels/chat/permissions/MAYBE", #"{"permission": "PUBLISH"}"#, .serverCode, 400, 5011),
                 (.PUT, "/messaging/channels/*/permissions/DENY", #"{"permission": "PUBLISH", "user": "x"}"#, .serverCode, 400, 5011),
+                // A principal that is not one non-empty name would otherwise have meant every role.
+                (.PUT, "/messaging/channels/chat/permissions/DENY", #"{"permission": "PUBLISH", "user": 42}"#, .serverCode, 400, 5011),
+                (.PUT, "/messaging/channels/chat/permissions/DENY", #"{"permission": "PUBLISH", "user": ""}"#, .serverCode, 400, 5011),
+                (.PUT, "/messaging/channels/chat/permissions/DENY", #"{"permission": "PUBLISH", "role": null}"#, .serverCode, 400, 5011),
+                (.PUT, "/messaging/channels/chat/permissions/DENY", #"{"permission": "PUBLISH", "user": "u", "role": "r"}"#, .serverCode, 400, 5011),
                 (.PUT, "/messaging/channels/a%20b/permissions/DENY", #"{"permission": "PUBLISH"}"#, .serverCode, 400, 5010),
                 // Channels hold no owned assets: there is no owner policy to set.
                 (.PUT, "/messaging/channels/chat/permissions/owner/DENY", #"{"permission": "PUBLISH"}"#, .serverCode, 404, 404),
@@ -105,6 +161,9 @@ import TestSupport
                 let answer = try await cluster.send(method, path, body, key: key)
                 #expect(answer.status == status && answer.json["code"] as? Int == code, "\(method) \(path) \(body ?? ""): \(answer.text)")
             }
+            let after = try await cluster.send(.GET, "/messaging/channels/chat/permissions", key: .serverCode)
+            #expect(after.text == #"{"permissions":[{"user":"*","permission":"SUBSCRIBE","access":"GRANT"}],"owner":[]}"#, "\(after.text)")
+            #expect(try await cluster.send(.GET, "/messaging/channels/*/permissions", key: .serverCode).text == #"{"permissions":[],"owner":[]}"#)
         }
     }
 

@@ -59,6 +59,13 @@ import TestSupport
                     SELECT 'other-app', provider, summary, sealed_key, updated FROM messaging.push_credentials WHERE provider = 'apns'
                     """, logger: TestDatabase.logger)
                 await #expect(throws: SecretBox.Unopenable.self) { try await store.apns(app: "other-app") }
+                // Nor does a key whose shown part was changed in the database (its token_uri pointed elsewhere).
+                try await client.query(
+                    """
+                    UPDATE messaging.push_credentials SET summary = replace(summary, 'oauth2.example.test', 'evil.example')
+                    WHERE provider = 'fcm'
+                    """, logger: TestDatabase.logger)
+                await #expect(throws: SecretBox.Unopenable.self) { try await store.fcm(app: cluster.app.id) }
                 let keyless = PushCredentialStore(database: client, logger: TestDatabase.logger, box: nil)
                 await #expect(throws: ErrorEnvelope.self) { try await keyless.apns(app: cluster.app.id) }
             }

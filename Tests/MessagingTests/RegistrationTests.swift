@@ -11,6 +11,7 @@ import TestSupport
 /// unregistering, expiry, channel permissions and bad input.
 @Suite(.timeLimit(.minutes(5))) struct RegistrationTests {
     static var nowMilliseconds: Int { Int(Date().timeIntervalSince1970 * 1000) }
+    static let server = RegistrationStore.Caller(userID: nil, isServer: true)
 
     @Test func registerReadReRegisterAndUnregister() async throws {
         try await TestCluster.with { cluster async throws in
@@ -52,6 +53,37 @@ import TestSupport
         }
     }
 
+    @Test func aUsersRegistrationIsTheirs() async throws {
+        try await TestCluster.with { cluster async throws in
+            let bob = try await cluster.account("bob@example.com")
+            let ann = try await cluster.account("ann@example.com")
+            let body = #"{"deviceToken": "bobs-token", "deviceId": "bobs-phone", "os": "IOS", "channels": ["news"]}"#
+            let made = try await cluster.send(.POST, "/messaging/registrations", body, token: bob.token)
+            let id = try #require(made.json["registrationId"] as? String, "\(made.text)")
+            // To anyone else the registration does not exist, and it cannot be taken over.
+            for token in [nil, ann.token] {
+                #expect(try await cluster.send(.GET, "/messaging/registrations/bobs-phone", token: token).json["code"] as? Int == 5000)
+                #expect(try await cluster.send(.DELETE, "/messaging/registrations/bobs-phone", token: token).json["code"] as? Int == 5001)
+                let hijack = try await cluster.send(
+                    .POST, "/messaging/registrations", #"{"deviceToken": "evil", "deviceId": "bobs-phone", "os": "IOS"}"#, token: token)
+                #expect(hijack.status == 403 && hijack.json["code"] as? Int == 5018, "\(hijack.text)")
+            }
+            let read = try await cluster.send(.GET, "/messaging/registrations/bobs-phone", token: bob.token).items
+            #expect(read.first?["deviceToken"] as? String == "bobs-token" && read.first?["id"] as? String == id, "unchanged")
+            // The server-code key acts for every owner and leaves the owner as it is.
+            let server = try await cluster.send(.POST, "/messaging/registrations", body.replacingOccurrences(of: "news", with: "sports"), key: .serverCode)
+            #expect(server.json["registrationId"] as? String == id)
+            #expect(try await cluster.send(.GET, "/messaging/registrations/bobs-phone", key: .serverCode).items.first?["channels"] as? [String] == ["sports"])
+            #expect(try await cluster.send(.GET, "/messaging/registrations/bobs-phone").json["code"] as? Int == 5000, "still Bob's")
+            // A device registered before its user logged in becomes theirs when they register it.
+            _ = try await cluster.send(.POST, "/messaging/registrations", #"{"deviceToken": "t", "deviceId": "shared", "os": "ANDROID"}"#)
+            #expect(try await cluster.send(.POST, "/messaging/registrations", #"{"deviceToken": "t2", "deviceId": "shared", "os": "ANDROID"}"#, token: ann.token).status == 200)
+            #expect(try await cluster.send(.GET, "/messaging/registrations/shared").json["code"] as? Int == 5000)
+            #expect(try await cluster.send(.DELETE, "/messaging/registrations/shared", token: ann.token).json["result"] as? Bool == true)
+            #expect(try await cluster.send(.DELETE, "/messaging/registrations/bobs-phone", token: bob.token).json["result"] as? Bool == true)
+        }
+    }
+
     @Test func badRegistrationsAreRefusedAndChangeNothing() async throws {
         try await TestCluster.with { cluster async throws in
             let manyChannels = (0...DeviceRegistration.maximumChannels).map { "\"c\($0)\"" }.joined(separator: ",")
@@ -67,6 +99,8 @@ import TestSupport
                 (#"{"deviceToken": "t", "deviceId": "d", "os": "IOS", "channels": ["a/b"]}"#, 5010),
                 (#"{"deviceToken": "t", "deviceId": "d", "os": "IOS", "expiration": \#(Self.nowMilliseconds - 60_000)}"#, 5004),
                 (#"{"deviceToken": "t", "deviceId": "d", "os": "IOS", "expiration": 1000}"#, 5004),
+                (#"{"deviceToken": "t", "deviceId": "d", "os": "IOS", "expiration": -9223372036854776}"#, 5004),
+                (#"{"deviceToken": "t", "deviceId": "d", "os": "IOS", "expiration": 0}"#, 5004),
                 (#"{"deviceToken": "t", "deviceId": "d", "os": "IOS", "expiration": "tomorrow"}"#, 5011),
                 (#"{"deviceToken": "\#(String(repeating: "f", count: 5_000))", "deviceId": "d", "os": "IOS"}"#, 8000),
             ]
@@ -96,20 +130,20 @@ import TestSupport
                         ("deviceToken", .string("t-\(device)")), ("deviceId", .string(device)), ("os", .string("IOS")),
                         ("expiration", expiration.map(JSONValue.integer) ?? .null),
                     ]))
-                    _ = try await store.register(app: "app", try DeviceRegistration(body, now: now), now: now)
+                    _ = try await store.register(app: "app", try DeviceRegistration(body, now: now), by: Self.server, now: now)
                 }
-                #expect(try await store.registration(app: "app", deviceId: "ending", now: now) != nil)
+                #expect(try await store.registration(app: "app", deviceId: "ending", for: Self.server, now: now) != nil)
                 #expect(try await store.sweep(now: now) == 0)
                 // Read as of a later instant, the ended registration is gone for every purpose.
                 let later = now + 2_000
-                #expect(try await store.registration(app: "app", deviceId: "ending", now: later) == nil)
-                #expect(try await store.unregister(app: "app", deviceId: "ending", now: later) == false)
+                #expect(try await store.registration(app: "app", deviceId: "ending", for: Self.server, now: later) == nil)
+                #expect(try await store.unregister(app: "app", deviceId: "ending", by: Self.server, now: later) == false)
                 #expect(try await store.sweep(now: later) == 0, "unregistering an ended registration removed it, answering false")
                 _ = try await store.register(
                     app: "app", DeviceRegistration(deviceToken: "t", deviceId: "ending", os: .android, osVersion: nil, channels: ["c"], expiration: now + 1_000),
-                    now: now)
+                    by: Self.server, now: now)
                 #expect(try await store.sweep(now: later) == 1)
-                #expect(try await store.registration(app: "app", deviceId: "lasting", now: later)?.deviceToken == "t-lasting")
+                #expect(try await store.registration(app: "app", deviceId: "lasting", for: Self.server, now: later)?.deviceToken == "t-lasting")
             }
         }
     }

@@ -91,7 +91,8 @@ extension DeviceRegistration {
         case .number(let number)? where number.isFinite && abs(number) < 9e15: instant = Int64(number)
         default: throw MessagingError.invalidBody("'expiration' must be a time (epoch seconds or ms)")
         }
-        let milliseconds = instant < 100_000_000_000 ? instant.multipliedReportingOverflow(by: 1_000).partialValue : instant
+        guard instant > 0 else { throw MessagingError.invalidExpiration }
+        let milliseconds = instant < 100_000_000_000 ? instant * 1_000 : instant
         guard milliseconds > now else { throw MessagingError.invalidExpiration }
         return milliseconds
     }

@@ -6,7 +6,8 @@ import ServiceRuntime
 
 /// Device registrations (contract §6): `POST messaging/registrations` registers a device on its
 /// channels (SUBSCRIBE on each), `GET messaging/registrations/{deviceId}` answers its live
-/// registration as the Swift SDK's one-element array, `DELETE …/{deviceId}` removes it.
+/// registration as the Swift SDK's one-element array, `DELETE …/{deviceId}` removes it; another
+/// user's registration is as good as none (``RegistrationStore``).
 struct RegistrationRoutes: Sendable {
     let store: RegistrationStore
     let access: ChannelAccess
@@ -18,22 +19,31 @@ struct RegistrationRoutes: Sendable {
             for channel in registration.channels {
                 try await access.require(.subscribe, channel: channel, identity: call.identity)
             }
-            let id = try await store.register(app: call.identity.appId, registration, now: now)
+            guard let id = try await store.register(app: call.identity.appId, registration, by: Self.caller(call), now: now) else {
+                throw MessagingError.deviceRegisteredByAnother(registration.deviceId)
+            }
             return .json(.object(JSONObject([("registrationId", .string(id))])))
         }
         routes.add(.get, "messaging/registrations/:deviceId", options: PubSubRoutes.options) { call in
             let deviceId = call.parameter("deviceId")
-            guard let found = try await store.registration(app: call.identity.appId, deviceId: deviceId, now: MessageStore.now()) else {
+            guard let found = try await store.registration(
+                app: call.identity.appId, deviceId: deviceId, for: Self.caller(call), now: MessageStore.now())
+            else {
                 throw MessagingError.unknownDevice(deviceId)
             }
             return .json(.array([found.json]))
         }
         routes.add(.delete, "messaging/registrations/:deviceId", options: PubSubRoutes.options) { call in
             let deviceId = call.parameter("deviceId")
-            guard try await store.unregister(app: call.identity.appId, deviceId: deviceId, now: MessageStore.now()) else {
+            guard try await store.unregister(app: call.identity.appId, deviceId: deviceId, by: Self.caller(call), now: MessageStore.now())
+            else {
                 throw MessagingError.unknownDevice(deviceId, cancelling: true)
             }
             return .json(.object(JSONObject([("result", .bool(true))])))
         }
+    }
+
+    private static func caller(_ call: PublicCall) -> RegistrationStore.Caller {
+        RegistrationStore.Caller(userID: call.identity.userId, isServer: call.identity.keyKind == .serverCode)
     }
 }

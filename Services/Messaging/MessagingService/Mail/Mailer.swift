@@ -17,15 +17,25 @@ public struct Mailer: Sendable {
     /// Validates and delivers `request` within the caller's deadline (at most `sessionLimit`); the
     /// contract's MessageStatus.
     public func send(_ request: SendEmail.Request, within context: CallContext) async throws -> SendEmail.Response {
-        guard let relay else { throw MailError.notConfigured }
-        let message = MailMessage(
-            from: relay.from, to: request.to, cc: request.cc, bcc: request.bcc, subject: request.subject,
-            text: request.text, html: request.html)
-        try message.validate()
+        let (relay, message) = try checked(request)
         let messageID = UUID().uuidString.lowercased() + "@" + (relay.from.split(separator: "@").last.map(String.init) ?? "localhost")
         let limit = Int64(sessionLimit.components.seconds * 1000)
         let remaining = max(1, min(limit, Int64(context.remainingMilliseconds) - 200))
         try await SMTPClient(relay: relay, timeout: .milliseconds(remaining)).send(message, messageID: messageID)
         return SendEmail.Response(messageId: messageID, status: "PUBLISHED")
+    }
+
+    /// 5100 without a relay, 5101 when `request` could not be sent (recipients, addresses, subject, body).
+    func check(_ request: SendEmail.Request) throws {
+        _ = try checked(request)
+    }
+
+    private func checked(_ request: SendEmail.Request) throws -> (MailRelay, MailMessage) {
+        guard let relay else { throw MailError.notConfigured }
+        let message = MailMessage(
+            from: relay.from, to: request.to, cc: request.cc, bcc: request.bcc, subject: request.subject,
+            text: request.text, html: request.html)
+        try message.validate()
+        return (relay, message)
     }
 }

@@ -26,6 +26,14 @@ struct ChannelAccess: Sendable {
             channel: "messaging_channel_rules")
     }
 
+    /// Whether the publisher of a schedule may still publish to `channel` of `app`.
+    func mayPublish(app: String, channel: String, _ publisher: MessageStore.Publisher) async throws -> Bool {
+        let rules = try await rules.value(app: app)
+        // The caller is rebuilt from what was kept; the key kind plays no part in the model.
+        let caller = PermissionCaller(Identity(appId: app, keyKind: .rest, userId: publisher.userID, roles: publisher.roles))
+        return rules.isEmpty || rules.allows(caller, .publish, container: channel)
+    }
+
     /// 5007 (publish) or 5016 (subscribe) unless `identity` may perform `operation` on `channel`.
     func require(_ operation: ChannelOperation, channel: String, identity: Identity) async throws {
         let rules = try await rules.value(app: identity.appId)

@@ -44,9 +44,18 @@ struct MessageStore: Sendable {
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
+    /// Who published: a schedule keeps it, so each occurrence can be checked against the
+    /// publisher's rights as they are when it fires.
+    struct Publisher: Sendable, Equatable {
+        var userID: String?
+        var roles: [String] = []
+    }
+
     /// Publishes to `channel` (created when new), or schedules the publish; answers the message
     /// id and its status (`published` or `scheduled`).
-    func publish(app: String, channel: String, _ request: PublishRequest) async throws -> (id: String, status: String) {
+    func publish(app: String, channel: String, _ request: PublishRequest, by publisher: Publisher = Publisher())
+        async throws -> (id: String, status: String)
+    {
         let id = "message:" + UUID().uuidString
         let now = Self.now()
         let headers = JSONValue.object(request.headers).jsonText
@@ -64,9 +73,10 @@ struct MessageStore: Sendable {
                 INSERT INTO messaging.channels (app_id, name, last_seq, created) VALUES (\(app), \(channel), 0, \(now))
                 ON CONFLICT (app_id, name) DO NOTHING)
             INSERT INTO messaging.schedules (app_id, id, channel, subtopic, publisher_id, headers, data, next_at, repeat_every,
-                repeat_expires_at, status)
+                repeat_expires_at, status, publisher_user, publisher_roles)
             VALUES (\(app), \(id), \(channel), \(request.subtopic), \(request.publisherId), \(headers)::jsonb, \(data)::jsonb,
-                \(schedule.publishAt), \(schedule.repeatEvery), \(schedule.repeatExpiresAt), 'scheduled')
+                \(schedule.publishAt), \(schedule.repeatEvery), \(schedule.repeatExpiresAt), 'scheduled', \(publisher.userID),
+                \(publisher.roles))
             """, logger: logger)
         return (id, "scheduled")
     }
@@ -87,15 +97,15 @@ struct MessageStore: Sendable {
         """
     }
 
-    /// A message's status: its schedule's (`scheduled`, `published`, `cancelled`), else
-    /// `published` while it can be polled; nil when unknown (or expired).
-    func status(app: String, id: String) async throws -> String? {
+    /// A message's status: its schedule's (`scheduled`, `published`, `cancelled`, `failed` with
+    /// why), else `published` while it can be polled; nil when unknown (or expired).
+    func status(app: String, id: String) async throws -> (status: String, error: String?)? {
         let rows = try await database.query(
             """
-            SELECT status FROM messaging.schedules WHERE app_id = \(app) AND id = \(id)
-            UNION ALL SELECT status FROM messaging.messages WHERE app_id = \(app) AND id = \(id) LIMIT 1
+            SELECT status, error_message FROM messaging.schedules WHERE app_id = \(app) AND id = \(id)
+            UNION ALL SELECT status, NULL FROM messaging.messages WHERE app_id = \(app) AND id = \(id) LIMIT 1
             """, logger: logger)
-        for try await status in rows.decode(String.self) { return status }
+        for try await (status, error) in rows.decode((String, String?).self) { return (status, error) }
         return nil
     }
 
@@ -180,55 +190,6 @@ struct MessageStore: Sendable {
             return Taken(subtopic: subtopic, selector: selector, messages: messages)
         }
     }
-
-    /// Publishes the occurrences due now, up to `limit`, each in the transaction that claims its
-    /// schedule (`SKIP LOCKED`: replicas take different rows) and moves it to its next time or
-    /// ends it — so each occurrence is published once, even if a replica dies mid-way. A
-    /// repeating schedule more than ``catchUp`` behind skips to its latest due time.
-    @discardableResult
-    func fireDue(limit: Int = 100) async throws -> Int {
-        let now = Self.now()
-        return try await database.withTransaction(logger: logger) { connection -> Int in
-            let rows = try await connection.query(
-                """
-                SELECT app_id, id, channel, subtopic, publisher_id, headers::text, data::text, next_at, repeat_every,
-                    repeat_expires_at, occurrences
-                FROM messaging.schedules WHERE status = 'scheduled' AND next_at <= \(now)
-                ORDER BY next_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
-                """, logger: logger)
-            var due: [(String, String, String, String?, String?, String, String, Int64, Int64?, Int64?, Int64)] = []
-            for try await row in rows.decode((String, String, String, String?, String?, String, String, Int64, Int64?, Int64?, Int64).self) {
-                due.append(row)
-            }
-            for (app, id, channel, subtopic, publisher, headers, data, nextAt, every, expires, occurrences) in due {
-                // The first occurrence keeps the id the publish answered; repeats add their number.
-                let messageID = occurrences == 0 ? id : "\(id):\(occurrences + 1)"
-                try await connection.query(
-                    insertMessage(
-                        app: app, channel: channel, id: messageID, subtopic: subtopic, publisherId: publisher, headers: headers,
-                        data: data, at: now), logger: logger)
-                var next = every.map { nextAt + $0 }
-                if let every, let upcoming = next, upcoming < now - Self.catchUp { next = upcoming + (now - upcoming) / every * every }
-                if let upcoming = next, upcoming <= (expires ?? .max) {
-                    try await connection.query(
-                        """
-                        UPDATE messaging.schedules SET next_at = \(upcoming), occurrences = occurrences + 1
-                        WHERE app_id = \(app) AND id = \(id)
-                        """, logger: logger)
-                } else {
-                    try await connection.query(
-                        """
-                        UPDATE messaging.schedules SET status = 'published', occurrences = occurrences + 1
-                        WHERE app_id = \(app) AND id = \(id)
-                        """, logger: logger)
-                }
-            }
-            return due.count
-        }
-    }
-
-    /// How far behind a repeating schedule may fall before missed occurrences are skipped.
-    static let catchUp: Int64 = 60_000
 
     /// Deletes a channel with its messages and subscriptions; false when there was none.
     func deleteChannel(app: String, channel: String) async throws -> Bool {

@@ -69,6 +69,11 @@ enum MessagingError {
             status: 404)
     }
 
+    /// 5018, 403: registering a device id another user's live registration holds.
+    static func deviceRegisteredByAnother(_ deviceId: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 5018, message: "Device '\(deviceId.prefix(64))' is registered by another user", status: 403)
+    }
+
     /// 5004, 400: a registration expiration that is not in the future (the seed's code).
     static let invalidExpiration = ErrorEnvelope(
         code: 5004, message: "Invalid expiration date. The expiration date must be after the current time.", status: 400)
@@ -105,11 +110,13 @@ enum ChannelName {
     /// `messaging/{word}` paths of the API: a channel of that name could not be published to or polled.
     static let reserved: Set<String> = ["email", "registrations", "settings", "channels", "push", "pushtemplates"]
 
-    static func validated(_ name: String) throws(ErrorEnvelope) -> String {
+    /// `name` when it is a channel name; `allowingReserved` lets the reserved words through
+    /// (deleting a channel made before they were reserved).
+    static func validated(_ name: String, allowingReserved: Bool = false) throws(ErrorEnvelope) -> String {
         guard (1...255).contains(name.utf8.count),
             name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == ".") })
         else { throw MessagingError.invalidChannel(name) }
-        guard !reserved.contains(name.lowercased()) else {
+        guard allowingReserved || !reserved.contains(name.lowercased()) else {
             throw ErrorEnvelope(code: 5010, message: "'\(name)' is a path of the messaging API, not a channel name", status: 400)
         }
         return name

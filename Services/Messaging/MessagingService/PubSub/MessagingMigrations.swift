@@ -3,7 +3,7 @@ import PostgresSupport
 /// messaging-service's tables, in the `messaging` schema.
 enum MessagingMigrations {
     /// Every migration, in order.
-    static let all: [any DatabaseMigration] = [m0001PubSub, m0002Schedules, m0003ChannelRules, m0004Registrations, m0005PushCredentials]
+    static let all: [any DatabaseMigration] = [m0001PubSub, m0002Schedules, m0003ChannelRules, m0004Registrations, m0005PushCredentials, m0006Owners, m0007EmailTemplates]
 
     /// Channels (created by the first publish or subscription that names them), their messages
     /// numbered per channel in commit order (the channel row is the counter, locked by each
@@ -150,6 +150,40 @@ enum MessagingMigrations {
                 sealed_key text NOT NULL,
                 updated bigint NOT NULL,
                 PRIMARY KEY (app_id, provider)
+            )
+            """
+        ])
+
+    /// Who made each schedule (its occurrences are checked against the publisher's rights as
+    /// they are when each fires, and a refused one ends the schedule as `failed`, saying why),
+    /// who owns each registration (only they, or the server-code key, read, change or remove
+    /// it), and each push credential's shown part as the exact text its sealed key is bound to.
+    static let m0006Owners = SQLMigration(
+        version: 6, name: "schedule publishers, registration owners, bound credential summaries",
+        statements: [
+            """
+            ALTER TABLE messaging.schedules ADD COLUMN publisher_user text,
+                ADD COLUMN publisher_roles text[] NOT NULL DEFAULT '{}', ADD COLUMN error_message text,
+                DROP CONSTRAINT schedules_status_check,
+                ADD CONSTRAINT schedules_status_check CHECK (status IN ('scheduled', 'published', 'cancelled', 'failed'))
+            """,
+            "ALTER TABLE messaging.registrations ADD COLUMN owner_id text",
+            "ALTER TABLE messaging.push_credentials ALTER COLUMN summary TYPE text USING summary::text",
+        ])
+
+    /// Each app's email templates by exact name.
+    static let m0007EmailTemplates = SQLMigration(
+        version: 7, name: "email templates",
+        statements: [
+            """
+            CREATE TABLE messaging.email_templates (
+                app_id text NOT NULL,
+                name text NOT NULL,
+                subject text NOT NULL,
+                text_body text,
+                html_body text,
+                updated bigint NOT NULL,
+                PRIMARY KEY (app_id, name)
             )
             """
         ])

@@ -24,8 +24,9 @@ struct PubSubRoutes: Sendable {
             let channel = try ChannelName.validated(call.parameter("channel"))
             let request = try PublishRequest(try call.messagingJSON)
             try await access.require(.publish, channel: channel, identity: call.identity)
-            let (id, status) = try await store.publish(app: call.identity.appId, channel: channel, request)
-            return .json(Self.status(id: id, status))
+            let publisher = MessageStore.Publisher(userID: call.identity.userId, roles: call.identity.roles)
+            let (id, status) = try await store.publish(app: call.identity.appId, channel: channel, request, by: publisher)
+            return .json(Self.status(id: id, status, error: nil))
         }
         routes.add(.delete, "messaging/:channel", options: Self.options) { call in
             let id = call.parameter("channel")
@@ -38,7 +39,8 @@ struct PubSubRoutes: Sendable {
         // The router takes one parameter name per position: here `:channel` holds a message id.
         routes.add(.get, "messaging/:channel", options: Self.options) { call in
             let id = call.parameter("channel")
-            return .json(Self.status(id: id, try await store.status(app: call.identity.appId, id: id) ?? "unknown"))
+            let found = try await store.status(app: call.identity.appId, id: id)
+            return .json(Self.status(id: id, found?.status ?? "unknown", error: found?.error))
         }
         routes.add(.post, "messaging/:channel/subscribe", options: Self.options) { call in
             let channel = try ChannelName.validated(call.parameter("channel"))
@@ -72,14 +74,14 @@ struct PubSubRoutes: Sendable {
         }
         routes.add(.delete, "messaging/channels/:channel", options: Self.options) { call in
             guard call.identity.keyKind == .serverCode else { throw MessagingError.serverCodeRequired("Deleting a channel") }
-            let channel = try ChannelName.validated(call.parameter("channel"))
+            let channel = try ChannelName.validated(call.parameter("channel"), allowingReserved: true)
             return .json(.object(JSONObject([("result", .bool(try await store.deleteChannel(app: call.identity.appId, channel: channel)))])))
         }
     }
 
     /// `{"messageId", "status", "errorMessage"}`.
-    private static func status(id: String, _ status: String) -> JSONValue {
-        .object(JSONObject([("messageId", .string(id)), ("status", .string(status)), ("errorMessage", .null)]))
+    private static func status(id: String, _ status: String, error: String?) -> JSONValue {
+        .object(JSONObject([("messageId", .string(id)), ("status", .string(status)), ("errorMessage", error.map(JSONValue.string) ?? .null)]))
     }
 }
 

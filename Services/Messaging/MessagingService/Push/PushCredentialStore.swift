@@ -5,8 +5,9 @@ import PostgresNIO
 import ServiceRuntime
 
 /// Each app's push credentials in `messaging.push_credentials`: what may be shown in `summary`,
-/// the private key sealed by the ``SecretBox`` for that app and provider, so a database dump
-/// holds no usable key and a sealed key copied to another app's row does not open.
+/// the private key sealed by the ``SecretBox`` for that app, provider and exact summary, so a
+/// database dump holds no usable key, a sealed key copied to another app's row does not open,
+/// and a summary altered in the database (a `token_uri` pointed elsewhere) no longer opens its key.
 struct PushCredentialStore: Sendable {
     /// The push providers.
     enum Provider: String, Sendable, CaseIterable {
@@ -21,11 +22,12 @@ struct PushCredentialStore: Sendable {
     /// Stores (replacing) the app's credential for `provider`.
     func put(app: String, _ provider: Provider, summary: JSONObject, key pem: String) async throws {
         guard let box else { throw MessagingError.secretsKeyMissing }
-        let sealed = try box.seal(pem, context: Self.context(app, provider))
+        let shown = JSONValue.object(summary).jsonText
+        let sealed = try box.seal(pem, context: Self.context(app, provider, shown))
         try await database.query(
             """
             INSERT INTO messaging.push_credentials (app_id, provider, summary, sealed_key, updated)
-            VALUES (\(app), \(provider.rawValue), \(JSONValue.object(summary).jsonText)::jsonb, \(sealed), \(MessageStore.now()))
+            VALUES (\(app), \(provider.rawValue), \(shown), \(sealed), \(MessageStore.now()))
             ON CONFLICT (app_id, provider) DO UPDATE SET summary = excluded.summary, sealed_key = excluded.sealed_key,
                 updated = excluded.updated
             """, logger: logger)
@@ -34,7 +36,7 @@ struct PushCredentialStore: Sendable {
     /// `{"apns"?: {…, "updated"}, "fcm"?: {…, "updated"}}`: what is set, never a key.
     func summaries(app: String) async throws -> JSONObject {
         let rows = try await database.query(
-            "SELECT provider, summary::text, updated FROM messaging.push_credentials WHERE app_id = \(app) ORDER BY provider",
+            "SELECT provider, summary, updated FROM messaging.push_credentials WHERE app_id = \(app) ORDER BY provider",
             logger: logger)
         var answer = JSONObject()
         for try await (provider, summary, updated) in rows.decode((String, String, Int64).self) {
@@ -69,18 +71,18 @@ struct PushCredentialStore: Sendable {
     private func opened(app: String, _ provider: Provider) async throws -> (JSONObject, String)? {
         let rows = try await database.query(
             """
-            SELECT summary::text, sealed_key FROM messaging.push_credentials WHERE app_id = \(app) AND provider = \(provider.rawValue)
+            SELECT summary, sealed_key FROM messaging.push_credentials WHERE app_id = \(app) AND provider = \(provider.rawValue)
             """, logger: logger)
         for try await (summary, sealed) in rows.decode((String, String).self) {
             guard let box else { throw MessagingError.secretsKeyMissing }
-            let pem = try box.open(sealed, context: Self.context(app, provider))
+            let pem = try box.open(sealed, context: Self.context(app, provider, summary))
             return (try JSONParser.parse(Array(summary.utf8)).object ?? JSONObject(), pem)
         }
         return nil
     }
 
     /// What a sealed key is bound to.
-    private static func context(_ app: String, _ provider: Provider) -> String {
-        "push-credential/\(provider.rawValue)/\(app)"
+    private static func context(_ app: String, _ provider: Provider, _ summary: String) -> String {
+        "push-credential/\(provider.rawValue)/\(app)\n\(summary)"
     }
 }

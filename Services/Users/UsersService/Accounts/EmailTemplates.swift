@@ -1,6 +1,7 @@
 import DataEngine
 import Foundation
 import PostgresNIO
+import ServiceRuntime
 
 /// The emails users-service sends, per app and event: defaults here, edits in
 /// `users.email_templates`. `{{name}}` placeholders are replaced with values, HTML-escaped in
@@ -89,22 +90,7 @@ struct EmailTemplate: Sendable, Equatable, Codable {
         let subjectValues = values.mapValues { $0.filter { !$0.isNewline } }
         return (
             subjectValues.reduce(subject) { $0.replacingOccurrences(of: "{{\($1.key)}}", with: $1.value) },
-            fill(text) { $0 }, fill(html, escape: Self.escapeHTML)
+            fill(text) { $0 }, fill(html, escape: \.htmlEscaped)
         )
-    }
-
-    static func escapeHTML(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
     }
 }

@@ -1,0 +1,58 @@
+import DataAPI
+import DataEngine
+import Hummingbird
+import InternalProtocol
+import ServiceRuntime
+
+/// Email templates, with the server-code key (as all email: an app key ships inside clients):
+/// `PUT emailtemplate/{name}` with `{"subject", "bodyparts": {"textmessage"?, "htmlmessage"?}}`,
+/// `GET emailtemplate/{name}`, `GET emailtemplate` (the names), `DELETE emailtemplate/{name}`,
+/// and `POST emailtemplate/send` (``TemplateSend``).
+struct EmailTemplateRoutes: Sendable {
+    let store: EmailTemplateStore
+    let mailer: TemplateMailer
+
+    /// A template and its values fit in 1 MiB (two bodies of at most 512 KiB).
+    static let options = RouteOptions(bodyLimit: (1 << 20) + 4_096, transfer: .buffered)
+
+    func add(to routes: inout PublicRoutes) {
+        routes.add(.post, "emailtemplate/send", options: Self.options) { call in
+            try Self.requireServerCode(call)
+            let request = try TemplateSend(try call.json(maximumDepth: 8, refusal: MailError.invalid))
+            return .json(try await mailer.send(request, identity: call.identity, context: call.context))
+        }
+        routes.add(.put, "emailtemplate/:name", options: Self.options) { call in
+            try Self.requireServerCode(call)
+            let template = try EmailTemplate(name: call.parameter("name"), try call.json(maximumDepth: 8, refusal: MailError.invalid))
+            try await store.put(app: call.identity.appId, template)
+            return .json(template.json)
+        }
+        routes.add(.get, "emailtemplate/:name", options: Self.options) { call in
+            try Self.requireServerCode(call)
+            let name = call.parameter("name")
+            guard let template = try await store.template(app: call.identity.appId, name: name) else { throw Self.unknown(name) }
+            return .json(template.json)
+        }
+        routes.add(.get, "emailtemplate", options: Self.options) { call in
+            try Self.requireServerCode(call)
+            return .json(.array(try await store.names(app: call.identity.appId).map(JSONValue.string)))
+        }
+        routes.add(.delete, "emailtemplate/:name", options: Self.options) { call in
+            try Self.requireServerCode(call)
+            let name = call.parameter("name")
+            guard try await store.delete(app: call.identity.appId, name: name) else { throw Self.unknown(name) }
+            return .json(.object(JSONObject([("result", .bool(true))])))
+        }
+    }
+
+    /// 24002 (the contract's code) for a template that does not exist.
+    static func unknown(_ name: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 24002, message: "Email Template with name '\(name.prefix(255))' doesn't exist.", status: 400)
+    }
+
+    private static func requireServerCode(_ call: PublicCall) throws(ErrorEnvelope) {
+        guard call.identity.keyKind == .serverCode else {
+            throw ErrorEnvelope(code: 4000, message: "Permission denied: email templates need the server-code key", status: 403)
+        }
+    }
+}
