@@ -28,10 +28,11 @@ let engines: [String: [Target.Dependency]] = [
         "QueryLanguage", "DataEngine", product("HummingbirdBcrypt", "hummingbird-auth"), product("NIOPosix", "swift-nio"),
     ],
     // SMTP delivery over NIO with STARTTLS.
-    // Push credentials' keys and the JWTs they sign: swift-crypto (Crypto comes with the runtime).
+    // Push credentials' keys and the JWTs they sign: swift-crypto (Crypto comes with the runtime);
+    // the push providers over AsyncHTTPClient (HTTP/2 to APNs).
     "Messaging": [
         "QueryLanguage", "DataEngine", "DataAPI", "Permissions", product("NIOPosix", "swift-nio"), product("NIOSSL", "swift-nio-ssl"),
-        product("_CryptoExtras", "swift-crypto"),
+        product("_CryptoExtras", "swift-crypto"), product("AsyncHTTPClient", "async-http-client"), product("NIOHTTP1", "swift-nio"),
     ],
     // Stored bytes on local disk (unnamed temporary files linked into place once complete) or
     // in S3-compatible storage over HTTP; uploads from URLs resolve their host first; directories

@@ -2,8 +2,9 @@
 # Runs the full test suite: installs what is missing (as root), starts a private PostgreSQL
 # cluster under .local/test with a PostGIS template database, checks docker-compose.yml
 # against the Compose specification, then `swift test` (mail tests start Deploy/smtp-sink.py,
-# a real SMTP server from PyPI's aiosmtpd; the S3 storage tests run against PyPI's moto server,
-# started here) (extra arguments go to swift test).
+# a real SMTP server from PyPI's aiosmtpd; the APNs client tests start Tests/Peers/apns-standin.py,
+# HTTP/2 over TLS on PyPI's h2 with the provider token checked by PyJWT; the S3 storage tests run
+# against PyPI's moto server, started here) (extra arguments go to swift test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Deploy/lib/common.sh
@@ -14,6 +15,7 @@ pg_port=${BAAS_TEST_POSTGRES_PORT:-55433}
 ensure_system_packages
 python3 -c 'import yaml, jsonschema, aiosmtpd' 2>/dev/null || pip install -q pyyaml jsonschema aiosmtpd
 python3 -c 'import moto.server, flask_cors' 2>/dev/null || pip install -q 'moto[server]'
+python3 -c 'import h2, jwt, cryptography' 2>/dev/null || pip install -q h2 pyjwt cryptography
 # Every cluster test runs seven services with their own pools, all suites at once.
 PG_FSYNC=off PG_MAX_CONNECTIONS=1000 pg_start "$state/pg" "$pg_port"
 s3_port=${BAAS_TEST_S3_PORT:-55435}
