@@ -116,9 +116,14 @@ extension PushOutcome {
     }
 }
 
-/// Tests/Peers/apns-standin.py with a fresh key, on a free port, and a client that trusts it.
+/// Tests/Peers/apns-standin.py with a fresh key on a free port.
 struct APNsStandIn: Sendable {
     let folder: URL
+    let port: Int
+    /// The test CA that issued its certificate.
+    let caFile: String
+    /// A credential whose key it verifies tokens with.
+    let credential: APNsCredential
 
     /// The requests it answered, oldest first.
     func records() throws -> [[String: Any]] {
@@ -128,7 +133,8 @@ struct APNsStandIn: Sendable {
         }
     }
 
-    static func with(_ body: @Sendable (APNsStandIn, APNsClient, APNsCredential) async throws -> Void) async throws {
+    /// Runs the stand-in while `body` runs.
+    static func run(_ body: @Sendable (APNsStandIn) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apns-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -145,10 +151,17 @@ struct APNsStandIn: Sendable {
             "--public-key", folder.appendingPathComponent("public.pem").path, "--out", folder.path,
         ]
         try await PeerProcess.run(script: "Tests/Peers/apns-standin.py", arguments: arguments, folder: folder, hint: "pip install h2 pyjwt cryptography") {
-            let settings = PushSettings(apnsURL: "https://127.0.0.1:\(port)", caFile: caFile)
+            try await body(APNsStandIn(folder: folder, port: port, caFile: caFile, credential: credential))
+        }
+    }
+
+    /// Runs the stand-in and a client that trusts it while `body` runs.
+    static func with(_ body: @Sendable (APNsStandIn, APNsClient, APNsCredential) async throws -> Void) async throws {
+        try await run { standIn in
+            let settings = PushSettings(apnsURL: "https://127.0.0.1:\(standIn.port)", caFile: standIn.caFile)
             let http = try settings.httpClient()
             do {
-                try await body(APNsStandIn(folder: folder), APNsClient(http: http, settings: settings, tokens: APNsTokens()), credential)
+                try await body(standIn, APNsClient(http: http, settings: settings, tokens: APNsTokens()), standIn.credential)
             } catch {
                 try? await http.shutdown()
                 throw error

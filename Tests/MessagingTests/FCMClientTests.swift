@@ -15,7 +15,7 @@ import TestSupport
     }
 
     @Test func messagesReachTheStandInWithOneAccessToken() async throws {
-        try await FCMStandIn.with { standIn, client, account in
+        try await FCMStandIn.with { standIn, client, http, account in
             let outcomes = await withTaskGroup(of: PushOutcome.self) { group in
                 for index in 0..<20 { group.addTask { await client.send(Self.message("device-\(index)"), with: account) } }
                 return await group.reduce(into: []) { $0.append($1) }
@@ -29,14 +29,14 @@ import TestSupport
             #expect(first["android"] as? [String: String] == ["priority": "HIGH", "ttl": "86400s"] && first["notification"] == nil)
 
             // An access token FCM no longer takes is fetched again once.
-            try await standIn.expireTokens()
+            try await standIn.expireTokens(with: http)
             #expect(await client.send(Self.message("device-after"), with: account).deliveredID != nil)
             #expect(try standIn.tokensIssued() == 2)
         }
     }
 
     @Test func googlesAnswersAreClassified() async throws {
-        try await FCMStandIn.with { standIn, client, account in
+        try await FCMStandIn.with { standIn, client, http, account in
             #expect(await client.send(Self.message("a-unregistered"), with: account) == .unregistered("UNREGISTERED", since: nil))
             #expect(await client.send(Self.message("b-quota"), with: account) == .retry("QUOTA_EXCEEDED", after: .seconds(1)))
             #expect(await client.send(Self.message("c-unavailable"), with: account) == .retry("UNAVAILABLE", after: nil))
@@ -63,18 +63,21 @@ import TestSupport
     }
 }
 
-/// Tests/Peers/fcm-standin.py for a fresh service account, on a free port, and a client that trusts it.
+/// Tests/Peers/fcm-standin.py for a fresh service account on a free port.
 struct FCMStandIn: Sendable {
     let folder: URL
     let port: Int
-    let http: HTTPClient
+    /// The test CA that issued its certificate.
+    let caFile: String
+    /// The service account it grants tokens to.
+    let account: FCMCredential
 
     func sends() throws -> [[String: Any]] { try lines("fcm.jsonl") }
 
     func tokensIssued() throws -> Int { try lines("fcm-tokens.jsonl").count }
 
     /// Makes the stand-in forget every access token it issued.
-    func expireTokens() async throws {
+    func expireTokens(with http: HTTPClient) async throws {
         var request = HTTPClientRequest(url: "https://127.0.0.1:\(port)/__expire")
         request.method = .POST
         _ = try await http.execute(request, timeout: .seconds(30))
@@ -87,7 +90,8 @@ struct FCMStandIn: Sendable {
         }
     }
 
-    static func with(_ body: @Sendable (FCMStandIn, FCMClient, FCMCredential) async throws -> Void) async throws {
+    /// Runs the stand-in while `body` runs.
+    static func run(_ body: @Sendable (FCMStandIn) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -106,11 +110,17 @@ struct FCMStandIn: Sendable {
             "--token-uri", tokenURI, "--project", "demo-project", "--out", folder.path,
         ]
         try await PeerProcess.run(script: "Tests/Peers/fcm-standin.py", arguments: arguments, folder: folder, hint: "pip install pyjwt cryptography") {
-            let settings = PushSettings(fcmURL: "https://127.0.0.1:\(port)", caFile: caFile)
+            try await body(FCMStandIn(folder: folder, port: port, caFile: caFile, account: account))
+        }
+    }
+
+    /// Runs the stand-in and a client that trusts it while `body` runs.
+    static func with(_ body: @Sendable (FCMStandIn, FCMClient, HTTPClient, FCMCredential) async throws -> Void) async throws {
+        try await run { standIn in
+            let settings = PushSettings(fcmURL: "https://127.0.0.1:\(standIn.port)", caFile: standIn.caFile)
             let http = try settings.httpClient()
             do {
-                let standIn = FCMStandIn(folder: folder, port: port, http: http)
-                try await body(standIn, FCMClient(http: http, settings: settings, tokens: FCMTokens()), account)
+                try await body(standIn, FCMClient(http: http, settings: settings, tokens: FCMTokens()), http, standIn.account)
             } catch {
                 try? await http.shutdown()
                 throw error

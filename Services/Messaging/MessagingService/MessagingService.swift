@@ -8,8 +8,8 @@ import ServiceRuntime
 /// email templates (``EmailTemplateRoutes``), and
 /// publish/subscribe channels with polling subscriptions (``PubSubRoutes``), channels as
 /// permission containers (``ChannelAccess``), device registrations (``RegistrationRoutes``) and
-/// push credentials (``PushCredentialRoutes``); push delivery arrives with the increment that
-/// builds it.
+/// push to APNs and FCM from a durable queue (``PushDeliveryService``) with credentials set
+/// through ``PushCredentialRoutes``.
 public enum MessagingService: BackendService {
     public static let name = ServiceName.messaging
 
@@ -42,15 +42,20 @@ public enum MessagingService: BackendService {
         let rules = ChannelRulesCache(channel: table.channel) { app in try await table.rules(app: app) }
         let access = ChannelAccess(rules: rules)
         let registrations = RegistrationStore(database: database, logger: logger)
-        let box = try SecretBox.read(environment.configuration.reader)
-        PubSubRoutes(store: store, access: access).add(to: &routes)
+        let credentials = PushCredentialStore(database: database, logger: logger, box: try SecretBox.read(environment.configuration.reader))
+        let push = PushQueue(database: database, logger: logger)
+        PubSubRoutes(store: store, access: access, push: push).add(to: &routes)
         ChannelSettingsRoutes(store: store, rules: rules).add(to: &routes)
         RegistrationRoutes(store: registrations, access: access).add(to: &routes)
-        PushCredentialRoutes(store: PushCredentialStore(database: database, logger: logger, box: box)).add(to: &routes)
+        PushCredentialRoutes(store: credentials).add(to: &routes)
+        environment.background.add(
+            PushDeliveryService(
+                settings: PushSettings.read(environment.configuration.reader), queue: push, credentials: credentials, logger: logger))
 
         environment.background.add(NotificationListener(database: database, channel: rules.channel, consumer: rules, logger: logger))
-        // Messages past their retention, idle subscriptions and expired registrations go; due
-        // schedules publish (each occurrence once across replicas: MessageStore.fireDue).
+        // Messages past their retention, idle subscriptions, expired registrations and day-old
+        // push jobs go; due schedules publish (each occurrence once across replicas:
+        // MessageStore.fireDue); queued pushes go out (PushDeliveryService).
         environment.background.add(
             PeriodicService(every: .seconds(10), logger: logger, failure: "messages not swept") {
                 while try await store.sweep() > 0 {}
@@ -58,6 +63,7 @@ public enum MessagingService: BackendService {
         environment.background.add(
             PeriodicService(every: .seconds(10), logger: logger, failure: "registrations not swept") {
                 while try await registrations.sweep(now: MessageStore.now()) > 0 {}
+                while try await push.sweep(now: MessageStore.now()) > 0 {}
             })
         environment.background.add(
             PeriodicService(every: .milliseconds(250), logger: logger, failure: "scheduled messages not published") {

@@ -1,3 +1,4 @@
+import DataEngine
 import Logging
 import PostgresNIO
 
@@ -17,14 +18,16 @@ extension MessageStore {
             let rows = try await connection.query(
                 """
                 SELECT app_id, id, channel, subtopic, publisher_id, headers::text, data::text, next_at, repeat_every,
-                    repeat_expires_at, occurrences, publisher_user, publisher_roles
+                    repeat_expires_at, occurrences, publisher_user, publisher_roles, pubsub, push_targets::text
                 FROM messaging.schedules WHERE status = 'scheduled' AND next_at <= \(now)
                 ORDER BY next_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
                 """, logger: logger)
-            typealias Due = (String, String, String, String?, String?, String, String, Int64, Int64?, Int64?, Int64, String?, [String])
+            typealias Due = (
+                String, String, String, String?, String?, String, String, Int64, Int64?, Int64?, Int64, String?, [String], Bool, String?
+            )
             var due: [Due] = []
             for try await row in rows.decode(Due.self) { due.append(row) }
-            for (app, id, channel, subtopic, publisher, headers, data, nextAt, every, expires, occurrences, user, roles) in due {
+            for (app, id, channel, subtopic, publisher, headers, data, nextAt, every, expires, occurrences, user, roles, pubSub, push) in due {
                 guard try await mayPublish(app, channel, Publisher(userID: user, roles: roles)) else {
                     try await connection.query(
                         """
@@ -36,10 +39,10 @@ extension MessageStore {
                 }
                 // The first occurrence keeps the id the publish answered; repeats add their number.
                 let messageID = occurrences == 0 ? id : "\(id):\(occurrences + 1)"
-                try await connection.query(
-                    insertMessage(
-                        app: app, channel: channel, id: messageID, subtopic: subtopic, publisherId: publisher, headers: headers,
-                        data: data, at: now), logger: logger)
+                let targets = push.flatMap { try? JSONParser.parse(Array($0.utf8)) }.map(PushOptions.Targets.init(json:))
+                try await deliver(
+                    app: app, channel: channel, id: messageID, subtopic: subtopic, publisherId: publisher, headers: headers, data: data,
+                    pubSub: pubSub, push: targets, at: now, on: connection)
                 var next = every.map { nextAt + $0 }
                 if let every, let upcoming = next, upcoming < now - Self.catchUp { next = upcoming + (now - upcoming) / every * every }
                 if let upcoming = next, upcoming <= (expires ?? .max) {

@@ -61,10 +61,9 @@ struct MessageStore: Sendable {
         let headers = JSONValue.object(request.headers).jsonText
         let data = request.message.jsonText
         guard let schedule = request.schedule else {
-            try await database.query(
-                insertMessage(
-                    app: app, channel: channel, id: id, subtopic: request.subtopic, publisherId: request.publisherId,
-                    headers: headers, data: data, at: now), logger: logger)
+            try await deliver(
+                app: app, channel: channel, id: id, subtopic: request.subtopic, publisherId: request.publisherId, headers: headers, data: data,
+                pubSub: request.delivery.pubSub, push: request.delivery.targets, at: now, on: nil)
             return (id, "published")
         }
         try await database.query(
@@ -73,12 +72,38 @@ struct MessageStore: Sendable {
                 INSERT INTO messaging.channels (app_id, name, last_seq, created) VALUES (\(app), \(channel), 0, \(now))
                 ON CONFLICT (app_id, name) DO NOTHING)
             INSERT INTO messaging.schedules (app_id, id, channel, subtopic, publisher_id, headers, data, next_at, repeat_every,
-                repeat_expires_at, status, publisher_user, publisher_roles)
+                repeat_expires_at, status, publisher_user, publisher_roles, pubsub, push_targets)
             VALUES (\(app), \(id), \(channel), \(request.subtopic), \(request.publisherId), \(headers)::jsonb, \(data)::jsonb,
                 \(schedule.publishAt), \(schedule.repeatEvery), \(schedule.repeatExpiresAt), 'scheduled', \(publisher.userID),
-                \(publisher.roles))
+                \(publisher.roles), \(request.delivery.pubSub), \(request.delivery.targets?.json.jsonText)::jsonb)
             """, logger: logger)
         return (id, "scheduled")
+    }
+
+    /// Publishes one message now: to the channel's subscribers when `pubSub`, and to the devices
+    /// `push` targets through a push job, both or neither written (in `connection`'s transaction
+    /// when given).
+    func deliver(
+        app: String, channel: String, id: String, subtopic: String?, publisherId: String?, headers: String, data: String,
+        pubSub: Bool, push: PushOptions.Targets?, at now: Int64, on connection: PostgresConnection?
+    ) async throws {
+        var statements: [PostgresQuery] = []
+        if pubSub {
+            statements.append(
+                insertMessage(app: app, channel: channel, id: id, subtopic: subtopic, publisherId: publisherId, headers: headers, data: data, at: now))
+        }
+        if let push {
+            statements.append(PushQueue.insertJob(app: app, messageId: id, channel: channel, targets: push, data: data, headers: headers, now: now))
+        }
+        if let connection {
+            for statement in statements { try await connection.query(statement, logger: logger) }
+        } else if statements.count == 1 {
+            try await database.query(statements[0], logger: logger)
+        } else {
+            try await database.withTransaction(logger: logger) { connection in
+                for statement in statements { try await connection.query(statement, logger: logger) }
+            }
+        }
     }
 
     /// Inserts one message under the channel row's lock (created when new), numbering it next;
@@ -103,7 +128,8 @@ struct MessageStore: Sendable {
         let rows = try await database.query(
             """
             SELECT status, error_message FROM messaging.schedules WHERE app_id = \(app) AND id = \(id)
-            UNION ALL SELECT status, NULL FROM messaging.messages WHERE app_id = \(app) AND id = \(id) LIMIT 1
+            UNION ALL SELECT status, NULL FROM messaging.messages WHERE app_id = \(app) AND id = \(id)
+            UNION ALL SELECT 'published', NULL FROM messaging.push_jobs WHERE app_id = \(app) AND message_id = \(id) LIMIT 1
             """, logger: logger)
         for try await (status, error) in rows.decode((String, String?).self) { return (status, error) }
         return nil

@@ -86,11 +86,6 @@ enum MessagingError {
     /// 5017, 503: push credentials cannot be stored or opened without `BAAS_SECRETS_KEY`.
     static let secretsKeyMissing = ErrorEnvelope(
         code: 5017, message: "Push credentials need BAAS_SECRETS_KEY to be configured on messaging-service", status: 503)
-
-    /// 5015, 400: a publish option that is not available yet (push delivery).
-    static func notSupportedYet(_ feature: String) -> ErrorEnvelope {
-        ErrorEnvelope(code: 5015, message: "\(feature) is not supported yet", status: 400)
-    }
 }
 
 extension MessagingError {

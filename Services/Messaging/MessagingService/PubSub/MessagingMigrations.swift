@@ -3,7 +3,7 @@ import PostgresSupport
 /// messaging-service's tables, in the `messaging` schema.
 enum MessagingMigrations {
     /// Every migration, in order.
-    static let all: [any DatabaseMigration] = [m0001PubSub, m0002Schedules, m0003ChannelRules, m0004Registrations, m0005PushCredentials, m0006Owners, m0007EmailTemplates]
+    static let all: [any DatabaseMigration] = [m0001PubSub, m0002Schedules, m0003ChannelRules, m0004Registrations, m0005PushCredentials, m0006Owners, m0007EmailTemplates, m0008PushQueue]
 
     /// Channels (created by the first publish or subscription that names them), their messages
     /// numbered per channel in commit order (the channel row is the counter, locked by each
@@ -186,5 +186,48 @@ enum MessagingMigrations {
                 PRIMARY KEY (app_id, name)
             )
             """
+        ])
+
+    /// Push delivery, durable: a job per pushed message (its targets, and how far its expansion
+    /// into deliveries has got through the registrations, by device id), and a delivery per
+    /// device with its attempts, next attempt and result; schedules keep their push targets and
+    /// whether subscribers get the message too.
+    static let m0008PushQueue = SQLMigration(
+        version: 8, name: "push delivery queue",
+        statements: [
+            """
+            CREATE TABLE messaging.push_jobs (
+                app_id text NOT NULL,
+                message_id text NOT NULL,
+                channel text NOT NULL,
+                targets jsonb NOT NULL,
+                data jsonb NOT NULL,
+                headers jsonb NOT NULL,
+                after_device text NOT NULL DEFAULT '',
+                expanded boolean NOT NULL DEFAULT false,
+                created bigint NOT NULL,
+                PRIMARY KEY (app_id, message_id)
+            )
+            """,
+            "CREATE INDEX push_jobs_to_expand ON messaging.push_jobs (created) WHERE NOT expanded",
+            "CREATE INDEX push_jobs_by_age ON messaging.push_jobs (created)",
+            """
+            CREATE TABLE messaging.push_deliveries (
+                app_id text NOT NULL,
+                message_id text NOT NULL,
+                device_id text NOT NULL,
+                os text NOT NULL,
+                device_token text NOT NULL,
+                registered bigint NOT NULL,
+                status text NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+                attempts integer NOT NULL DEFAULT 0,
+                next_attempt bigint NOT NULL,
+                result text,
+                PRIMARY KEY (app_id, message_id, device_id),
+                FOREIGN KEY (app_id, message_id) REFERENCES messaging.push_jobs ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX push_deliveries_due ON messaging.push_deliveries (next_attempt) WHERE status = 'pending'",
+            "ALTER TABLE messaging.schedules ADD COLUMN push_targets jsonb, ADD COLUMN pubsub boolean NOT NULL DEFAULT true",
         ])
 }

@@ -15,6 +15,7 @@ import ServiceRuntime
 struct PubSubRoutes: Sendable {
     let store: MessageStore
     let access: ChannelAccess
+    let push: PushQueue
 
     /// A message and its options fit in 1 MiB.
     static let options = RouteOptions(bodyLimit: 1 << 20, transfer: .buffered)
@@ -40,7 +41,12 @@ struct PubSubRoutes: Sendable {
         routes.add(.get, "messaging/:channel", options: Self.options) { call in
             let id = call.parameter("channel")
             let found = try await store.status(app: call.identity.appId, id: id)
-            return .json(Self.status(id: id, found?.status ?? "unknown", error: found?.error))
+            var answer = Self.status(id: id, found?.status ?? "unknown", error: found?.error)
+            if let pushed = try await push.status(app: call.identity.appId, messageId: id), case .object(var object) = answer {
+                object["pushStatus"] = pushed
+                answer = .object(object)
+            }
+            return .json(answer)
         }
         routes.add(.post, "messaging/:channel/subscribe", options: Self.options) { call in
             let channel = try ChannelName.validated(call.parameter("channel"))

@@ -12,6 +12,8 @@ struct PublishRequest: Sendable {
     /// When to publish (epoch ms), how often to repeat (ms) and until when (epoch ms); nil
     /// when the message is published at once.
     let schedule: Schedule?
+    /// Whether subscribers get it and which devices are pushed it.
+    let delivery: PushOptions
 
     /// A delayed or repeating publish.
     struct Schedule: Sendable, Equatable {
@@ -23,8 +25,8 @@ struct PublishRequest: Sendable {
     /// The most headers one message may carry.
     static let maximumHeaders = 256
 
-    /// Reads `body`; 5011 for malformed members, 5012 for a subtopic, 5030 and 5003 for schedule
-    /// times, 5015 for push until it exists.
+    /// Reads `body`; 5011 for malformed members (a header FCM refuses when Android devices may
+    /// be pushed), 5012 for a subtopic, 5013 for a segment query, 5030 and 5003 for schedule times.
     init(_ body: JSONValue?, now: Int64 = MessageStore.now()) throws(ErrorEnvelope) {
         guard let object = body?.object else { throw MessagingError.invalidBody("The body must be a JSON object with 'message'") }
         message = object["message"] ?? .null
@@ -36,8 +38,10 @@ struct PublishRequest: Sendable {
         } else {
             subtopic = nil
         }
-        let policy = try Self.text(object["publishPolicy"] ?? object["pushPolicy"], "publishPolicy")?.uppercased()
-        guard policy == nil || policy == "PUBSUB" else { throw MessagingError.notSupportedYet("Push delivery ('\(policy ?? "")')") }
+        delivery = try PushOptions(object)
+        if delivery.targets?.systems.contains(.android) == true, let reserved = PushPayloads.reservedForFCM(headers) {
+            throw MessagingError.invalidBody("Header '\(reserved.prefix(64))' is reserved by FCM and cannot be pushed to Android devices")
+        }
         schedule = try Self.schedule(object, now: now)
     }
 
