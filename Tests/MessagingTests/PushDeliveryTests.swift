@@ -83,6 +83,11 @@ import TestSupport
             let quiet = try await cluster.send(.POST, "/messaging/news", #"{"message": "quiet", "publishPolicy": "PUBSUB"}"#)
             let quietID = try #require(quiet.json["messageId"] as? String)
             #expect(try await cluster.send(.GET, "/messaging/\(quietID)").json["pushStatus"] == nil)
+            // A channel no device is registered on queues no push job at all.
+            let unheard = try await cluster.send(.POST, "/messaging/empty", #"{"message": "unheard"}"#)
+            let unheardID = try #require(unheard.json["messageId"] as? String)
+            let unheardStatus = try await cluster.send(.GET, "/messaging/\(unheardID)").json
+            #expect(unheardStatus["status"] as? String == "published" && unheardStatus["pushStatus"] == nil, "\(unheardStatus)")
             #expect(try await cluster.poll("news", subscription) == [1, 2, 3, 4, 5])
         }
     }
