@@ -65,7 +65,7 @@ import TestSupport
             let unknown = [
                 ("POST", "users/no-such-endpoint"), ("PATCH", "data/Person"), ("PATCH", "data/Person/ID/friends"),
                 ("PATCH", "data/bulk/Person/delete"), ("GET", "transaction/unit-of-work"), ("PUT", "messaging/default"),
-                ("GET", "emailtemplate/x"), ("PUT", "files/a/b.txt"), ("POST", "geo/rect"),
+                ("PATCH", "emailtemplate/x"), ("PUT", "files/a/b.txt"), ("POST", "geo/rect"),
             ]
             for (method, path) in unknown {
                 let answer = try await HTTPTestClient.send(

@@ -125,7 +125,7 @@ import TestSupport
             let cases: [(HTTPMethod, String, String?, Int)] = [
                 (.POST, "/messaging/bad%20name", #"{"message": 1}"#, 5010),
                 (.POST, "/messaging/Settings", #"{"message": 1}"#, 5010),
-                (.POST, "/messaging/push/subscribe", nil, 5010),
+                (.POST, "/messaging/PushTemplates", #"{"message": 1}"#, 5010),
                 (.POST, "/messaging/chat", #"{"message": 1, "headers": \#(tenThousand)}"#, 5011),
                 (.POST, "/messaging/chat", #"{"message": 1, "headers": {"h": {"nested": 1}}}"#, 5011),
                 (.POST, "/messaging/chat", #"{"message": 1, "subtopic": "a..b"}"#, 5012),

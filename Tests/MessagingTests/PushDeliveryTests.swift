@@ -119,6 +119,54 @@ import TestSupport
         }
     }
 
+    @Test func pushTemplatesPublishTheirFilledContent() async throws {
+        try await PushCluster.with { push in
+            let cluster = push.cluster
+            try await push.register("iphone", os: "IOS", token: Self.iosToken(1), channels: ["news"])
+            try await push.register("pixel", os: "ANDROID", token: "fcm-1", channels: ["news"])
+            let greeting = #"""
+                {"channel": "news", "message": "Hi {name}", "headers": {"ios-alert-title": "Welcome {name}", "android-content-title": "Welcome {name}"}, "pushBroadcast": "FOR_IOS|FOR_ANDROID"}
+                """#
+            #expect(try await cluster.send(.PUT, "/messaging/pushtemplates/greeting", greeting, key: .serverCode).status == 200)
+            let androidOnly = #"{"channel": "news", "message": "Android", "pushBroadcast": "FOR_ANDROID"}"#
+            #expect(try await cluster.send(.PUT, "/messaging/pushtemplates/androidOnly", androidOnly, key: .serverCode).status == 200)
+            let all = try await cluster.send(.GET, "/messaging/pushtemplates")
+            #expect(Set(all.json.keys) == ["greeting", "androidOnly"], "\(all.text)")
+            #expect(Set(try await cluster.send(.GET, "/messaging/pushtemplates/IOS").json.keys) == ["greeting"])
+            #expect(Set(try await cluster.send(.GET, "/messaging/pushtemplates/android").json.keys) == ["greeting", "androidOnly"])
+
+            let sent = try await cluster.send(.POST, "/messaging/push/greeting", #"{"templateValues": {"name": "Ann"}}"#)
+            let id = try #require(sent.json["messageId"] as? String, "\(sent.text)")
+            #expect(try await push.settled(id)["delivered"] as? Int == 2)
+            let payload = try #require(try push.apns.records().first?["payload"] as? [String: Any])
+            #expect((payload["aps"] as? [String: Any])?["alert"] as? [String: String] == ["title": "Welcome Ann", "body": "Hi Ann"])
+            #expect(payload["template_name"] as? String == "greeting")
+            let data = try #require((try push.fcm.sends().first?["message"] as? [String: Any])?["data"] as? [String: String])
+            #expect(data["message"] == "Hi Ann" && data["android-content-title"] == "Welcome Ann" && data["template_name"] == "greeting")
+
+            try await cluster.setChannelCell("news", #""role": "NotAuthenticatedUser""#, .publish, .deny)
+            typealias Refusal = (method: HTTPMethod, path: String, body: String?, key: APIKeyKind, status: Int, code: Int)
+            let refused: [Refusal] = [
+                (.POST, "/messaging/push/greeting", nil, .rest, 403, 5007),
+                (.POST, "/messaging/push/nope", nil, .serverCode, 404, 5019),
+                (.POST, "/messaging/push/greeting", #"{"templateValues": {"x": [1]}}"#, .serverCode, 400, 5011),
+                (.PUT, "/messaging/pushtemplates/t", greeting, .rest, 403, 4000),
+                (.PUT, "/messaging/pushtemplates/t", #"{"channel": "a b"}"#, .serverCode, 400, 5010),
+                (.PUT, "/messaging/pushtemplates/t", #"{"unknown": 1}"#, .serverCode, 400, 5011),
+                (.PUT, "/messaging/pushtemplates/t", #"{"headers": {"google.x": "1"}}"#, .serverCode, 400, 5011),
+                (.PUT, "/messaging/pushtemplates/t", #"{"segmentQuery": "os ="}"#, .serverCode, 400, 5013),
+                (.GET, "/messaging/pushtemplates/BEOS", nil, .rest, 400, 5011),
+                (.DELETE, "/messaging/pushtemplates/nope", nil, .serverCode, 404, 5019),
+            ]
+            for (method, path, body, key, status, code) in refused {
+                let answer = try await cluster.send(method, path, body, key: key)
+                #expect(answer.status == status && answer.json["code"] as? Int == code, "\(method) \(path) \(body ?? ""): \(answer.text)")
+            }
+            #expect(try await cluster.send(.DELETE, "/messaging/pushtemplates/androidOnly", key: .serverCode).json["result"] as? Bool == true)
+            #expect(Set(try await cluster.send(.GET, "/messaging/pushtemplates").json.keys) == ["greeting"])
+        }
+    }
+
     @Test func anAppWithoutCredentialsFailsItsPushesAndSaysWhy() async throws {
         try await PushCluster.with(credentials: false) { push in
             try await push.register("iphone", os: "IOS", token: Self.iosToken(1), channels: ["news"])

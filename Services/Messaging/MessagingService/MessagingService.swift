@@ -48,6 +48,7 @@ public enum MessagingService: BackendService {
         ChannelSettingsRoutes(store: store, rules: rules).add(to: &routes)
         RegistrationRoutes(store: registrations, access: access).add(to: &routes)
         PushCredentialRoutes(store: credentials).add(to: &routes)
+        PushTemplateRoutes(templates: PushTemplateStore(database: database, logger: logger), messages: store, access: access).add(to: &routes)
         environment.background.add(
             PushDeliveryService(
                 settings: PushSettings.read(environment.configuration.reader), queue: push, credentials: credentials, logger: logger))

@@ -74,6 +74,11 @@ enum MessagingError {
         ErrorEnvelope(code: 5018, message: "Device '\(deviceId.prefix(64))' is registered by another user", status: 403)
     }
 
+    /// 5019, 404: a push template that does not exist.
+    static func unknownPushTemplate(_ name: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 5019, message: "Push template '\(name.prefix(255))' does not exist", status: 404)
+    }
+
     /// 5004, 400: a registration expiration that is not in the future (the seed's code).
     static let invalidExpiration = ErrorEnvelope(
         code: 5004, message: "Invalid expiration date. The expiration date must be after the current time.", status: 400)

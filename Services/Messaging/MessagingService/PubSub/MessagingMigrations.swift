@@ -3,7 +3,7 @@ import PostgresSupport
 /// messaging-service's tables, in the `messaging` schema.
 enum MessagingMigrations {
     /// Every migration, in order.
-    static let all: [any DatabaseMigration] = [m0001PubSub, m0002Schedules, m0003ChannelRules, m0004Registrations, m0005PushCredentials, m0006Owners, m0007EmailTemplates, m0008PushQueue]
+    static let all: [any DatabaseMigration] = [m0001PubSub, m0002Schedules, m0003ChannelRules, m0004Registrations, m0005PushCredentials, m0006Owners, m0007EmailTemplates, m0008PushQueue, m0009PushTemplates]
 
     /// Channels (created by the first publish or subscription that names them), their messages
     /// numbered per channel in commit order (the channel row is the counter, locked by each
@@ -229,5 +229,19 @@ enum MessagingMigrations {
             """,
             "CREATE INDEX push_deliveries_due ON messaging.push_deliveries (next_attempt) WHERE status = 'pending'",
             "ALTER TABLE messaging.schedules ADD COLUMN push_targets jsonb, ADD COLUMN pubsub boolean NOT NULL DEFAULT true",
+        ])
+
+    /// Each app's push templates by exact name: the push each one publishes.
+    static let m0009PushTemplates = SQLMigration(
+        version: 9, name: "push templates",
+        statements: [
+            """
+            CREATE TABLE messaging.push_templates (
+                app_id text NOT NULL,
+                name text NOT NULL,
+                body text NOT NULL,
+                PRIMARY KEY (app_id, name)
+            )
+            """
         ])
 }

@@ -1,0 +1,76 @@
+import DataAPI
+import DataEngine
+import Hummingbird
+import InternalProtocol
+import ServiceRuntime
+
+/// Push templates: `PUT messaging/pushtemplates/{name}` (``PushTemplate``'s body) and `DELETE …`
+/// with the server-code key; `GET messaging/pushtemplates` (every template, by name) and
+/// `GET messaging/pushtemplates/{IOS|ANDROID|…}` (those that reach that system) with any key;
+/// `POST messaging/push/{name}` with `{"templateValues"?}` publishes one (PUBLISH on its channel).
+struct PushTemplateRoutes: Sendable {
+    let templates: PushTemplateStore
+    let messages: MessageStore
+    let access: ChannelAccess
+
+    func add(to routes: inout PublicRoutes) {
+        // The router takes one parameter name per position: `:name` is a device type for GET.
+        routes.add(.put, "messaging/pushtemplates/:name", options: PubSubRoutes.options) { call in
+            try Self.requireServerCode(call)
+            let template = try PushTemplate(name: call.parameter("name"), try call.messagingJSON)
+            try await templates.put(app: call.identity.appId, template)
+            return .json(.object(template.body))
+        }
+        routes.add(.delete, "messaging/pushtemplates/:name", options: PubSubRoutes.options) { call in
+            try Self.requireServerCode(call)
+            let name = call.parameter("name")
+            guard try await templates.delete(app: call.identity.appId, name: name) else { throw MessagingError.unknownPushTemplate(name) }
+            return .json(.object(JSONObject([("result", .bool(true))])))
+        }
+        routes.add(.get, "messaging/pushtemplates", options: PubSubRoutes.options) { call in
+            .json(Self.map(try await templates.all(app: call.identity.appId)))
+        }
+        routes.add(.get, "messaging/pushtemplates/:name", options: PubSubRoutes.options) { call in
+            let type = call.parameter("name").uppercased()
+            guard let os = DeviceRegistration.OS(rawValue: type) else {
+                throw MessagingError.invalidBody("The device type must be IOS, ANDROID, WP or OSX, not '\(type.prefix(32))'")
+            }
+            return .json(Self.map(try await templates.all(app: call.identity.appId).filter { $0.targets(os) }))
+        }
+        routes.add(.post, "messaging/push/:name", options: PubSubRoutes.options) { call in
+            let name = call.parameter("name")
+            let values = try Self.values(try call.messagingJSON)
+            guard let template = try await templates.template(app: call.identity.appId, name: name) else {
+                throw MessagingError.unknownPushTemplate(name)
+            }
+            try await access.require(.publish, channel: template.channel, identity: call.identity)
+            let publisher = MessageStore.Publisher(userID: call.identity.userId, roles: call.identity.roles)
+            let (id, status) = try await messages.publish(
+                app: call.identity.appId, channel: template.channel, try template.request(values: values), by: publisher)
+            return .json(.object(JSONObject([("messageId", .string(id)), ("status", .string(status)), ("errorMessage", .null)])))
+        }
+    }
+
+    private static func map(_ templates: [PushTemplate]) -> JSONValue {
+        .object(JSONObject(templates.map { ($0.name, JSONValue.object($0.body)) }))
+    }
+
+    /// `templateValues` as texts; 5011 for anything but an object of scalars.
+    private static func values(_ body: JSONValue?) throws(ErrorEnvelope) -> [String: String] {
+        switch body?.object?["templateValues"] ?? body?.object?["template-values"] {
+        case nil, .null?: return [:]
+        case .object(let members)?:
+            var values: [String: String] = [:]
+            for (name, value) in members.members {
+                guard let text = value.templateText else { throw MessagingError.invalidBody("Template value '\(name.prefix(64))' must be a scalar") }
+                values[name] = text
+            }
+            return values
+        default: throw MessagingError.invalidBody("'templateValues' must be an object")
+        }
+    }
+
+    private static func requireServerCode(_ call: PublicCall) throws(ErrorEnvelope) {
+        guard call.identity.keyKind == .serverCode else { throw MessagingError.serverCodeRequired("Changing push templates") }
+    }
+}
