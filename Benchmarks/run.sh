@@ -6,7 +6,8 @@
 #   Benchmarks/run.sh            full run (10 s per case, release build) → Benchmarks/results/
 #   Benchmarks/run.sh --quick    1 s per case on the debug build (CI: keeps the harness working)
 # It also measures files-service: a large upload and download on local disk and on S3 (moto),
-# and downloads beside nginx serving the same bytes.
+# and downloads beside nginx serving the same bytes; and pub/sub delivery (publish → poll through
+# the gateway) beside nats-server carrying the same messages.
 # Other arguments go to bench.py (--seconds, --connections, --rows, --out, --no-kinto).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +37,9 @@ if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
   service nginx stop >/dev/null 2>&1 || true
 fi
 python3 -c 'import moto.server, flask_cors' 2>/dev/null || pip install -q 'moto[server]'
+# NATS is the floor of pub/sub delivery, driven by PyPI's nats-py.
+command -v nats-server >/dev/null || { log "installing nats-server"; apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server >/dev/null; }
+python3 -c 'import nats' 2>/dev/null || pip install -q nats-py
 
 
 venv=()

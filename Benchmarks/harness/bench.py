@@ -14,6 +14,7 @@ import sys
 import time
 
 import files
+import messaging
 import report
 import streams
 from drivers import LoadError, pgbench, wrk
@@ -199,6 +200,27 @@ class Run:
                 product.stop()
         moto.stop()
 
+    def run_messaging(self, product: Product):
+        """Publish → poll through the gateway, beside NATS carrying the same messages (when
+        nats-server is installed), at up to 32 publishers: the drivers are Python threads."""
+        if self.options.cases and "pubsub" not in self.options.cases.split(","):
+            return
+        pids = product.pids()
+        groups = [ProcessGroup(name, pids[name]) for name in ["gateway", "messaging-service"]] + [self.postgres]
+        nats = messaging.Nats(8097)
+        for connections in [c for c in self.connections if c <= 32]:
+            self.measure("product", "pubsub", connections, groups,
+                         lambda: messaging.product(product.prefix(), connections, self.seconds, channel=f"bench{connections}"))
+        try:
+            if not nats.start():
+                print("  nats-server is not installed: the NATS floor is skipped", flush=True)
+                return
+            for connections in [c for c in self.connections if c <= 32]:
+                self.measure("nats", "pubsub", connections, [ProcessGroup("nats", nats.process.pid)],
+                             lambda: nats.measure(connections, self.seconds))
+        finally:
+            nats.stop()
+
     def run_peer(self):
         kinto = Kinto(self.options.kinto_venv, self.options.state, self.database, 8890)
         kinto_rows = 1_000 if self.options.quick else 10_000
@@ -239,6 +261,8 @@ class Run:
             for case in ["update", "create"]:
                 self.run_case(product, case, floor=True)
             self.run_case(product, "login", floor=False)
+            print("messaging", flush=True)
+            self.run_messaging(product)
         finally:
             product.stop()
         print("large bodies", flush=True)

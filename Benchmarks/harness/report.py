@@ -24,6 +24,9 @@ def add_ratios(results: list[dict]):
         peer = _find(results, "kinto", PEER.get(result["case"], ""), result["connections"])
         if floor:
             result["vs_postgresql"] = round(result["requests_per_second"] / floor["requests_per_second"], 3)
+        nats = _find(results, "nats", result["case"], result["connections"])
+        if nats:
+            result["vs_nats"] = round(result["requests_per_second"] / nats["requests_per_second"], 3)
         if peer:
             result["vs_kinto"] = round(result["requests_per_second"] / peer["requests_per_second"], 2)
 
@@ -38,13 +41,15 @@ def markdown(run: dict) -> str:
         "|---|---|---:|---:|---:|---:|---|---:|---:|---:|",
     ]
     for r in run["results"]:
-        # The service column is the backend the case exercises: data-service, or geo-service.
-        service = "geo-service" if "geo-service" in r["cpu_ms_per_request"] else "data-service"
+        # The service column is the backend the case exercises: data-, geo- or messaging-service.
+        service = next((s for s in ["geo-service", "messaging-service"] if s in r["cpu_ms_per_request"]), "data-service")
         cpu = " · ".join(f"{r['cpu_ms_per_request'].get(p, 0):.3f}" if p in r["cpu_ms_per_request"] else "–"
                          for p in ["gateway", service, "users-service", "postgresql", "kinto"])
+        # Pub/sub's floor is NATS, not PostgreSQL.
+        floor = f"{r['vs_nats']} (NATS)" if "vs_nats" in r else r.get("vs_postgresql", "–")
         lines.append(
             f"| {r['system']} | {r['case']} | {r['connections']} | {r['requests_per_second']:,.0f} | {r['p50_ms']:.2f} "
-            f"| {r['p99_ms']:.2f} | {cpu} | {r.get('vs_postgresql', '–')} | {r.get('vs_kinto', '–')} | {r['errors'] or ''} |")
+            f"| {r['p99_ms']:.2f} | {cpu} | {floor} | {r.get('vs_kinto', '–')} | {r['errors'] or ''} |")
     lines += ["", "Peak RSS (MiB): " + ", ".join(f"{name} {mib:.1f}" for name, mib in run["peak_rss_mib"].items()) + "."]
     if run.get("streams"):
         lines += ["", "| large body | MiB | seconds | MiB/s | peak RSS MiB during the transfer | over the bound |",
