@@ -24,24 +24,26 @@ import TestSupport
 
     @Test func notificationsReachTheStandInWithOneProviderToken() async throws {
         try await APNsStandIn.with { standIn, client, credential in
+            // 200 at once: the stand-in allows one stream until a token verifies, then 1,000.
             let outcomes = await withTaskGroup(of: PushOutcome.self) { group in
-                for index in 0..<20 { group.addTask { await client.send(Self.notification(Self.token(index)), with: credential) } }
+                for index in 0..<200 { group.addTask { await client.send(Self.notification(Self.token(index)), with: credential) } }
                 return await group.reduce(into: []) { $0.append($1) }
             }
-            #expect(outcomes.allSatisfy { if case .delivered = $0 { true } else { false } }, "\(outcomes)")
+            #expect(outcomes.allSatisfy { if case .delivered = $0 { true } else { false } }, "\(outcomes.filter { $0.deliveredID == nil })")
+            #expect(try standIn.connections() == 1, "one HTTP/2 connection carries them all")
             let silent = await client.send(
-                Self.notification(Self.token(99), background: true, payload: JSONObject([("aps", .object(JSONObject([("content-available", .integer(1))])))])),
+                Self.notification(Self.token(999), background: true, payload: JSONObject([("aps", .object(JSONObject([("content-available", .integer(1))])))])),
                 with: credential)
             #expect(silent == .delivered(silent.deliveredID ?? "-"))
             let records = try standIn.records()
-            #expect(records.count == 21 && records.allSatisfy { $0["status"] as? Int == 200 }, "\(records.filter { $0["status"] as? Int != 200 })")
+            #expect(records.count == 201 && records.allSatisfy { $0["status"] as? Int == 200 }, "\(records.filter { $0["status"] as? Int != 200 })")
             #expect(Set(records.compactMap { $0["authorization"] as? String }).count == 1, "one provider token for every request")
             let first = try #require(records.first { $0["token"] as? String == Self.token(0) })
             let headers = try #require(first["headers"] as? [String: Any])
             #expect(headers["apns-topic"] as? String == "com.example.app" && headers["apns-push-type"] as? String == "alert")
             #expect(headers["apns-priority"] as? String == "10" && (headers["apns-id"] as? String)?.count == 36)
             #expect(((first["payload"] as? [String: Any])?["aps"] as? [String: Any])?["alert"] as? [String: String] == ["body": "hi"])
-            let background = try #require(records.first { $0["token"] as? String == Self.token(99) }?["headers"] as? [String: Any])
+            let background = try #require(records.first { $0["token"] as? String == Self.token(999) }?["headers"] as? [String: Any])
             #expect(background["apns-push-type"] as? String == "background" && background["apns-priority"] as? String == "5")
         }
     }
@@ -124,6 +126,11 @@ struct APNsStandIn: Sendable {
     let caFile: String
     /// A credential whose key it verifies tokens with.
     let credential: APNsCredential
+
+    /// How many HTTP/2 connections it has accepted.
+    func connections() throws -> Int {
+        Int((try? String(contentsOf: folder.appendingPathComponent("connections"), encoding: .utf8)) ?? "0") ?? 0
+    }
 
     /// The requests it answered, oldest first.
     func records() throws -> [[String: Any]] {

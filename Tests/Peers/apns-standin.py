@@ -16,7 +16,8 @@ that checks what Apple checks, so a pass proves the real protocol
   ...0400 BadDeviceToken, ...0429 TooManyRequests, ...0503 ServiceUnavailable on the first two
   attempts and 200 after.
 - Every request is appended to <out>/apns.jsonl (token, headers, payload, status, reason) and the
-  issued token strings are counted; `ready` is written to <out> once it listens. It stops when its
+  number of HTTP/2 connections so far is kept in <out>/connections; `ready` is written to <out>
+  once it listens. It stops when its
   standard input closes.
 """
 import argparse
@@ -45,6 +46,7 @@ class Peer:
         with open(args.public_key, "rb") as file:
             self.public_key = file.read()
         self.attempts = {}
+        self.connections = 0
         self.log = open(os.path.join(args.out, "apns.jsonl"), "a", buffering=1)
 
     def record(self, **entry):
@@ -131,6 +133,9 @@ async def serve_connection(peer, reader, writer):
     if writer.get_extra_info("ssl_object").selected_alpn_protocol() != "h2":
         writer.close()
         return
+    peer.connections += 1
+    with open(os.path.join(peer.args.out, "connections"), "w") as count:
+        count.write(str(peer.connections))
     connection = H2Connection(config=H2Configuration(client_side=False, header_encoding="utf-8"))
     connection.initiate_connection()
     connection.update_settings({SettingCodes.MAX_CONCURRENT_STREAMS: 1})
