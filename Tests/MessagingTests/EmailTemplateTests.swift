@@ -97,10 +97,10 @@ import TestSupport
 
     @Test func placeholdersFillOnlyWhatTheValuesName() {
         let values = ["a": "<1>", "Users.b": "two\nlines"]
-        #expect(EmailTemplate.fill("{a}{b}{Users.b}{a", values, escape: { $0 }) == "<1>{b}two\nlines{a")
-        #expect(EmailTemplate.fill("x{a}y", values, escape: \.htmlEscaped) == "x&lt;1&gt;y")
-        #expect(EmailTemplate.fill("{{a}}", values, escape: { $0 }) == "{<1>}")
-        #expect(EmailTemplate.fill("no braces", values, escape: { _ in "!" }) == "no braces")
+        #expect(Placeholders.fill("{a}{b}{Users.b}{a", values, escape: { $0 }) == "<1>{b}two\nlines{a")
+        #expect(Placeholders.fill("x{a}y", values, escape: \.htmlEscaped) == "x&lt;1&gt;y")
+        #expect(Placeholders.fill("{{a}}", values, escape: { $0 }) == "{<1>}")
+        #expect(Placeholders.fill("no braces", values, escape: { _ in "!" }) == "no braces")
         let email = EmailTemplate(name: "t", subject: "S {Users.b}", text: nil, html: "{a}").rendered(to: .init(to: ["a@b.co"]), values: values)
         #expect(email.subject == "S two lines" && email.html == "&lt;1&gt;" && email.text == nil)
     }

@@ -48,10 +48,10 @@ struct PushTemplate: Sendable {
         var object = body
         object["channel"] = nil
         object["publishPolicy"] = .string("PUSH")
-        if case .string(let text)? = body["message"] { object["message"] = .string(EmailTemplate.fill(text, values, escape: { $0 })) }
+        if case .string(let text)? = body["message"] { object["message"] = .string(Placeholders.fill(text, values, escape: { $0 })) }
         var headers = body["headers"]?.object ?? JSONObject()
         for (header, value) in headers.members {
-            if case .string(let text) = value { headers[header] = .string(EmailTemplate.fill(text, values, escape: { $0 })) }
+            if case .string(let text) = value { headers[header] = .string(Placeholders.fill(text, values, escape: { $0 })) }
         }
         headers["template_name"] = .string(name)
         object["headers"] = .object(headers)

@@ -39,7 +39,9 @@ struct PushTemplateRoutes: Sendable {
         }
         routes.add(.post, "messaging/push/:name", options: PubSubRoutes.options) { call in
             let name = call.parameter("name")
-            let values = try Self.values(try call.messagingJSON)
+            let body = try call.messagingJSON?.object
+            let values = try Placeholders.values(
+                body?["templateValues"] ?? body?["template-values"], "templateValues", refusal: MessagingError.invalidBody)
             guard let template = try await templates.template(app: call.identity.appId, name: name) else {
                 throw MessagingError.unknownPushTemplate(name)
             }
@@ -53,21 +55,6 @@ struct PushTemplateRoutes: Sendable {
 
     private static func map(_ templates: [PushTemplate]) -> JSONValue {
         .object(JSONObject(templates.map { ($0.name, JSONValue.object($0.body)) }))
-    }
-
-    /// `templateValues` as texts; 5011 for anything but an object of scalars.
-    private static func values(_ body: JSONValue?) throws(ErrorEnvelope) -> [String: String] {
-        switch body?.object?["templateValues"] ?? body?.object?["template-values"] {
-        case nil, .null?: return [:]
-        case .object(let members)?:
-            var values: [String: String] = [:]
-            for (name, value) in members.members {
-                guard let text = value.templateText else { throw MessagingError.invalidBody("Template value '\(name.prefix(64))' must be a scalar") }
-                values[name] = text
-            }
-            return values
-        default: throw MessagingError.invalidBody("'templateValues' must be an object")
-        }
     }
 
     private static func requireServerCode(_ call: PublicCall) throws(ErrorEnvelope) {

@@ -3,9 +3,8 @@ import InternalProtocol
 import ServiceRuntime
 
 /// An email template (contract §6, "Email from template"): a subject and text and/or HTML bodies
-/// with `{name}` placeholders, filled from the send's `template-values` and, for each user a
-/// `criteria` finds, from `{Users.column}` of their row. A placeholder nothing fills stays as
-/// written, so CSS braces and unknown names pass through; values are HTML-escaped in the HTML
+/// with ``Placeholders``, filled from the send's `template-values` and, for each user a
+/// `criteria` finds, from `{Users.column}` of their row; values are HTML-escaped in the HTML
 /// body and kept to one line in the subject.
 struct EmailTemplate: Sendable, Equatable {
     let name: String
@@ -68,9 +67,9 @@ struct EmailTemplate: Sendable, Equatable {
         let line = { (value: String) in String(value.map { $0.isNewline ? " " : $0 }) }
         return SendEmail.Request(
             to: recipients.to, cc: recipients.cc, bcc: recipients.bcc,
-            subject: Self.fill(subject, values, escape: line),
-            text: text.map { Self.fill($0, values, escape: { $0 }) },
-            html: html.map { Self.fill($0, values, escape: \.htmlEscaped) })
+            subject: Placeholders.fill(subject, values, escape: line),
+            text: text.map { Placeholders.fill($0, values, escape: { $0 }) },
+            html: html.map { Placeholders.fill($0, values, escape: \.htmlEscaped) })
     }
 
     /// Who one rendering goes to.
@@ -78,24 +77,5 @@ struct EmailTemplate: Sendable, Equatable {
         var to: [String]
         var cc: [String] = []
         var bcc: [String] = []
-    }
-
-    /// `text` with each `{name}` that `values` holds replaced by `escape` of its value.
-    static func fill(_ text: String, _ values: [String: String], escape: (String) -> String) -> String {
-        guard !values.isEmpty, text.contains("{") else { return text }
-        var output = ""
-        var rest = Substring(text)
-        while let open = rest.firstIndex(of: "{") {
-            output += rest[..<open]
-            let afterOpen = rest.index(after: open)
-            guard let close = rest[afterOpen...].firstIndex(of: "}"), let value = values[String(rest[afterOpen..<close])] else {
-                output.append("{")
-                rest = rest[afterOpen...]
-                continue
-            }
-            output += escape(value)
-            rest = rest[rest.index(after: close)...]
-        }
-        return output + rest
     }
 }

@@ -39,7 +39,7 @@ struct TemplateSend: Sendable {
         case .bool(let unique)?: uniqueEmails = unique
         default: throw MailError.invalid("'uniqueEmails' must be a boolean")
         }
-        values = try Self.values(object["template-values"] ?? object["templateValues"])
+        values = try Placeholders.values(object["template-values"] ?? object["templateValues"], "template-values", refusal: MailError.invalid)
         if case .array(let files)? = object["attachment"], !files.isEmpty { throw MailError.invalid("Attachments are not supported yet") }
         guard criteria != nil || !(recipients.to + recipients.cc + recipients.bcc).isEmpty else {
             throw MailError.invalid("Name 'addresses' (or cc, bcc) or a 'criteria' over Users")
@@ -57,35 +57,6 @@ struct TemplateSend: Sendable {
             }
             return addresses
         default: throw MailError.invalid("'\(name)' must be an array of email addresses")
-        }
-    }
-
-    /// Scalar values by name, as text.
-    private static func values(_ value: JSONValue?) throws(ErrorEnvelope) -> [String: String] {
-        switch value {
-        case nil, .null?: return [:]
-        case .object(let members)?:
-            var values: [String: String] = [:]
-            for (name, member) in members.members {
-                guard let text = member.templateText else {
-                    throw MailError.invalid("Template value '\(name.prefix(64))' must be a string, a number or a boolean")
-                }
-                values[name] = text
-            }
-            return values
-        default: throw MailError.invalid("'template-values' must be an object")
-        }
-    }
-}
-
-extension JSONValue {
-    /// A scalar as a template shows it (null as empty); nil for arrays and objects.
-    var templateText: String? {
-        switch self {
-        case .string(let text): text
-        case .null: ""
-        case .integer, .number, .bool: jsonText
-        case .array, .object, .raw: nil
         }
     }
 }
