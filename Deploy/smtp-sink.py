@@ -2,14 +2,15 @@
 """A real SMTP server for the test suite (aiosmtpd from PyPI) on 127.0.0.1.
 
 Every accepted message is parsed with Python's standard email parser and written to the
-output folder as NNNN.json: envelope, headers, the decoded text and HTML parts, and whether
-the session used TLS and AUTH. With --cert/--key it offers STARTTLS and requires it; with
+output folder as NNNN.json: envelope, headers, the decoded text and HTML parts, each
+attachment's name, type, size and SHA-256, and whether the session used TLS and AUTH. With --cert/--key it offers STARTTLS and requires it; with
 --user/--password it requires AUTH (only over TLS). Writes `ready` into the folder once it
 listens and stops when its standard input closes, or with --until-signal on SIGTERM or SIGINT
 (Deploy/dev.sh runs it that way as the local mail catcher).
 """
 import argparse
 import email
+import hashlib
 import itertools
 import json
 import os
@@ -30,9 +31,16 @@ class Sink:
     async def handle_DATA(self, server, session, envelope):
         message = email.message_from_bytes(envelope.original_content or envelope.content, policy=policy.default)
         parts = {}
+        attachments = []
         for part in message.walk():
             kind = part.get_content_type()
-            if kind in ("text/plain", "text/html") and kind not in parts:
+            if part.is_attachment():
+                data = part.get_payload(decode=True)
+                attachments.append({
+                    "filename": part.get_filename(), "contentType": kind, "size": len(data),
+                    "sha256": hashlib.sha256(data).hexdigest(),
+                })
+            elif kind in ("text/plain", "text/html") and kind not in parts:
                 parts[kind] = part.get_content()
         record = {
             "mailFrom": envelope.mail_from,
@@ -40,6 +48,7 @@ class Sink:
             "headers": {name.lower(): str(value) for name, value in message.items()},
             "text": parts.get("text/plain"),
             "html": parts.get("text/html"),
+            "attachments": attachments,
             "tls": session.ssl is not None,
             "authenticated": bool(session.authenticated),
         }

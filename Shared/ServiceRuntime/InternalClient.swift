@@ -79,15 +79,21 @@ public final class InternalClient: Service, Sendable {
         operation: String, to service: ServiceName, body: ByteBuffer, context: CallContext,
         retryOnConnectionLoss: Bool
     ) async throws -> RawResponse {
+        let request = try rpcRequest(operation, to: service, body: body, context: context)
+        return try await attempt(on: service, retryingLostConnection: retryOnConnectionLoss, context: context) { [request] in
+            try await self.execute(request, service: service, context: context)
+        }
+    }
+
+    /// `POST /rpc/{operation}` on `service` with `body` as JSON and the call's context.
+    func rpcRequest(_ operation: String, to service: ServiceName, body: ByteBuffer, context: CallContext) throws -> HTTPClientRequest {
         guard let base = peers[service] else { throw ErrorEnvelope.serviceUnavailable(service) }
         var request = HTTPClientRequest(url: "\(base)/rpc/\(operation)")
         request.method = .POST
         request.headers = try Self.contextHeaders(context)
         request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(body)
-        return try await attempt(on: service, retryingLostConnection: retryOnConnectionLoss, context: context) { [request] in
-            try await self.execute(request, service: service, context: context)
-        }
+        return request
     }
 
     /// Runs one call to `service`, turning failures into envelopes: a connection lost under it
@@ -114,12 +120,17 @@ public final class InternalClient: Service, Sendable {
         -> RawResponse
     {
         let response = try await http.execute(request, deadline: context.deadline, logger: context.logger)
+        try Self.requireHTTP2(response, service: service, context: context)
+        let body = try await response.body.collect(upTo: Self.maximumResponseBytes)
+        return RawResponse(status: Int(response.status.code), body: body)
+    }
+
+    /// Internal calls travel over HTTP/2 only: anything else means a misconfigured peer (500).
+    static func requireHTTP2(_ response: HTTPClientResponse, service: ServiceName, context: CallContext) throws {
         guard response.version == .http2 else {
             context.logger.error("internal call not on HTTP/2", metadata: ["peer": "\(service.executable)"])
             throw ErrorEnvelope.internalError
         }
-        let body = try await response.body.collect(upTo: Self.maximumResponseBytes)
-        return RawResponse(status: Int(response.status.code), body: body)
     }
 
     /// The envelope for a call that failed before its answer arrived: a missed deadline is 504,

@@ -79,7 +79,7 @@ import TestSupport
                     (.POST, "/emailtemplate/send", #"{"template-name": "nope", "addresses": ["a@b.co"]}"#, .serverCode, 400, 24002),
                     (.POST, "/emailtemplate/send", #"{"template-name": "t", "addresses": ["a@b.co"], "criteria": "name = "}"#, .serverCode, 400, 5101),
                     (.POST, "/emailtemplate/send", #"{"template-name": "t", "addresses": ["a@b.co"], "template-values": {"x": [1]}}"#, .serverCode, 400, 5101),
-                    (.POST, "/emailtemplate/send", #"{"template-name": "t", "addresses": ["a@b.co"], "attachment": ["f.txt"]}"#, .serverCode, 400, 5101),
+                    (.POST, "/emailtemplate/send", #"{"template-name": "t", "addresses": ["a@b.co"], "attachment": ["f.txt"]}"#, .serverCode, 404, 6000),
                     (.POST, "/emailtemplate/send", #"{"template-name": "t", "addresses": "a@b.co"}"#, .serverCode, 400, 5101),
                     (.POST, "/emailtemplate/send", #"{"template-name": "t", "addresses": ["a@b.co"], "uniqueEmails": "yes"}"#, .serverCode, 400, 5101),
                     // One bad address stops the whole send before the first email.

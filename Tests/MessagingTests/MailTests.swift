@@ -145,7 +145,7 @@ import TestSupport
                 let received = try #require(try sink.messages().first)
                 #expect(received["text"] as? String == "plain" && (received["html"] as? String)?.contains("<i>rich</i>") == true)
                 let attachment = try await send(.serverCode, #"{"subject": "x", "bodyparts": {"textmessage": "y"}, "to": ["a@b.co"], "attachment": ["f.txt"]}"#)
-                #expect(attachment.status == 400 && attachment.json["code"] as? Int == 5101)
+                #expect(attachment.status == 404 && attachment.json["code"] as? Int == 6000, "\(attachment.text)")
                 let malformed = try await send(.serverCode, #"{"to": "a@b.co"}"#)
                 #expect(malformed.status == 400 && malformed.json["code"] as? Int == 5101)
             }

@@ -52,6 +52,7 @@ public enum FilesService: BackendService {
             catalog: catalog, storage: storage, urls: urls, limits: FileLimits(upload: upload, idleTimeout: .seconds(idle)),
             sources: sources, renditions: try renditions(reader, catalog: catalog, storage: storage, environment: environment))
         files.add(to: &routes)
+        FileContentOperations(catalog: catalog, storage: storage).register(in: &operations)
         let engine = DataEngine(database: environment.database, logger: environment.logger)
         environment.background.add(engine.listener)
         FileFieldRoutes(files: files, engine: engine).add(to: &routes)

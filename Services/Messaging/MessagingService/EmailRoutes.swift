@@ -4,7 +4,8 @@ import InternalProtocol
 import ServiceRuntime
 
 /// `POST /messaging/email`: `{"subject", "bodyparts": {"textmessage", "htmlmessage"}, "to": [..],
-/// "cc"?, "bcc"?}`. Sending needs the server-code key: app keys ship inside clients and anyone
+/// "cc"?, "bcc"?, "attachment"?: [paths in file storage]}` (`attachments` too, as the JS SDK
+/// names it). Sending needs the server-code key: app keys ship inside clients and anyone
 /// can become a (guest) user, so anything less would make the relay an open one.
 struct EmailRoutes {
     let mailer: Mailer
@@ -16,8 +17,10 @@ struct EmailRoutes {
                 throw ErrorEnvelope(
                     code: 4000, message: "Permission denied: sending email needs the server-code key", status: 403)
             }
-            let status = try await mailer.send(try Self.request(call), within: call.context)
-            return try .json(status)
+            let (request, paths) = try Self.request(call)
+            try mailer.check(request)
+            let attachments = try await mailer.attachments(paths, context: call.context)
+            return try .json(try await mailer.send(request, attachments: attachments, within: call.context))
         }
     }
 
@@ -33,18 +36,20 @@ struct EmailRoutes {
         var cc: [String]?
         var bcc: [String]?
         var attachment: [String]?
+        var attachments: [String]?
     }
 
-    private static func request(_ call: PublicCall) throws -> SendEmail.Request {
+    /// The email and its attachments' paths.
+    private static func request(_ call: PublicCall) throws -> (SendEmail.Request, [String]) {
         let body: Body
         do {
             body = try JSONDecoder().decode(Body.self, from: Data(call.body.readableBytesView))
         } catch {
             throw MailError.invalid("The body must be {subject, bodyparts: {textmessage, htmlmessage}, to: [addresses]}")
         }
-        guard body.attachment?.isEmpty ?? true else { throw MailError.invalid("Attachments are not supported yet") }
-        return SendEmail.Request(
+        let request = SendEmail.Request(
             to: body.to ?? [], cc: body.cc ?? [], bcc: body.bcc ?? [], subject: body.subject ?? "",
             text: body.bodyparts?.textmessage, html: body.bodyparts?.htmlmessage)
+        return (request, (body.attachment ?? []) + (body.attachments ?? []))
     }
 }

@@ -1,3 +1,4 @@
+import Configuration
 import DataEngine
 import InternalProtocol
 import Logging
@@ -18,7 +19,11 @@ public enum MessagingService: BackendService {
     public static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
-        let mailer = Mailer(relay: try MailRelay.read(environment.configuration.reader))
+        let attachmentLimit = environment.configuration.reader.scoped(to: "smtp").int(forKey: "maxAttachmentBytes", default: 10 << 20)
+        guard attachmentLimit >= 1 else { throw UsageError("BAAS_SMTP_MAX_ATTACHMENT_BYTES must be positive") }
+        let mailer = Mailer(
+            relay: try MailRelay.read(environment.configuration.reader),
+            files: AttachmentFiles(peers: environment.peers, limit: Int64(attachmentLimit)))
         operations.register(SendEmail.self) { request, context in
             try await mailer.send(request, within: context)
         }

@@ -54,9 +54,14 @@ struct Download {
             return Response(status: status, headers: headers)
         }
         headers[.contentLength] = "\(range.count)"
-        let (storage, app, key, span) = (storage, app, entry.storageKey ?? "", range)
-        let body = ResponseBody(contentLength: Int(range.count)) { writer in
-            try await storage.read(app: app, key: key, range: span) { chunk in
+        let body = Self.body(storage: storage, app: app, key: entry.storageKey ?? "", range: range, eventLoop: eventLoop)
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// `range` of stored object `key`, read as the connection on `eventLoop` takes it.
+    static func body(storage: any FileStorage, app: String, key: String, range: Range<Int64>, eventLoop: any EventLoop) -> ResponseBody {
+        ResponseBody(contentLength: Int(range.count)) { writer in
+            try await storage.read(app: app, key: key, range: range) { chunk in
                 try await writer.write(chunk)
                 // Wait until the event loop has taken the chunk, so reading keeps the pace of
                 // the connection instead of queueing the file in memory.
@@ -64,7 +69,6 @@ struct Download {
             }
             try await writer.finish(nil)
         }
-        return Response(status: status, headers: headers, body: body)
     }
 
     /// Whether a conditional GET finds the client's copy current: `if-none-match` decides

@@ -14,6 +14,8 @@ import ServiceRuntime
 /// - `BAAS_SMTP_USER`, `BAAS_SMTP_PASSWORD`: AUTH credentials, only ever sent over TLS.
 /// - `BAAS_SMTP_FROM`: the sender address (default `no-reply@localhost`).
 /// - `BAAS_SMTP_HELO`: the name this side greets with (default `localhost`).
+/// - `BAAS_SMTP_MAX_ATTACHMENT_BYTES`: the most bytes an email's attachments from file storage
+///   may hold together (default 10 MiB; read by ``MessagingService``).
 public struct MailRelay: Sendable {
     /// When to upgrade the connection with STARTTLS.
     public enum StartTLS: String, Sendable {

@@ -12,10 +12,16 @@ struct SMTPClient: Sendable {
     let relay: MailRelay
     /// How long one delivery may take from connecting to the relay's final answer.
     let timeout: Duration
+    /// Where attachments' bytes come from.
+    let attachments: AttachmentReader?
 
-    init(relay: MailRelay, timeout: Duration = .seconds(30)) {
+    /// Hands an attachment's bytes to the consumer as they are read.
+    typealias AttachmentReader = @Sendable (MailAttachment, _ consume: (ByteBuffer) async throws -> Void) async throws -> Void
+
+    init(relay: MailRelay, timeout: Duration = .seconds(30), attachments: AttachmentReader? = nil) {
         self.relay = relay
         self.timeout = timeout
+        self.attachments = attachments
     }
 
     /// A refusal or protocol failure, in words the sender may see.
@@ -25,7 +31,7 @@ struct SMTPClient: Sendable {
 
     /// Sends `message`; 5102 when the relay cannot be reached or refuses it.
     func send(_ message: MailMessage, messageID: String) async throws {
-        let data = Self.dotStuffed(message.rendered(messageID: messageID, date: Date()))
+        let data = message.rendered(messageID: messageID, date: Date())
         do {
             try await withTimeout(timeout) { try await deliver(message, data: data) }
         } catch let failure as Failure {
@@ -37,7 +43,7 @@ struct SMTPClient: Sendable {
         }
     }
 
-    private func deliver(_ message: MailMessage, data: String) async throws {
+    private func deliver(_ message: MailMessage, data: [MailPiece]) async throws {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(10))
             .connect(host: relay.host, port: relay.port) { channel in
@@ -52,14 +58,15 @@ struct SMTPClient: Sendable {
                 try await converse(&conversation, message: message, data: data, channel: channel.channel)
             } catch {
                 // QUIT lets the relay close first (a TLS close without it can stall); its answer
-                // is not awaited, so the relay's own refusal is what the caller hears.
-                try? await conversation.send("QUIT\r\n")
+                // is not awaited, so the relay's own refusal is what the caller hears. Within
+                // DATA it would be text: closing without the final dot discards the message.
+                if !conversation.writingData { try? await conversation.send("QUIT\r\n") }
                 throw error
             }
         }
     }
 
-    private func converse(_ conversation: inout SMTPConversation, message: MailMessage, data: String, channel: any Channel)
+    private func converse(_ conversation: inout SMTPConversation, message: MailMessage, data: [MailPiece], channel: any Channel)
         async throws
     {
         _ = try await conversation.expect([220])
@@ -69,10 +76,43 @@ struct SMTPClient: Sendable {
             try await conversation.command("RCPT TO:<\(recipient)>", expect: [250, 251])
         }
         try await conversation.command("DATA", expect: [354])
-        try await conversation.send(data + ".\r\n")
+        conversation.writingData = true
+        for piece in data {
+            switch piece {
+            case .text(let text): try await conversation.send(Self.dotStuffed(text))
+            case .attachment(let attachment): try await write(attachment, to: conversation.outbound)
+            }
+        }
+        try await conversation.send(".\r\n")
+        conversation.writingData = false
         _ = try await conversation.expect([250])
         // Accepted: the delivery stands whatever QUIT answers, so it is not awaited.
         try? await conversation.send("QUIT\r\n")
+    }
+
+    /// `attachment` base64-encoded as it is read (base64 lines never start with a dot).
+    private func write(_ attachment: MailAttachment, to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws {
+        guard let attachments else { throw Failure(message: "attachments cannot be read here") }
+        var encoder = Base64Lines()
+        var relayFailure: (any Error)?
+        do {
+            try await attachments(attachment) { chunk in
+                let lines = encoder.encode(chunk)
+                guard lines.readableBytes > 0 else { return }
+                do {
+                    try await outbound.write(lines)
+                } catch {
+                    relayFailure = error
+                    throw error
+                }
+            }
+        } catch {
+            if let relayFailure { throw relayFailure }
+            let reason = (error as? ErrorEnvelope)?.message ?? "files-service stopped answering"
+            throw Failure(message: "attachment '/\(attachment.path)' could not be read: \(reason)")
+        }
+        let last = encoder.finish()
+        if last.readableBytes > 0 { try await outbound.write(last) }
     }
 
     /// EHLO, STARTTLS as the relay settings ask, and AUTH.
@@ -115,6 +155,8 @@ struct SMTPClient: Sendable {
 struct SMTPConversation {
     var replies: NIOAsyncChannelInboundStream<SMTPReply>.AsyncIterator
     let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    /// Between DATA's 354 and the final dot, where every byte sent is the message's.
+    var writingData = false
 
     /// The next reply, which must have one of `codes`.
     mutating func expect(_ codes: Set<Int>) async throws -> SMTPReply {

@@ -7,7 +7,8 @@ import ServiceRuntime
 
 /// Sends a template: one email to the listed addresses (filled from the template values), and
 /// one to each user the criteria finds (filled from their `Users` row as well), each address
-/// once with `uniqueEmails`. Every email is rendered and checked before the first is sent.
+/// once with `uniqueEmails`, each with the same attachments. Every email is rendered and
+/// checked, and every attachment described, before the first is sent.
 struct TemplateMailer: Sendable {
     let templates: EmailTemplateStore
     let mailer: Mailer
@@ -34,10 +35,11 @@ struct TemplateMailer: Sendable {
             }
         }
         for email in emails { try mailer.check(email) }
+        let attachments = try await mailer.attachments(request.attachments, context: context)
         var last: SendEmail.Response?
         for (index, email) in emails.enumerated() {
             do {
-                last = try await mailer.send(email, within: context)
+                last = try await mailer.send(email, attachments: attachments, within: context)
             } catch let error as ErrorEnvelope where index > 0 {
                 throw ErrorEnvelope(
                     code: error.code, message: "\(error.message) (\(index) of \(emails.count) emails were sent)", status: error.status)

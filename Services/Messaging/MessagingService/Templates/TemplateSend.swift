@@ -4,13 +4,15 @@ import QueryLanguage
 
 /// A `POST emailtemplate/send` body (contract §6): `template-name`, `addresses`, `cc-addresses`,
 /// `bcc-addresses`, `criteria` (a where clause over `Users`), `uniqueEmails` (default true),
-/// `template-values`; attachments are refused (5101) until email carries files.
+/// `template-values`, `attachment` (paths in file storage; `attachments` too).
 struct TemplateSend: Sendable {
     let templateName: String
     let recipients: EmailTemplate.Recipients
     let criteria: Condition?
     let uniqueEmails: Bool
     let values: [String: String]
+    /// Paths of files in storage every email carries.
+    let attachments: [String]
 
     /// The most users one send may reach through `criteria`.
     static let criteriaLimit = 100
@@ -22,8 +24,8 @@ struct TemplateSend: Sendable {
         }
         templateName = try EmailTemplate.validatedName(name)
         recipients = EmailTemplate.Recipients(
-            to: try Self.addresses(object["addresses"], "addresses"), cc: try Self.addresses(object["cc-addresses"], "cc-addresses"),
-            bcc: try Self.addresses(object["bcc-addresses"], "bcc-addresses"))
+            to: try Self.strings(object["addresses"], "addresses"), cc: try Self.strings(object["cc-addresses"], "cc-addresses"),
+            bcc: try Self.strings(object["bcc-addresses"], "bcc-addresses"))
         switch object["criteria"] {
         case nil, .null?: criteria = nil
         case .string(let text)?:
@@ -40,23 +42,24 @@ struct TemplateSend: Sendable {
         default: throw MailError.invalid("'uniqueEmails' must be a boolean")
         }
         values = try Placeholders.values(object["template-values"] ?? object["templateValues"], "template-values", refusal: MailError.invalid)
-        if case .array(let files)? = object["attachment"], !files.isEmpty { throw MailError.invalid("Attachments are not supported yet") }
+        attachments = try Self.strings(object["attachment"], "attachment") + Self.strings(object["attachments"], "attachments")
         guard criteria != nil || !(recipients.to + recipients.cc + recipients.bcc).isEmpty else {
             throw MailError.invalid("Name 'addresses' (or cc, bcc) or a 'criteria' over Users")
         }
     }
 
-    private static func addresses(_ value: JSONValue?, _ name: String) throws(ErrorEnvelope) -> [String] {
+    /// An array of strings (addresses or paths) under `name`; absent is empty.
+    private static func strings(_ value: JSONValue?, _ name: String) throws(ErrorEnvelope) -> [String] {
         switch value {
         case nil, .null?: return []
         case .array(let items)?:
-            var addresses: [String] = []
+            var strings: [String] = []
             for item in items {
-                guard case .string(let address) = item else { throw MailError.invalid("'\(name)' must be email addresses") }
-                addresses.append(address)
+                guard case .string(let text) = item else { throw MailError.invalid("'\(name)' must be an array of strings") }
+                strings.append(text)
             }
-            return addresses
-        default: throw MailError.invalid("'\(name)' must be an array of email addresses")
+            return strings
+        default: throw MailError.invalid("'\(name)' must be an array of strings")
         }
     }
 }
