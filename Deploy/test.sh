@@ -4,7 +4,8 @@
 # against the Compose specification, then `swift test` (mail tests start Deploy/smtp-sink.py,
 # a real SMTP server from PyPI's aiosmtpd; the APNs client tests start Tests/Peers/apns-standin.py,
 # HTTP/2 over TLS on PyPI's h2 with the provider token checked by PyJWT; the S3 storage tests run
-# against PyPI's moto server, started here) (extra arguments go to swift test).
+# against PyPI's moto server, started here; the scheduling test runs messaging-service
+# processes, built here) (extra arguments go to swift test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Deploy/lib/common.sh
@@ -39,4 +40,7 @@ python3 Deploy/check-deploy.py
 export BAAS_TEST_POSTGRES_HOST=127.0.0.1 BAAS_TEST_POSTGRES_PORT=$pg_port BAAS_TEST_POSTGRES_USER=baas
 export BAAS_TEST_POSTGRES_PASSWORD; BAAS_TEST_POSTGRES_PASSWORD=$(cat "$state/pg/password")
 export BAAS_TEST_S3_ENDPOINT=http://127.0.0.1:$s3_port
+# Scheduling tests run messaging-service as processes of its own, to kill one.
+swift build --product messaging-service
+export BAAS_TEST_BIN_DIR; BAAS_TEST_BIN_DIR=$(swift build --show-bin-path)
 swift test "$@"

@@ -4,6 +4,7 @@ import Foundation
 import NIOHTTP1
 import PostgresNIO
 import PostgresSupport
+import ServiceRuntime
 import Testing
 import TestSupport
 
@@ -188,52 +189,53 @@ import TestSupport
         }
     }
 
-    @Test func twoSchedulersFireEachOccurrenceOnceAcrossAKill() async throws {
+    /// Two messaging-service processes on one database, one of them killed (SIGKILL) while
+    /// occurrences are due and started again: every occurrence of 200 schedules is published
+    /// exactly once.
+    @Test func twoServiceProcessesFireEachOccurrenceOnceAcrossAKill() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("schedulers-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try InternalPKI.initialize(directory: folder.appendingPathComponent("pki").path)
         try await TestDatabase.with { configuration in
-            try await PostgresClient.with(configuration, logger: TestDatabase.logger) { first in
-                try await PostgresClient.with(configuration, logger: TestDatabase.logger) { second in
-                    try await MigrationRunner(owner: "messaging", migrations: MessagingService.migrations).apply(on: first, logger: TestDatabase.logger)
-                    let (one, two) = (MessageStore(database: first, logger: TestDatabase.logger), MessageStore(database: second, logger: TestDatabase.logger))
-                    var expected: [String: Int] = [:]
-                    for index in 0..<200 {
-                        // Times from the moment of each publish: a busy machine may take seconds over the 200.
-                        let at = MessageStore.now() + 500 + Int64(index % 10) * 100
-                        var members: [(String, JSONValue)] = [("message", .integer(Int64(index))), ("publishAt", .integer(at))]
-                        if index % 2 == 1 { members += [("repeatEvery", .integer(1)), ("repeatExpiresAt", .integer(at + 2_500))] }
-                        let (id, status) = try await one.publish(app: "app", channel: "c", try PublishRequest(.object(JSONObject(members))))
-                        #expect(status == "scheduled")
-                        expected[id] = index % 2 == 1 ? 3 : 1
-                    }
-                    func run(_ store: MessageStore) -> Task<Void, Never> {
-                        Task {
-                            while !Task.isCancelled {
-                                _ = try? await store.fireDue(limit: 7)
-                                try? await Task.sleep(for: .milliseconds(20))
-                            }
-                        }
-                    }
-                    let killed = run(one)
-                    let survivor = run(two)
-                    try await Task.sleep(for: .milliseconds(1_200))
-                    killed.cancel()
-                    await killed.value
-                    let restarted = run(one)
-                    // Until nothing is scheduled any more: bounded by the suite's time limit.
-                    while try await first.query("SELECT count(*) FROM messaging.schedules WHERE status = 'scheduled'", logger: TestDatabase.logger)
-                        .decode(Int64.self).reduce(0, +) > 0
-                    {
-                        try await Task.sleep(for: .milliseconds(100))
-                    }
-                    restarted.cancel()
-                    survivor.cancel()
-                    await restarted.value
-                    await survivor.value
-                    var counted: [String: Int] = [:]
-                    for try await id in try await first.query("SELECT id FROM messaging.messages", logger: TestDatabase.logger).decode(String.self) {
-                        counted[String(id.split(separator: ":").prefix(2).joined(separator: ":")), default: 0] += 1
-                    }
-                    #expect(counted == expected, "\(counted.values.reduce(0, +)) messages for \(expected.values.reduce(0, +)) occurrences")
+            try await PostgresClient.with(configuration, logger: TestDatabase.logger) { database in
+                try await MigrationRunner(owner: "messaging", migrations: MessagingService.migrations).apply(on: database, logger: TestDatabase.logger)
+                func start(_ name: String) async throws -> ServiceProcess {
+                    try await ServiceProcess.start(
+                        .messaging, database: configuration, pkiDirectory: folder.appendingPathComponent("pki").path,
+                        log: folder.appendingPathComponent("\(name).log"))
                 }
+                let (one, two) = (try await start("one"), try await start("two"))
+                let store = MessageStore(database: database, logger: TestDatabase.logger)
+                var expected: [String: Int] = [:]
+                for index in 0..<200 {
+                    // Times from the moment of each publish: a busy machine may take seconds over the 200.
+                    let at = MessageStore.now() + 1_000 + Int64(index % 20) * 100
+                    var members: [(String, JSONValue)] = [("message", .integer(Int64(index))), ("publishAt", .integer(at))]
+                    if index % 2 == 1 { members += [("repeatEvery", .integer(1)), ("repeatExpiresAt", .integer(at + 2_500))] }
+                    let (id, status) = try await store.publish(app: "app", channel: "c", try PublishRequest(.object(JSONObject(members))))
+                    #expect(status == "scheduled")
+                    expected[id] = index % 2 == 1 ? 3 : 1
+                }
+                func count(_ sql: PostgresQuery) async throws -> Int64 {
+                    try await database.query(sql, logger: TestDatabase.logger).decode(Int64.self).reduce(0, +)
+                }
+                // Killed once the first occurrences are out and most are still due.
+                while try await count("SELECT count(*) FROM messaging.messages") < 20 { try await Task.sleep(for: .milliseconds(20)) }
+                await one.kill()
+                let firedBeforeRestart = try await count("SELECT count(*) FROM messaging.messages")
+                let restarted = try await start("one-again")
+                // Until nothing is scheduled any more: bounded by the suite's time limit.
+                while try await count("SELECT count(*) FROM messaging.schedules WHERE status = 'scheduled'") > 0 {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                await restarted.stop()
+                await two.stop()
+                var counted: [String: Int] = [:]
+                for try await id in try await database.query("SELECT id FROM messaging.messages", logger: TestDatabase.logger).decode(String.self) {
+                    counted[String(id.split(separator: ":").prefix(2).joined(separator: ":")), default: 0] += 1
+                }
+                #expect(firedBeforeRestart < 400, "the kill came after everything had fired")
+                #expect(counted == expected, "\(counted.values.reduce(0, +)) messages for \(expected.values.reduce(0, +)) occurrences")
             }
         }
     }
