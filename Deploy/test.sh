@@ -5,7 +5,8 @@
 # a real SMTP server from PyPI's aiosmtpd; the APNs client tests start Tests/Peers/apns-standin.py,
 # HTTP/2 over TLS on PyPI's h2 with the provider token checked by PyJWT; the S3 storage tests run
 # against PyPI's moto server, started here; the scheduling test runs messaging-service
-# processes, built here) (extra arguments go to swift test).
+# processes, built here; real-time tests drive Tests/Peers/rt-client.py, PyPI's python-socketio)
+# (extra arguments go to swift test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Deploy/lib/common.sh
@@ -17,6 +18,7 @@ ensure_system_packages
 python3 -c 'import yaml, jsonschema, aiosmtpd' 2>/dev/null || pip install -q pyyaml jsonschema aiosmtpd
 python3 -c 'import moto.server, flask_cors' 2>/dev/null || pip install -q 'moto[server]'
 python3 -c 'import h2, jwt, cryptography' 2>/dev/null || pip install -q h2 pyjwt cryptography
+python3 -c 'import socketio, websocket' 2>/dev/null || pip install -q 'python-socketio[client]>=5,<6'
 # Every cluster test runs seven services with their own pools, all suites at once.
 PG_FSYNC=off PG_MAX_CONNECTIONS=1000 pg_start "$state/pg" "$pg_port"
 s3_port=${BAAS_TEST_S3_PORT:-55435}

@@ -96,7 +96,8 @@ public enum GetApp: RPCOperation {
 public enum ResolveUserToken: RPCOperation {
     public static let name = "users.resolveToken"
     public static let isIdempotent = true
-    public static let callers: Set<ServiceName> = [.gateway]
+    /// The gateway for requests; messaging-service for a real-time connection's new token.
+    public static let callers: Set<ServiceName> = [.gateway, .messaging]
 
     /// The token to resolve.
     public struct Request: Codable, Sendable, Equatable {
@@ -166,5 +167,16 @@ public enum SaveUser: RPCOperation {
             self.user = user
             self.endedSessions = endedSessions
         }
+    }
+}
+
+extension Identity {
+    /// This identity as the user of `session`: `AuthenticatedUser` and the key's role instead of
+    /// `NotAuthenticatedUser`, plus the user's custom roles.
+    public func authenticated(as session: ResolveUserToken.Response) -> Identity {
+        var authenticated = Identity(
+            appId: appId, keyKind: keyKind, userId: session.userId, roles: [SystemRoles.authenticated, keyKind.role] + session.roles)
+        authenticated.sessionId = session.sessionId
+        return authenticated
     }
 }

@@ -47,12 +47,15 @@ public struct RouteDescriptor: Codable, Sendable, Hashable {
     public var keyless: Bool
     /// Whether a successful call changes the app's permission rules (the gateway drops its cache).
     public var changesPermissions: Bool
+    /// Whether the route is also served at `/{appId}/`, with the API key and the user token in
+    /// the query (`apiKey`, `userToken`): where socket.io clients of the real-time protocol connect.
+    public var atAppRoot: Bool
 
     /// Creates a descriptor.
     public init(
         method: String, path: String, permission: RoutePermission? = nil, bodyLimit: Int,
         transfer: Transfer = .buffered, idleTimeoutMilliseconds: Int? = nil, keyless: Bool = false,
-        changesPermissions: Bool = false
+        changesPermissions: Bool = false, atAppRoot: Bool = false
     ) {
         self.method = method
         self.path = path
@@ -62,6 +65,7 @@ public struct RouteDescriptor: Codable, Sendable, Hashable {
         self.idleTimeoutMilliseconds = idleTimeoutMilliseconds
         self.keyless = keyless
         self.changesPermissions = changesPermissions
+        self.atAppRoot = atAppRoot
     }
 }
 

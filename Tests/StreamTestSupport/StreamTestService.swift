@@ -51,7 +51,7 @@ public enum StreamTestService: BackendService {
     /// Echoes every frame; `close:N` closes the socket with code N. The client's close code is
     /// recorded under the `id` query parameter.
     @Sendable static func echo(
-        _ inbound: SocketInbound<RequestBody>, _ outbound: SocketOutbound, _ context: PublicRequestContext
+        _ inbound: SocketInbound<RequestBody>, _ outbound: SocketOutbound, _ context: PublicRequestContext, _: [String: String]
     ) async throws {
         let id = context.call.requestID
         while let frame = try await inbound.next() {

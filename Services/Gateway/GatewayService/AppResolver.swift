@@ -32,20 +32,22 @@ struct AppResolver: Sendable {
                 ResolveUserToken.self, .init(appId: identity.appId, token: token), on: .users, context: call)
             await sessions.store(session, for: key, startedIn: generation)
         }
-        var authenticated = Identity(
-            appId: identity.appId, keyKind: identity.keyKind, userId: session.userId,
-            roles: [SystemRoles.authenticated, identity.keyKind.role] + session.roles)
-        authenticated.sessionId = session.sessionId
-        return authenticated
+        return identity.authenticated(as: session)
     }
 
-    /// The app and key kind of a request: from its path parameters, its headers, or (keyless
-    /// routes) the app alone.
+    /// The app and key kind of a request: from its path parameters, its headers, its query, or
+    /// (keyless routes) the app alone.
     func resolve(
-        _ credentials: Credentials, context request: GatewayRequestContext, headers: HTTPFields, call context: CallContext
+        _ credentials: Credentials, context request: GatewayRequestContext, headers: HTTPFields, query: [String: String],
+        call context: CallContext
     ) async throws -> Resolved {
         let appID = request.decodedParameter(Credentials.appParameter)
         switch credentials {
+        case .query:
+            guard let appID, let apiKey = query["apiKey"], !apiKey.isEmpty else {
+                throw ErrorEnvelope.invalidApplicationInfo
+            }
+            return try await resolve(appID: appID, apiKey: apiKey, context: context)
         case .path:
             guard let appID, let apiKey = request.decodedParameter(Credentials.keyParameter) else {
                 throw ErrorEnvelope.invalidApplicationInfo

@@ -22,6 +22,8 @@ import Configuration
 ///   can read it; when set, the gateway sends downloads from it itself (default unset).
 /// - `BAAS_GATEWAY_ROUTES_REFRESH_SECONDS`: how often the services' route manifests are asked
 ///   for again once all have answered (default 30).
+/// - `BAAS_GATEWAY_RT_URL`: the URL real-time clients are told to connect to (`rt/lookup`,
+///   `info`'s `rtURL`; default this gateway as the client reached it).
 public struct GatewayConfiguration: Sendable {
     /// Public bind address.
     public var host: String
@@ -47,6 +49,8 @@ public struct GatewayConfiguration: Sendable {
     public var routesRefreshSeconds: Int
     /// files-service's local store, read by the gateway for downloads.
     public var filesRoot: String?
+    /// The URL real-time clients connect to, when not this gateway as reached.
+    public var realTimeURL: String?
 
     /// Reads the gateway keys.
     public init(reader: ConfigReader) {
@@ -66,5 +70,6 @@ public struct GatewayConfiguration: Sendable {
         infoDeadlineMilliseconds = gateway.int(forKey: "infoDeadlineMs", default: 2_000)
         routesRefreshSeconds = max(1, gateway.int(forKey: "routesRefreshSeconds", default: 30))
         filesRoot = gateway.string(forKey: "filesRoot").flatMap { $0.isEmpty ? nil : $0 }
+        realTimeURL = gateway.string(forKey: "rtUrl").flatMap { $0.isEmpty ? nil : $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
     }
 }

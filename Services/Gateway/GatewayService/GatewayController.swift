@@ -20,6 +20,8 @@ struct GatewayController: Sendable {
     var trustedProxies: Set<String> = []
     /// The local file store, when the gateway sends downloads from it itself.
     var directFiles: DirectFiles?
+    /// The real-time URL answered by `rt/lookup` and `info`, when configured.
+    var realTimeURL: String?
 
     /// Answers a request matched to `route` of `service`.
     func handle(
@@ -69,12 +71,20 @@ struct GatewayController: Sendable {
             deadline: .now() + defaultTimeout, logger: context.logger)
         call.clientAddress = ClientAddress.resolve(
             peer: context.clientAddress, forwardedFor: request.headers[.init("x-forwarded-for")!], trusted: trustedProxies)
-        var resolved = try await resolver.resolve(credentials, context: context, headers: request.headers, call: call)
-        if let token = request.headers[.init("user-token")!], !token.isEmpty {
+        var resolved = try await resolver.resolve(credentials, context: context, headers: request.headers, query: PublicRoutes.query(request), call: call)
+        if let token = Self.userToken(request, credentials: credentials) {
             resolved.identity = try await resolver.authenticate(resolved.identity, token: token, context: call)
         }
         call.identity = resolved.identity
         return (resolved, call)
+    }
+
+    /// The request's `user-token` header, or on the socket.io path its `userToken` query
+    /// parameter, where clients send `null` for none.
+    static func userToken(_ request: Request, credentials: Credentials) -> String? {
+        let token = credentials == .query ? request.uri.queryParameters["userToken"].map(String.init) : request.headers[.init("user-token")!]
+        guard let token, !token.isEmpty, token != "null", token != "undefined" else { return nil }
+        return token
     }
 
     /// Passes a permission change on and drops the app's cached rules, even when the answer is
@@ -117,9 +127,9 @@ struct GatewayController: Sendable {
         guard let slot = context.socketSlot else {
             throw ErrorEnvelope(code: 426, message: "This endpoint takes a WebSocket upgrade", status: 426)
         }
-        let socket = try await peers.openSocket(
-            request, resource: Self.resource(path: request.uri.path, credentials: credentials), route: route,
-            to: service, context: call)
+        // At the app's root the path names no route: the route's own path does.
+        let resource = credentials == .query ? route.path : Self.resource(path: request.uri.path, credentials: credentials)
+        let socket = try await peers.openSocket(request, resource: resource, route: route, to: service, context: call)
         slot.fill(SocketRelay(socket: socket, route: route))
         return Response(status: .switchingProtocols)
     }
@@ -131,7 +141,7 @@ struct GatewayController: Sendable {
         return segments.dropFirst(credentials == .path ? 2 : 1).joined(separator: "/")
     }
 
-    /// `GET …/info`: the app's name and every service's readiness.
+    /// `GET …/info`: the app's name, every service's readiness and where real-time clients connect.
     func info(_ request: Request, context: GatewayRequestContext, credentials: Credentials) async throws -> Response {
         let (resolved, call) = try await resolve(request, context: context, credentials: credentials)
         let services = await readiness.all(context: call)
@@ -139,7 +149,22 @@ struct GatewayController: Sendable {
         return try .json(
             AppInfo(
                 appId: identity.appId, name: resolved.appName, keyKind: identity.keyKind, roles: identity.roles,
-                ready: services.allSatisfy(\.ready), services: services))
+                ready: services.allSatisfy(\.ready), services: services, rtURL: realTimeURL(request)))
+    }
+
+    /// `GET …/rt/lookup`: where real-time clients connect, as a JSON string (what the Swift SDK
+    /// and JS SDKs before 7.4 ask).
+    func realTimeLookup(_ request: Request, context: GatewayRequestContext, credentials: Credentials) async throws -> Response {
+        _ = try await resolve(request, context: context, credentials: credentials)
+        return try .json(realTimeURL(request))
+    }
+
+    /// The configured real-time URL, else this gateway as the client reached it: socket.io
+    /// clients connect to `{url}/{appId}/`, which the gateway relays to messaging-service.
+    func realTimeURL(_ request: Request) -> String {
+        if let realTimeURL { return realTimeURL }
+        let scheme = request.headers[.init("x-forwarded-proto")!] == "https" ? "https" : "http"
+        return "\(scheme)://\(request.head.authority ?? "localhost")"
     }
 
     /// A request no route matches: the caller's credentials are still checked (a wrong key is
@@ -173,4 +198,6 @@ struct AppInfo: Codable, Sendable {
     let roles: [String]
     let ready: Bool
     let services: [ServiceReadiness.Entry]
+    /// Where real-time clients connect (JS SDK 7.4 and later read it).
+    let rtURL: String
 }

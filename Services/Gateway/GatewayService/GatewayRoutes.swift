@@ -62,9 +62,10 @@ final class GatewayRoutes: Sendable {
         return try await unmatched(request, context)
     }
 
-    /// The gateway's own route: `GET …/info`.
+    /// The gateway's own routes: `GET …/info` and `GET …/rt/lookup`.
     static let gatewayManifest = RouteManifest(
-        service: .gateway, routes: [RouteDescriptor(method: "GET", path: "info", bodyLimit: 0)])
+        service: .gateway,
+        routes: [RouteDescriptor(method: "GET", path: "info", bodyLimit: 0), RouteDescriptor(method: "GET", path: "rt/lookup", bodyLimit: 0)])
 
     private static func build(_ manifests: [RouteManifest], handler: Handler, notFound: @escaping Unmatched)
         -> RouterResponder<GatewayRequestContext>
@@ -87,6 +88,11 @@ final class GatewayRoutes: Sendable {
                         request, context in try await answer(request, context, .appOnly)
                     }
                 }
+                if route.atAppRoot {
+                    router.on(RouterPath("/:\(Credentials.appParameter)"), method: method) { request, context in
+                        try await answer(request, context, .query)
+                    }
+                }
             }
         }
         return router.buildResponder()
@@ -101,6 +107,8 @@ enum Credentials: Equatable, Sendable {
     case headers
     /// `/{appId}/…` on a keyless route: the app's anonymous REST client.
     case appOnly
+    /// `/{appId}/?apiKey=…&userToken=…` (socket.io's path for the real-time protocol).
+    case query
 
     static let appParameter = "baasAppId"
     static let keyParameter = "baasApiKey"

@@ -38,11 +38,11 @@ public enum GatewayService {
             defaultTimeout: .milliseconds(Int64(runtime.internalTimeoutMilliseconds)))
         controller.trustedProxies = configuration.trustedProxies
         controller.directFiles = configuration.filesRoot.map(DirectFiles.init)
+        controller.realTimeURL = configuration.realTimeURL
         let routes = GatewayRoutes(services: services, unmatched: controller.unmatched) { [controller] route, service in
             guard service != .gateway else {
-                return { request, context, credentials in
-                    try await controller.info(request, context: context, credentials: credentials)
-                }
+                guard route.path == "info" else { return controller.realTimeLookup }
+                return controller.info
             }
             return { request, context, credentials in
                 try await controller.handle(request, context: context, route: route, service: service, credentials: credentials)

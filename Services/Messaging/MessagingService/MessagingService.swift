@@ -2,6 +2,7 @@ import Configuration
 import DataEngine
 import InternalProtocol
 import Logging
+import NIOCore
 import PostgresSupport
 import ServiceRuntime
 
@@ -59,6 +60,13 @@ public enum MessagingService: BackendService {
                 settings: PushSettings.read(environment.configuration.reader), queue: push, credentials: credentials, logger: logger))
 
         environment.background.add(NotificationListener(database: database, channel: rules.channel, consumer: rules, logger: logger))
+        let feed = ChannelFeed(store: store, access: access)
+        environment.background.add(NotificationListener(database: database, channel: ChannelFeed.channel, consumer: feed, logger: logger))
+        RTEndpoint(
+            services: RTServices(
+                feed: feed, access: access, peers: environment.peers, settings: try RealTimeSettings.read(environment.configuration.reader),
+                context: CallContext(deadline: .now(), logger: logger))
+        ).add(to: &routes)
         // Messages past their retention, idle subscriptions, expired registrations and day-old
         // push jobs go; due schedules publish (each occurrence once across replicas:
         // MessageStore.fireDue); queued pushes go out (PushDeliveryService).

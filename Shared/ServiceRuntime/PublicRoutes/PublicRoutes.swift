@@ -101,6 +101,8 @@ public struct RouteOptions: Sendable {
     public var keyless = false
     /// A successful call changes the app's permission rules.
     public var changesPermissions = false
+    /// Also served at `/{appId}/` with the credentials in the query (see ``RouteDescriptor/atAppRoot``).
+    public var atAppRoot = false
 
     /// Creates options.
     public init(bodyLimit: Int, transfer: RouteDescriptor.Transfer, idleTimeout: Duration? = nil) {
@@ -138,6 +140,6 @@ public struct RouteOptions: Sendable {
         RouteDescriptor(
             method: method, path: path, permission: permission, bodyLimit: bodyLimit, transfer: transfer,
             idleTimeoutMilliseconds: idleTimeout.map { Int($0.nanoseconds / 1_000_000) },
-            keyless: keyless, changesPermissions: changesPermissions)
+            keyless: keyless, changesPermissions: changesPermissions, atAppRoot: atAppRoot)
     }
 }

@@ -9,9 +9,10 @@ extension PublicRoutes {
     /// A handler of a socket route: reads the client's frames from `inbound` (nil once the
     /// client closed or was lost) and sends its own on `outbound`, at any time and from any
     /// task. When it returns the socket closes: with 1000 unless it closed otherwise, echoing
-    /// the client's code when the client closed first.
+    /// the client's code when the client closed first. The last argument is the upgrade
+    /// request's query parameters (where socket protocols put their options).
     public typealias SocketHandler =
-        @Sendable (SocketInbound<RequestBody>, SocketOutbound, PublicRequestContext) async throws -> Void
+        @Sendable (SocketInbound<RequestBody>, SocketOutbound, PublicRequestContext, [String: String]) async throws -> Void
 
     /// Declares a socket route: `GET path` which the gateway answers with a WebSocket upgrade
     /// and relays, frame by frame, over one internal stream to `handler`.
@@ -23,10 +24,19 @@ extension PublicRoutes {
             Response(
                 status: .ok, headers: [.contentType: SocketFrame.contentType],
                 body: ResponseBody { writer in
-                    try await SocketSession(options: options, context: context).serve(request.body, to: &writer, handler)
+                    try await SocketSession(options: options, context: context, query: Self.query(request)).serve(request.body, to: &writer, handler)
                     try await writer.finish(nil)
                 })
         }
+    }
+}
+
+extension PublicRoutes {
+    /// A request's query parameters, decoded (the last of a repeated name wins).
+    public static func query(_ request: Request) -> [String: String] {
+        var query: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
+        return query
     }
 }
 
@@ -44,6 +54,7 @@ extension RouteOptions {
 struct SocketSession: Sendable {
     let options: RouteOptions
     let context: PublicRequestContext
+    let query: [String: String]
 
     /// Serves the socket whose client frames arrive on `body`, writing frames to `writer` until
     /// both ends have finished.
@@ -83,7 +94,7 @@ struct SocketSession: Sendable {
         defer { outbound.finish() }
         let inbound = SocketInbound(body, maximumPayload: options.bodyLimit, liveness: outbound.liveness)
         do {
-            try await handler(inbound, outbound, context)
+            try await handler(inbound, outbound, context, query)
         } catch is CancellationError {
             return
         } catch {

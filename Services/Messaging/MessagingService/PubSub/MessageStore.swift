@@ -107,18 +107,21 @@ struct MessageStore: Sendable {
     }
 
     /// Inserts one message under the channel row's lock (created when new), numbering it next;
-    /// it can be polled for its app's retention.
+    /// it can be polled for its app's retention. Real-time listeners hear `app/channel` on
+    /// ``ChannelFeed/channel`` when it commits.
     func insertMessage(
         app: String, channel: String, id: String, subtopic: String?, publisherId: String?, headers: String, data: String, at now: Int64
     ) -> PostgresQuery {
         """
         WITH c AS (
             INSERT INTO messaging.channels AS ch (app_id, name, last_seq, created) VALUES (\(app), \(channel), 1, \(now))
-            ON CONFLICT (app_id, name) DO UPDATE SET last_seq = ch.last_seq + 1 RETURNING last_seq)
+            ON CONFLICT (app_id, name) DO UPDATE SET last_seq = ch.last_seq + 1 RETURNING last_seq),
+        announced AS (SELECT pg_notify(\(ChannelFeed.channel), \(app + "/" + channel)))
         INSERT INTO messaging.messages (app_id, channel, seq, id, subtopic, publisher_id, headers, data, published_at, status,
             expires_at)
         SELECT \(app), \(channel), c.last_seq, \(id), \(subtopic), \(publisherId), \(headers)::jsonb, \(data)::jsonb, \(now),
-            'published', \(now) + coalesce((SELECT retention FROM messaging.settings WHERE app_id = \(app)), \(retention)) FROM c
+            'published', \(now) + coalesce((SELECT retention FROM messaging.settings WHERE app_id = \(app)), \(retention))
+        FROM c, announced
         """
     }
 
@@ -198,18 +201,9 @@ struct MessageStore: Sendable {
                 WHERE running <= \(Self.pollBytes) OR position = 1
                 ORDER BY seq
                 """, logger: logger)
-            var messages: [Polled] = []
-            var last = after
-            for try await (messageID, topic, publisher, headers, data, publishedAt, seq) in rows.decode(
-                (String, String?, String?, String, String, Int64, Int64).self)
-            {
-                messages.append(
-                    Polled(
-                        id: messageID, subtopic: topic, publisherId: publisher,
-                        headers: try JSONParser.parse(headers).object ?? JSONObject(), data: try JSONParser.parse(data),
-                        publishedAt: publishedAt))
-                last = max(last, seq)
-            }
+            let numbered = try await Self.polled(rows)
+            let messages = numbered.map(\.1)
+            let last = numbered.last?.0 ?? after
             try await connection.query(
                 "UPDATE messaging.subscriptions SET after_seq = \(last), polled = \(now) WHERE app_id = \(app) AND id = \(id)",
                 logger: logger)

@@ -121,20 +121,28 @@ struct SubscriptionFilter: Sendable {
     let selector: Selector?
 
     init(_ taken: MessageStore.Taken) throws(ErrorEnvelope) {
-        pattern = taken.subtopic.flatMap { Subtopic($0, wildcards: true) }
-        selector = try taken.selector.map { text throws(ErrorEnvelope) in try Selector(text) }
+        try self.init(subtopic: taken.subtopic, selector: taken.selector)
+    }
+
+    /// A filter of a subtopic pattern and a selector (both checked already).
+    init(subtopic: String?, selector: String?) throws(ErrorEnvelope) {
+        pattern = subtopic.flatMap { Subtopic($0, wildcards: true) }
+        self.selector = try selector.map { text throws(ErrorEnvelope) in try Selector(text) }
     }
 
     /// The messages the pattern and selector let through.
     func delivered(_ messages: [MessageStore.Polled]) -> [MessageStore.Polled] {
-        messages.filter { message in
-            if let pattern {
-                guard let published = message.subtopic.flatMap({ Subtopic($0, wildcards: false) }), pattern.matches(published) else {
-                    return false
-                }
+        messages.filter(admits)
+    }
+
+    /// Whether the pattern and selector let `message` through.
+    func admits(_ message: MessageStore.Polled) -> Bool {
+        if let pattern {
+            guard let published = message.subtopic.flatMap({ Subtopic($0, wildcards: false) }), pattern.matches(published) else {
+                return false
             }
-            return selector?.selects(message.headers) ?? true
         }
+        return selector?.selects(message.headers) ?? true
     }
 }
 

@@ -1,0 +1,36 @@
+import DataEngine
+import PostgresNIO
+
+extension MessageStore {
+    /// The number of `channel`'s newest message (0 for none or no channel).
+    func lastSeq(app: String, channel: String) async throws -> Int64 {
+        let rows = try await database.query(
+            "SELECT last_seq FROM messaging.channels WHERE app_id = \(app) AND name = \(channel)", logger: logger)
+        for try await seq in rows.decode(Int64.self) { return seq }
+        return 0
+    }
+
+    /// Up to `limit` of `channel`'s messages after number `after`, oldest first, with their numbers.
+    func messages(app: String, channel: String, after: Int64, limit: Int) async throws -> [(Int64, Polled)] {
+        let rows = try await database.query(
+            """
+            SELECT id, subtopic, publisher_id, headers::text, data::text, published_at, seq FROM messaging.messages
+            WHERE app_id = \(app) AND channel = \(channel) AND seq > \(after) ORDER BY seq LIMIT \(limit)
+            """, logger: logger)
+        return try await Self.polled(rows)
+    }
+
+    /// Rows of `id, subtopic, publisher_id, headers, data, published_at, seq` as messages with their numbers.
+    static func polled(_ rows: PostgresRowSequence) async throws -> [(Int64, Polled)] {
+        var messages: [(Int64, Polled)] = []
+        for try await (messageID, topic, publisher, headers, data, publishedAt, seq) in rows.decode(
+            (String, String?, String?, String, String, Int64, Int64).self)
+        {
+            let message = Polled(
+                id: messageID, subtopic: topic, publisherId: publisher, headers: try JSONParser.parse(headers).object ?? JSONObject(),
+                data: try JSONParser.parse(data), publishedAt: publishedAt)
+            messages.append((seq, message))
+        }
+        return messages
+    }
+}

@@ -1,0 +1,147 @@
+import DataEngine
+import Foundation
+import InternalProtocol
+import Logging
+import Permissions
+import PostgresNIO
+import PostgresSupport
+
+/// Channel messages for this process's real-time subscribers. Every publish announces
+/// `app/channel` when it commits (whichever instance wrote it); for a channel someone here
+/// listens to, the feed reads the messages after the last it delivered — once per channel, not
+/// per subscriber — and queues each on every subscription whose subtopic, selector and rights
+/// admit it, in the channel's order.
+actor ChannelFeed: NotificationListener.Consumer {
+    /// The PostgreSQL channel publishes are announced on.
+    static let channel = "messaging_published"
+    /// Messages read per round.
+    static let batch = 500
+
+    struct Key: Hashable, Sendable {
+        let app: String
+        let channel: String
+    }
+
+    /// One `PUB_SUB_MESSAGES` subscription.
+    struct Subscription: Sendable {
+        let id: String
+        var identity: Identity
+        let filter: SubscriptionFilter
+        let outbox: RTOutbox
+        let namespace: String
+    }
+
+    private struct Watched {
+        var lastSeq: Int64
+        var subscriptions: [SubscriptionKey: Subscription] = [:]
+    }
+
+    /// A subscription's place: its connection and its client-chosen id.
+    struct SubscriptionKey: Hashable, Sendable {
+        let connection: UUID
+        let id: String
+    }
+
+    let store: MessageStore
+    let access: ChannelAccess
+    private var watched: [Key: Watched] = [:]
+    private var keysByConnection: [UUID: Set<Key>] = [:]
+
+    init(store: MessageStore, access: ChannelAccess) {
+        self.store = store
+        self.access = access
+    }
+
+    /// Starts delivering `key`'s messages published from now on to `subscription`.
+    func add(_ subscription: Subscription, connection: UUID, on key: Key) async throws {
+        if watched[key] == nil {
+            let last = try await store.lastSeq(app: key.app, channel: key.channel)
+            // Another subscription may have started watching while this one read.
+            if watched[key] == nil { watched[key] = Watched(lastSeq: last) }
+        }
+        watched[key]?.subscriptions[SubscriptionKey(connection: connection, id: subscription.id)] = subscription
+        keysByConnection[connection, default: []].insert(key)
+    }
+
+    /// Stops subscription `id` of `connection` (nothing when there is none).
+    func remove(connection: UUID, id: String) {
+        for key in keysByConnection[connection] ?? [] {
+            watched[key]?.subscriptions[SubscriptionKey(connection: connection, id: id)] = nil
+            forgetIfIdle(key)
+        }
+    }
+
+    /// Stops every subscription of `connection`.
+    func removeAll(connection: UUID) {
+        for key in keysByConnection.removeValue(forKey: connection) ?? [] {
+            let kept = watched[key]?.subscriptions.filter { $0.key.connection != connection } ?? [:]
+            watched[key]?.subscriptions = kept
+            forgetIfIdle(key)
+        }
+    }
+
+    /// Gives `connection`'s subscriptions a new identity (its user token changed).
+    func reidentify(connection: UUID, as identity: Identity) {
+        for key in keysByConnection[connection] ?? [] {
+            for (place, _) in watched[key]?.subscriptions ?? [:] where place.connection == connection {
+                watched[key]?.subscriptions[place]?.identity = identity
+            }
+        }
+    }
+
+    private func forgetIfIdle(_ key: Key) {
+        if watched[key]?.subscriptions.isEmpty == true { watched[key] = nil }
+    }
+
+    func setListening(_ listening: Bool) async {
+        // Announcements may have been missed while not listening: look at every watched channel.
+        guard listening else { return }
+        for key in watched.keys { await deliverNew(key) }
+    }
+
+    func receive(_ payload: String) async {
+        guard let slash = payload.firstIndex(of: "/") else { return }
+        await deliverNew(Key(app: String(payload[..<slash]), channel: String(payload[payload.index(after: slash)...])))
+    }
+
+    /// Reads what `key` has past the last delivered message and queues it.
+    private func deliverNew(_ key: Key) async {
+        while let last = watched[key]?.lastSeq {
+            let messages: [(Int64, MessageStore.Polled)]
+            do {
+                messages = try await store.messages(app: key.app, channel: key.channel, after: last, limit: Self.batch)
+            } catch {
+                store.logger.warning("real-time channel messages not read", metadata: ["error": "\(error)"])
+                return
+            }
+            guard let newest = messages.last?.0 else { return }
+            watched[key]?.lastSeq = newest
+            let rules = try? await access.rules.value(app: key.app)
+            let subscriptions = watched[key].map { Array($0.subscriptions.values) } ?? []
+            for (_, message) in messages {
+                for subscription in subscriptions where subscription.filter.admits(message) {
+                    // Rights are read as they are now: a revoked right stops a live subscription.
+                    if let rules, !rules.isEmpty, !rules.allows(PermissionCaller(subscription.identity), .subscribe, container: key.channel) {
+                        continue
+                    }
+                    subscription.outbox.send(
+                        SocketIOPacket.event(
+                            "SUB_RES", .object(JSONObject([("id", .string(subscription.id)), ("data", Self.payload(message))])),
+                            namespace: subscription.namespace))
+                }
+            }
+            guard messages.count == Self.batch else { return }
+        }
+    }
+
+    /// A message as RT clients receive it (the JS SDK's e2e shape).
+    static func payload(_ message: MessageStore.Polled) -> JSONValue {
+        .object(JSONObject([
+            ("messageId", .string(message.id)), ("timestamp", .integer(message.publishedAt)), ("message", message.data),
+            ("publisherId", message.publisherId.map(JSONValue.string) ?? .null), ("subtopic", message.subtopic.map(JSONValue.string) ?? .null),
+            ("headers", .object(message.headers)), ("pushSinglecast", .null), ("pushBroadcast", .null), ("publishPolicy", .null),
+            ("query", .null), ("publishAt", .integer(0)), ("repeatEvery", .integer(0)), ("repeatExpiresAt", .integer(0)),
+            ("templateValues", .null),
+        ]))
+    }
+}

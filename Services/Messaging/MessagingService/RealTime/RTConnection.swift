@@ -1,0 +1,181 @@
+import DataEngine
+import Foundation
+import InternalProtocol
+import ServiceRuntime
+
+/// One real-time connection's protocol state (Backendless RT over Socket.IO over Engine.IO,
+/// websocket transport): the app's namespace `/{appId}`, the identity it acts for and its
+/// subscriptions. It is fed the client's frames one at a time and answers through its outbox.
+struct RTConnection {
+    let id = UUID()
+    let version: EngineIOVersion
+    /// `/{appId}`, the namespace every RT client joins.
+    let namespace: String
+    var identity: Identity
+    let outbox: RTOutbox
+    let services: RTServices
+    private(set) var joined = false
+    /// Live subscriptions: id → type.
+    private(set) var subscriptions: [String: String] = [:]
+
+    init(version: EngineIOVersion, identity: Identity, outbox: RTOutbox, services: RTServices) {
+        self.version = version
+        namespace = "/" + identity.appId
+        self.identity = identity
+        self.outbox = outbox
+        self.services = services
+    }
+
+    /// The Engine.IO open packet, and for revision 3 the default namespace's connect.
+    func open() {
+        let settings = services.settings
+        var handshake = JSONObject([
+            ("sid", .string(id.uuidString)), ("upgrades", .array([])),
+            ("pingInterval", .integer(settings.pingInterval.milliseconds)), ("pingTimeout", .integer(settings.pingTimeout.milliseconds)),
+        ])
+        if version == .v4 { handshake["maxPayload"] = .integer(Int64(settings.maximumPayload)) }
+        outbox.send(.open(JSONValue.object(handshake).jsonText))
+        if version == .v3 { outbox.send(SocketIOPacket(kind: .connect, namespace: "/")) }
+    }
+
+    /// Handles one text frame; false when the connection must close (the client closed, or
+    /// sent what is not Engine.IO / Socket.IO: a parse error ends a socket.io connection).
+    mutating func receive(_ text: String) async -> Bool {
+        guard let packet = EnginePacket(text) else { return false }
+        switch packet {
+        case .ping(let data): outbox.send(.pong(data))
+        case .pong, .noop, .upgrade: break
+        case .close: return false
+        case .open: return false
+        case .message(let data):
+            guard let message = SocketIOPacket(data) else { return false }
+            await handle(message)
+        }
+        return true
+    }
+
+    private mutating func handle(_ packet: SocketIOPacket) async {
+        switch packet.kind {
+        case .connect: connect(packet.namespace)
+        case .disconnect:
+            guard packet.namespace == namespace else { return }
+            joined = false
+            await dropAll()
+        case .event:
+            guard joined, packet.namespace == namespace, case .array(let items)? = packet.data, case .string(let name)? = items.first else { return }
+            let payload = items.count > 1 ? items[1].object ?? JSONObject() : JSONObject()
+            await event(name, payload)
+        case .ack, .error, .binaryEvent, .binaryAck: break
+        }
+    }
+
+    private mutating func connect(_ requested: String) {
+        if requested == namespace {
+            joined = true
+            outbox.send(SocketIOPacket(kind: .connect, namespace: namespace, data: version == .v4 ? .object(JSONObject([("sid", .string(UUID().uuidString))])) : nil))
+        } else if requested == "/" {
+            if version == .v4 { outbox.send(SocketIOPacket(kind: .connect, namespace: "/", data: .object(JSONObject([("sid", .string(id.uuidString))])))) }
+        } else {
+            let reason = "Invalid namespace: connect to /\(identity.appId)"
+            let data: JSONValue = version == .v4 ? .object(JSONObject([("message", .string(reason))])) : .string(reason)
+            outbox.send(SocketIOPacket(kind: .error, namespace: requested, data: data))
+        }
+    }
+
+    private mutating func event(_ name: String, _ payload: JSONObject) async {
+        guard case .string(let id)? = payload["id"], !id.isEmpty, id.utf8.count <= 256 else { return }
+        let options = payload["options"]?.object ?? JSONObject()
+        switch name {
+        case "SUB_ON": await subscribe(id: id, type: payload["name"], options: options)
+        case "SUB_OFF": await unsubscribe(id)
+        case "MET_REQ": await method(id: id, name: payload["name"], options: options)
+        default: break
+        }
+    }
+
+    private mutating func subscribe(id: String, type: JSONValue?, options: JSONObject) async {
+        await unsubscribe(id)
+        guard subscriptions.count < services.settings.maximumSubscriptions else {
+            return reply(id, error: RTError.tooManySubscriptions(services.settings.maximumSubscriptions))
+        }
+        do {
+            switch type {
+            case .string("PUB_SUB_CONNECT")?:
+                _ = try await services.join(options, identity: identity)
+                subscriptions[id] = "PUB_SUB_CONNECT"
+                outbox.send(event("SUB_READY", id: id, ("id", .string(id))))
+                outbox.send(event("SUB_RES", id: id, ("id", .string(id)), ("data", .string("connected"))))
+            case .string("PUB_SUB_MESSAGES")?:
+                let subscription = ChannelFeed.Subscription(
+                    id: id, identity: identity, filter: try services.filter(options), outbox: outbox, namespace: namespace)
+                let channel = try await services.join(options, identity: identity)
+                try await services.feed.add(subscription, connection: self.id, on: .init(app: identity.appId, channel: channel))
+                subscriptions[id] = "PUB_SUB_MESSAGES"
+                outbox.send(event("SUB_READY", id: id, ("id", .string(id))))
+            case .string(let other)?:
+                throw RTError.unknownSubscription(other)
+            default:
+                throw RTError.unknownSubscription("")
+            }
+        } catch let error as ErrorEnvelope {
+            reply(id, error: error)
+        } catch {
+            reply(id, error: .internalError)
+        }
+    }
+
+    private mutating func unsubscribe(_ id: String) async {
+        guard subscriptions.removeValue(forKey: id) != nil else { return }
+        await services.feed.remove(connection: self.id, id: id)
+    }
+
+    /// Ends every subscription (the connection closed or left the namespace).
+    mutating func dropAll() async {
+        subscriptions = [:]
+        await services.feed.removeAll(connection: id)
+    }
+
+    private mutating func method(id: String, name: JSONValue?, options: JSONObject) async {
+        switch name {
+        case .string("SET_USER_TOKEN")?:
+            do {
+                identity = try await services.identity(identity, token: options["userToken"])
+                await services.feed.reidentify(connection: self.id, as: identity)
+                outbox.send(event("MET_RES", id: id, ("id", .string(id)), ("result", .null)))
+            } catch let error as ErrorEnvelope {
+                methodFailed(id, error)
+            } catch {
+                methodFailed(id, .internalError)
+            }
+        default:
+            methodFailed(id, RTError.unknownMethod(name?.stringValue ?? ""))
+        }
+    }
+
+    /// `MET_RES` with the error's code as a numeric string: the Swift SDK reads it as one.
+    private func methodFailed(_ id: String, _ error: ErrorEnvelope) {
+        let failure = JSONObject([("code", .string(String(error.code))), ("message", .string(error.message))])
+        outbox.send(event("MET_RES", id: id, ("id", .string(id)), ("error", .object(failure))))
+    }
+
+    private func reply(_ id: String, error: ErrorEnvelope) {
+        let failure = JSONObject([("code", .integer(Int64(error.code))), ("message", .string(error.message))])
+        outbox.send(event("SUB_RES", id: id, ("id", .string(id)), ("error", .object(failure))))
+    }
+
+    private func event(_ name: String, id: String, _ members: (String, JSONValue)...) -> SocketIOPacket {
+        SocketIOPacket.event(name, .object(JSONObject(members)), namespace: namespace)
+    }
+}
+
+extension JSONValue {
+    fileprivate var stringValue: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds.
+    fileprivate var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+}

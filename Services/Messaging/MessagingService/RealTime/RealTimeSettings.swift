@@ -1,0 +1,33 @@
+import Configuration
+import ServiceRuntime
+
+/// The real-time endpoint's settings.
+///
+/// Configuration keys: `BAAS_RT_PING_INTERVAL_MS` (default 25000) and `BAAS_RT_PING_TIMEOUT_MS`
+/// (default 20000), the Engine.IO heartbeat: a connection silent for both together is closed;
+/// `BAAS_RT_MAX_SUBSCRIPTIONS` (per connection, default 500) and `BAAS_RT_QUEUE_LIMIT` (frames
+/// waiting for a slow client before it is disconnected, default 1000).
+struct RealTimeSettings: Sendable {
+    var pingInterval: Duration = .seconds(25)
+    var pingTimeout: Duration = .seconds(20)
+    var maximumSubscriptions = 500
+    var queueLimit = 1_000
+    /// The largest frame a client may send (Engine.IO 4's `maxPayload`).
+    var maximumPayload = 1_000_000
+
+    /// How long a connection may stay silent.
+    var silenceLimit: Duration { pingInterval + pingTimeout }
+
+    static func read(_ reader: ConfigReader) throws -> RealTimeSettings {
+        let rt = reader.scoped(to: "rt")
+        var settings = RealTimeSettings()
+        settings.pingInterval = .milliseconds(rt.int(forKey: "pingIntervalMs", default: 25_000))
+        settings.pingTimeout = .milliseconds(rt.int(forKey: "pingTimeoutMs", default: 20_000))
+        settings.maximumSubscriptions = rt.int(forKey: "maxSubscriptions", default: 500)
+        settings.queueLimit = rt.int(forKey: "queueLimit", default: 1_000)
+        guard settings.pingInterval > .zero, settings.pingTimeout > .zero, settings.maximumSubscriptions >= 1, settings.queueLimit >= 1 else {
+            throw UsageError("BAAS_RT_* settings must be positive")
+        }
+        return settings
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import InternalProtocol
+@testable import MessagingService
+import NIOCore
+import NIOWebSocket
+import Permissions
+import Testing
+import TestSupport
+
+/// Real-time channel messages (issue 17, first increment) through the gateway with PyPI's
+/// python-socketio (Engine.IO 4) and a raw WebSocket speaking Engine.IO 3: the lookup, the
+/// namespace connect, channel joins, messages published over REST delivered with selectors and
+/// subtopics, rights applied (and re-applied after a token change), and refusals.
+@Suite(.timeLimit(.minutes(5))) struct RealTimeTests {
+    static func publish(_ cluster: TestCluster, _ channel: String, _ body: String) async throws -> String {
+        let published = try await cluster.send(.POST, "/messaging/\(channel)", body)
+        guard let id = published.json["messageId"] as? String else { throw PubSubTestFailure(description: published.text) }
+        return id
+    }
+
+    @Test func theLookupAndInfoNameTheGatewayAsTheRealTimeServer() async throws {
+        try await TestCluster.with { cluster async throws in
+            let lookup = try await cluster.send(.GET, "/rt/lookup")
+            #expect(lookup.text == "\"http://127.0.0.1:\(cluster.port)\"", "\(lookup.text)")
+            #expect(try await cluster.send(.GET, "/info").json["rtURL"] as? String == "http://127.0.0.1:\(cluster.port)")
+        }
+    }
+
+    @Test func channelMessagesReachSubscribersThroughSelectorsAndSubtopics() async throws {
+        try await TestCluster.with { cluster async throws in
+            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!) { client in
+                try client.emit("SUB_ON", #"{"id": "C1", "name": "PUB_SUB_CONNECT", "options": {"channel": "chat"}}"#)
+                try client.emit("SUB_ON", #"{"id": "M1", "name": "PUB_SUB_MESSAGES", "options": {"channel": "chat"}}"#)
+                try client.emit("SUB_ON", #"{"id": "M2", "name": "PUB_SUB_MESSAGES", "options": {"channel": "chat", "selector": "foo > 10"}}"#)
+                try client.emit("SUB_ON", #"{"id": "M3", "name": "PUB_SUB_MESSAGES", "options": {"channel": "chat", "subtopic": "news.*", "event": "PUB_SUB_MESSAGES"}}"#)
+                try client.emit("SUB_ON", #"{"id": "O1", "name": "PUB_SUB_MESSAGES", "options": {"channel": "other"}}"#)
+                try await client.wait { events in ["C1", "M1", "M2", "M3", "O1"].allSatisfy { id in events.contains { $0.name == "SUB_READY" && ($0.data as? [String: Any])?["id"] as? String == id } } }
+                #expect(try client.payloads("SUB_RES", id: "C1").first?["data"] as? String == "connected")
+
+                let ids = [
+                    try await Self.publish(cluster, "chat", #"{"message": "a", "headers": {"foo": "20"}}"#),
+                    try await Self.publish(cluster, "chat", #"{"message": "b", "headers": {"foo": "5"}}"#),
+                    try await Self.publish(cluster, "chat", #"{"message": "c", "subtopic": "news.sport", "publisherId": "ann"}"#),
+                    try await Self.publish(cluster, "chat", #"{"message": {"x": 1}, "subtopic": "news"}"#),
+                ]
+                try await client.wait { _ in (try? client.payloads("SUB_RES", id: "M1").count) == 4 }
+                let all = try client.payloads("SUB_RES", id: "M1").compactMap { $0["data"] as? [String: Any] }
+                #expect(all.map { $0["messageId"] as? String } == ids)
+                #expect(all.first?["message"] as? String == "a" && (all.first?["headers"] as? [String: Any])?["foo"] as? String == "20")
+                #expect(all.first?["timestamp"] as? Int != nil && all.first?["publishAt"] as? Int == 0)
+                #expect(all[2]["publisherId"] as? String == "ann" && all[2]["subtopic"] as? String == "news.sport")
+                #expect((all[3]["message"] as? [String: Any])?["x"] as? Int == 1)
+
+                // M1 leaves; the next message reaches M2 only, which shows M1 would have had it.
+                try client.emit("SUB_OFF", #"{"id": "M1"}"#)
+                let last = try await Self.publish(cluster, "chat", #"{"message": "d", "headers": {"foo": "50"}}"#)
+                try await client.wait { _ in (try? client.payloads("SUB_RES", id: "M2").count) == 2 }
+                #expect(try client.payloads("SUB_RES", id: "M2").compactMap { ($0["data"] as? [String: Any])?["messageId"] as? String } == [ids[0], last])
+                #expect(try client.payloads("SUB_RES", id: "M3").compactMap { ($0["data"] as? [String: Any])?["message"] as? String } == ["c"])
+                #expect(try client.payloads("SUB_RES", id: "M1").count == 4)
+                #expect(try client.payloads("SUB_RES", id: "O1").isEmpty)
+            }
+        }
+    }
+
+    @Test func subscriptionsAreRefusedWithTheProtocolsError() async throws {
+        try await TestCluster.with { cluster async throws in
+            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.rest]!) { client in
+                let refusals: [(String, String, Int)] = [
+                    ("E1", #"{"name": "RSO_CONNECT", "options": {"name": "x"}}"#, 5020),
+                    ("E2", #"{"name": "PUB_SUB_MESSAGES", "options": {"channel": "a/b"}}"#, 5010),
+                    ("E3", #"{"name": "PUB_SUB_MESSAGES", "options": {"channel": "chat", "selector": "foo >"}}"#, 5013),
+                    ("E4", #"{"name": "PUB_SUB_MESSAGES", "options": {}}"#, 5010),
+                    ("E5", #"{"name": "PUB_SUB_MESSAGES", "options": {"channel": "chat", "subtopic": "a..b"}}"#, 5012),
+                ]
+                for (id, body, _) in refusals { try client.emit("SUB_ON", #"{"id": "\#(id)", \#(body.dropFirst())"#) }
+                try client.emit("MET_REQ", #"{"id": "R1", "name": "FLY", "options": {}}"#)
+                try await client.wait { _ in refusals.allSatisfy { (try? client.payloads("SUB_RES", id: $0.0).isEmpty) == false } }
+                for (id, _, code) in refusals {
+                    let error = try client.payloads("SUB_RES", id: id).first?["error"] as? [String: Any]
+                    #expect(error?["code"] as? Int == code && error?["message"] is String, "\(id): \(String(describing: error))")
+                    #expect(try client.payloads("SUB_READY", id: id).isEmpty)
+                }
+                try await client.wait { _ in (try? client.payloads("MET_RES", id: "R1").isEmpty) == false }
+                #expect((try client.payloads("MET_RES", id: "R1").first?["error"] as? [String: Any])?["code"] as? String == "5021")
+            }
+            await #expect(throws: RTClient.Refused.self) {
+                try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: "not-a-key") { _ in }
+            }
+        }
+    }
+
+    @Test func rightsDecideWhoReceivesAndFollowAChangedUserToken() async throws {
+        try await TestCluster.with { cluster async throws in
+            try await cluster.setChannelCell("private", #""role": "NotAuthenticatedUser""#, .subscribe, .deny)
+            let ann = try await cluster.account("ann@example.com")
+            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!) { guest in
+                try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!, token: ann.token) { member in
+                    for client in [guest, member] {
+                        try client.emit("SUB_ON", #"{"id": "P", "name": "PUB_SUB_MESSAGES", "options": {"channel": "private"}}"#)
+                    }
+                    try await member.wait { _ in (try? member.payloads("SUB_READY", id: "P").isEmpty) == false }
+                    try await guest.wait { _ in (try? guest.payloads("SUB_RES", id: "P").isEmpty) == false }
+                    #expect((try guest.payloads("SUB_RES", id: "P").first?["error"] as? [String: Any])?["code"] as? Int == 5016)
+
+                    // The guest logs in on the open connection and may subscribe now.
+                    try guest.emit("MET_REQ", #"{"id": "T", "name": "SET_USER_TOKEN", "options": {"userToken": "\#(ann.token)"}}"#)
+                    try await guest.wait { _ in (try? guest.payloads("MET_RES", id: "T").isEmpty) == false }
+                    #expect(try guest.payloads("MET_RES", id: "T").first?.keys.contains("result") == true)
+                    try guest.emit("SUB_ON", #"{"id": "P2", "name": "PUB_SUB_MESSAGES", "options": {"channel": "private"}}"#)
+                    try await guest.wait { _ in (try? guest.payloads("SUB_READY", id: "P2").isEmpty) == false }
+
+                    let id = try await Self.publish(cluster, "private", #"{"message": "secret"}"#)
+                    for (client, subscription) in [(member, "P"), (guest, "P2")] {
+                        try await client.wait { _ in (try? client.payloads("SUB_RES", id: subscription).isEmpty) == false }
+                        #expect((try client.payloads("SUB_RES", id: subscription).first?["data"] as? [String: Any])?["messageId"] as? String == id)
+                    }
+
+                    // Revoking the right stops delivery to live subscriptions.
+                    try await cluster.setChannelCell("private", #""role": "AuthenticatedUser""#, .subscribe, .deny)
+                    try member.emit("SUB_ON", #"{"id": "open", "name": "PUB_SUB_MESSAGES", "options": {"channel": "open"}}"#)
+                    try await member.wait { _ in (try? member.payloads("SUB_READY", id: "open").isEmpty) == false }
+                    // Until messaging-service has heard of the change (a REST subscribe is refused).
+                    while try await cluster.send(.POST, "/messaging/private/subscribe", "{}", token: ann.token).status == 200 {
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
+                    _ = try await Self.publish(cluster, "private", #"{"message": "after"}"#)
+                    _ = try await Self.publish(cluster, "open", #"{"message": "marker"}"#)
+                    try await member.wait { _ in (try? member.payloads("SUB_RES", id: "open").isEmpty) == false }
+                    #expect(try member.payloads("SUB_RES", id: "P").count == 1)
+                }
+            }
+        }
+    }
+
+    @Test func engineIO3OverARawWebSocketAndMalformedFrames() async throws {
+        try await TestCluster.with { cluster async throws in
+            let path = "/\(cluster.app.id)/?EIO=3&transport=websocket&apiKey=\(cluster.app.keys[.rest]!)&userToken=null"
+            let socket = try #require(try await WebSocketTestClient.connect(port: cluster.port, path: path))
+            try await socket.executeThenClose { inbound, outbound in
+                var frames = inbound.makeAsyncIterator()
+                func next() async throws -> String? {
+                    guard let frame = try await frames.next() else { return nil }
+                    return frame.opcode == .text ? String(buffer: frame.unmaskedData) : "close:\(WebSocketTestClient.code(of: frame) ?? 0)"
+                }
+                func send(_ text: String) async throws {
+                    try await outbound.write(WebSocketTestClient.frame(.text, ByteBuffer(string: text)))
+                }
+                let open = try #require(try await next())
+                #expect(open.hasPrefix("0{") && open.contains("\"pingInterval\"") && !open.contains("maxPayload"), "\(open)")
+                #expect(try await next() == "40")
+                try await send("2")
+                #expect(try await next() == "3")
+                try await send("40/wrong,")
+                #expect(try await next() == #"44/wrong,"Invalid namespace: connect to /\#(cluster.app.id)""#)
+                try await send("40/\(cluster.app.id)?apiKey=x&clientId=c,")
+                #expect(try await next() == "40/\(cluster.app.id),")
+                try await send(#"42/\#(cluster.app.id),["SUB_ON",{"id":"S","name":"PUB_SUB_MESSAGES","options":{"channel":"raw"}}]"#)
+                #expect(try await next() == #"42/\#(cluster.app.id),["SUB_READY",{"id":"S"}]"#)
+                _ = try await Self.publish(cluster, "raw", #"{"message": 1}"#)
+                #expect(try await next()?.hasPrefix(#"42/\#(cluster.app.id),["SUB_RES",{"id":"S","data":{"messageId":"#) == true)
+                // Not Socket.IO: the connection ends with a protocol error, as socket.io servers do.
+                try await send("4Z")
+                #expect(try await next() == "close:1002")
+            }
+            // Other sockets on the same gateway are unaffected, and a polling transport is refused.
+            let refused = try await WebSocketTestClient.connect(
+                port: cluster.port, path: "/\(cluster.app.id)/?EIO=3&transport=websocket&apiKey=wrong")
+            #expect(refused == nil)
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// A real-time client for one test: `Tests/Peers/rt-client.py` (PyPI's python-socketio)
+/// connected through the gateway, sending the events it is told on its standard input and
+/// recording every event it receives.
+public final class RTClient: @unchecked Sendable {
+    private let process: Process
+    private let input: Pipe
+    private let folder: URL
+
+    private init(process: Process, input: Pipe, folder: URL) {
+        self.process = process
+        self.input = input
+        self.folder = folder
+    }
+
+    /// Connects to `gatewayURL` as app `app` with `key` (and the user `token`), runs `body`,
+    /// disconnects. A refused connection throws ``Refused`` with the client's words.
+    public static func with<Result: Sendable>(
+        gatewayURL: String, app: String, key: String, token: String? = nil, _ body: (RTClient) async throws -> Result
+    ) async throws -> Result {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rt-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", PeerProcess.repository.appendingPathComponent("Tests/Peers/rt-client.py").path,
+            "--url", gatewayURL, "--app", app, "--key", key, "--out", folder.path] + (token.map { ["--token", $0] } ?? [])
+        let input = Pipe()
+        process.standardInput = input
+        let log = folder.appendingPathComponent("client.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: log)
+        try process.run()
+        let client = RTClient(process: process, input: input, folder: folder)
+        do {
+            try await client.waitUntilConnected(log: log)
+            let result = try await body(client)
+            await client.stop()
+            return result
+        } catch {
+            await client.stop()
+            throw error
+        }
+    }
+
+    /// The connection was refused: the client's words.
+    public struct Refused: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    private func waitUntilConnected(log: URL) async throws {
+        for _ in 0..<1_200 {
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("ready").path) { return }
+            if let reason = try? String(contentsOf: folder.appendingPathComponent("failed"), encoding: .utf8) {
+                throw Refused(description: reason)
+            }
+            guard process.isRunning else {
+                let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                throw PeerProcess.Failure(description: "rt-client.py exited (is python-socketio installed?): \(output.suffix(2_000))")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw PeerProcess.Failure(description: "rt-client.py did not connect within a minute")
+    }
+
+    /// Sends event `name` with `data` (a JSON object as text) on the app's namespace.
+    public func emit(_ name: String, _ data: String) throws {
+        try write(#"{"emit": "\#(name)", "data": \#(data)}"#)
+    }
+
+    /// Leaves the namespace.
+    public func disconnect() throws {
+        try write(#"{"disconnect": true}"#)
+    }
+
+    private func write(_ line: String) throws {
+        try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+    }
+
+    /// Every event received so far, oldest first: `(name, payload)`.
+    public func events() throws -> [(name: String, data: Any?)] {
+        guard let text = try? String(contentsOf: folder.appendingPathComponent("events.jsonl"), encoding: .utf8) else { return [] }
+        return try text.split(separator: "\n").map { line in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]) as? [String: Any] ?? [:]
+            return (object["event"] as? String ?? "", object["data"].flatMap { $0 is NSNull ? nil : $0 })
+        }
+    }
+
+    /// The payloads of `name` events for subscription or request `id`.
+    public func payloads(_ name: String, id: String) throws -> [[String: Any]] {
+        try events().compactMap { event in
+            guard event.name == name, let data = event.data as? [String: Any], data["id"] as? String == id else { return nil }
+            return data
+        }
+    }
+
+    /// Waits until `condition` holds over the events (bounded by the suite's time limit).
+    public func wait(until condition: ([(name: String, data: Any?)]) -> Bool) async throws {
+        while !(try condition(events())) {
+            guard process.isRunning else { throw PeerProcess.Failure(description: "rt-client.py exited") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Closes the client's input (it disconnects and exits), terminating it after two seconds.
+    private func stop() async {
+        try? input.fileHandleForWriting.close()
+        for _ in 0..<100 where process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning { process.terminate() }
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+    }
+}
