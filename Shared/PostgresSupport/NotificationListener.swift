@@ -2,10 +2,10 @@ import Logging
 import PostgresNIO
 import ServiceLifecycle
 
-/// Listens on one `LISTEN/NOTIFY` channel and hands every payload to a consumer — the way
-/// caches in every instance learn of changes made by any other. It holds one pool connection
-/// while it runs and reconnects after a failure; the consumer hears when listening starts and
-/// stops, since news may have been missed in between.
+/// Listens on `LISTEN/NOTIFY` channels and hands every payload to the channel's consumer — the
+/// way caches in every instance learn of changes made by any other. It holds one pool connection
+/// for all its channels while it runs and reconnects after a failure; consumers hear when
+/// listening starts and stops, since news may have been missed in between.
 public struct NotificationListener: Service {
     /// What a listener feeds.
     public protocol Consumer: Sendable {
@@ -16,15 +16,18 @@ public struct NotificationListener: Service {
     }
 
     let database: PostgresClient
-    let channel: String
-    let consumer: any Consumer
+    let channels: [(name: String, consumer: any Consumer)]
     let logger: Logger
 
     /// Creates a listener on `channel` feeding `consumer`.
     public init(database: PostgresClient, channel: String, consumer: any Consumer, logger: Logger) {
+        self.init(database: database, channels: [(channel, consumer)], logger: logger)
+    }
+
+    /// Creates a listener on several channels, each feeding its consumer, over one connection.
+    public init(database: PostgresClient, channels: [(name: String, consumer: any Consumer)], logger: Logger) {
         self.database = database
-        self.channel = channel
-        self.consumer = consumer
+        self.channels = channels
         self.logger = logger
     }
 
@@ -36,9 +39,10 @@ public struct NotificationListener: Service {
                     try await listenOnce()
                 } catch {
                     if Task.isCancelled { return }
-                    logger.warning("listener lost its connection", metadata: ["channel": "\(channel)", "error": "\(error)"])
+                    logger.warning(
+                        "listener lost its connection", metadata: ["channels": "\(channels.map(\.name))", "error": "\(error)"])
                 }
-                await consumer.setListening(false)
+                for (_, consumer) in channels { await consumer.setListening(false) }
                 try? await Task.sleep(for: .seconds(1))
             }
         }
@@ -46,11 +50,20 @@ public struct NotificationListener: Service {
 
     private func listenOnce() async throws {
         try await database.withConnection { connection in
-            try await connection.listen(on: channel) { notifications in
-                await consumer.setListening(true)
-                for try await notification in notifications {
-                    await consumer.receive(notification.payload)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (channel, consumer) in channels {
+                    group.addTask {
+                        try await connection.listen(on: channel) { notifications in
+                            await consumer.setListening(true)
+                            for try await notification in notifications {
+                                await consumer.receive(notification.payload)
+                            }
+                        }
+                    }
                 }
+                // One channel's end ends them all: the connection is reopened for every channel.
+                try await group.next()
+                group.cancelAll()
             }
         }
     }

@@ -59,9 +59,14 @@ public enum MessagingService: BackendService {
             PushDeliveryService(
                 settings: PushSettings.read(environment.configuration.reader), queue: push, credentials: credentials, logger: logger))
 
-        environment.background.add(NotificationListener(database: database, channel: rules.channel, consumer: rules, logger: logger))
         let feed = ChannelFeed(store: store, access: access)
-        environment.background.add(NotificationListener(database: database, channel: ChannelFeed.channel, consumer: feed, logger: logger))
+        // One connection listens for rule changes and publishes alike: pools may be small.
+        environment.background.add(
+            NotificationListener(database: database, channels: [(rules.channel, rules), (ChannelFeed.channel, feed)], logger: logger))
+        environment.background.add(
+            PeriodicService(every: .seconds(20), logger: logger, failure: "real-time channel watches not renewed") {
+                try await feed.renewWatches()
+            })
         RTEndpoint(
             services: RTServices(
                 feed: feed, access: access, peers: environment.peers, settings: try RealTimeSettings.read(environment.configuration.reader),

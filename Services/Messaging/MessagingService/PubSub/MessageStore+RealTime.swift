@@ -2,6 +2,23 @@ import DataEngine
 import PostgresNIO
 
 extension MessageStore {
+    /// How long one watch of a channel lasts; watchers renew it well before.
+    static let watchMilliseconds: Int64 = 60_000
+
+    /// Marks `channels` of `app`… as watched for ``watchMilliseconds`` (creating them), so their
+    /// publishes announce themselves; publishes under way when it returns have committed.
+    func watch(_ channels: [(app: String, channel: String)]) async throws {
+        guard !channels.isEmpty else { return }
+        let now = Self.now()
+        try await database.query(
+            """
+            INSERT INTO messaging.channels AS ch (app_id, name, last_seq, created, watched_until)
+            SELECT * FROM unnest(\(channels.map(\.app))::text[], \(channels.map(\.channel))::text[]) AS w(a, n),
+                LATERAL (SELECT 0::bigint, \(now)::bigint, \(now + Self.watchMilliseconds)::bigint) AS v
+            ON CONFLICT (app_id, name) DO UPDATE SET watched_until = excluded.watched_until
+            """, logger: logger)
+    }
+
     /// The number of `channel`'s newest message (0 for none or no channel).
     func lastSeq(app: String, channel: String) async throws -> Int64 {
         let rows = try await database.query(

@@ -107,21 +107,21 @@ struct MessageStore: Sendable {
     }
 
     /// Inserts one message under the channel row's lock (created when new), numbering it next;
-    /// it can be polled for its app's retention. Real-time listeners hear `app/channel` on
-    /// ``ChannelFeed/channel`` when it commits.
+    /// it can be polled for its app's retention. While real-time subscribers watch the channel,
+    /// they hear `app/channel` on ``ChannelFeed/channel`` when it commits.
     func insertMessage(
         app: String, channel: String, id: String, subtopic: String?, publisherId: String?, headers: String, data: String, at now: Int64
     ) -> PostgresQuery {
         """
         WITH c AS (
             INSERT INTO messaging.channels AS ch (app_id, name, last_seq, created) VALUES (\(app), \(channel), 1, \(now))
-            ON CONFLICT (app_id, name) DO UPDATE SET last_seq = ch.last_seq + 1 RETURNING last_seq),
-        announced AS (SELECT pg_notify(\(ChannelFeed.channel), \(app + "/" + channel)))
+            ON CONFLICT (app_id, name) DO UPDATE SET last_seq = ch.last_seq + 1 RETURNING last_seq, watched_until),
+        announced AS (SELECT pg_notify(\(ChannelFeed.channel), \(app + "/" + channel)) FROM c WHERE c.watched_until > \(now))
         INSERT INTO messaging.messages (app_id, channel, seq, id, subtopic, publisher_id, headers, data, published_at, status,
             expires_at)
         SELECT \(app), \(channel), c.last_seq, \(id), \(subtopic), \(publisherId), \(headers)::jsonb, \(data)::jsonb, \(now),
             'published', \(now) + coalesce((SELECT retention FROM messaging.settings WHERE app_id = \(app)), \(retention))
-        FROM c, announced
+        FROM c LEFT JOIN announced ON true
         """
     }
 

@@ -3,7 +3,7 @@ import PostgresSupport
 /// messaging-service's tables, in the `messaging` schema.
 enum MessagingMigrations {
     /// Every migration, in order.
-    static let all: [any DatabaseMigration] = [m0001PubSub, m0002Schedules, m0003ChannelRules, m0004Registrations, m0005PushCredentials, m0006Owners, m0007EmailTemplates, m0008PushQueue, m0009PushTemplates]
+    static let all: [any DatabaseMigration] = [m0001PubSub, m0002Schedules, m0003ChannelRules, m0004Registrations, m0005PushCredentials, m0006Owners, m0007EmailTemplates, m0008PushQueue, m0009PushTemplates, m0010RealTimeWatch]
 
     /// Channels (created by the first publish or subscription that names them), their messages
     /// numbered per channel in commit order (the channel row is the counter, locked by each
@@ -244,4 +244,10 @@ enum MessagingMigrations {
             )
             """
         ])
+
+    /// Until when some messaging-service has real-time subscribers on a channel: only then does a
+    /// publish announce itself (a NOTIFY serialises commits).
+    static let m0010RealTimeWatch = SQLMigration(
+        version: 10, name: "real-time watch",
+        statements: ["ALTER TABLE messaging.channels ADD COLUMN watched_until bigint NOT NULL DEFAULT 0"])
 }

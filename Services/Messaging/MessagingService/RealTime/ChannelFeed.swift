@@ -55,6 +55,8 @@ actor ChannelFeed: NotificationListener.Consumer {
     /// Starts delivering `key`'s messages published from now on to `subscription`.
     func add(_ subscription: Subscription, connection: UUID, on key: Key) async throws {
         if watched[key] == nil {
+            // Watched first, then read: a publish that missed the watch has committed by then.
+            try await store.watch([(key.app, key.channel)])
             let last = try await store.lastSeq(app: key.app, channel: key.channel)
             // Another subscription may have started watching while this one read.
             if watched[key] == nil { watched[key] = Watched(lastSeq: last) }
@@ -87,6 +89,11 @@ actor ChannelFeed: NotificationListener.Consumer {
                 watched[key]?.subscriptions[place]?.identity = identity
             }
         }
+    }
+
+    /// Renews the watch of every channel with subscribers here (``MessageStore/watchMilliseconds``).
+    func renewWatches() async throws {
+        try await store.watch(watched.keys.map { ($0.app, $0.channel) })
     }
 
     private func forgetIfIdle(_ key: Key) {
