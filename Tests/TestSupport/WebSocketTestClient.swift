@@ -44,8 +44,10 @@ public enum WebSocketTestClient {
                         channel.close(promise: nil)
                         return channel.eventLoop.makeSucceededFuture(nil)
                     })
-                return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
-                    configuration: .init(upgradeConfiguration: configuration))
+                var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration)
+                // Frames the server sends at once may arrive with the 101 answer: keep them.
+                pipeline.leftOverBytesStrategy = .forwardBytes
+                return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: pipeline)
             }
         }
         return try await outcome.get()
