@@ -20,15 +20,26 @@ public struct OperationRegistry: Sendable {
     public mutating func register<Op: RPCOperation>(
         _ operation: Op.Type, _ handle: @escaping @Sendable (Op.Request, CallContext) async throws -> Op.Response
     ) {
-        register(name: Op.name, callers: Op.callers) { request, context in
+        register(name: Op.name, callers: Op.callers, request: Op.Request.self) { decoded, context in
+            try .json(try await handle(decoded, context.call))
+        }
+    }
+
+    /// Registers an operation with a JSON request of type `Request` (a malformed body is a 400
+    /// envelope) whose handler makes the raw answer, e.g. a streamed body.
+    public mutating func register<Request: Decodable & SendableMetatype>(
+        name: String, callers: Set<ServiceName>, request: Request.Type,
+        _ handle: @escaping @Sendable (Request, RPCRequestContext) async throws -> Response
+    ) {
+        register(name: name, callers: callers) { request, context in
             let body = try await request.body.collect(upTo: context.maxUploadSize)
-            let decoded: Op.Request
+            let decoded: Request
             do {
-                decoded = try JSONDecoder().decode(Op.Request.self, from: body)
+                decoded = try JSONDecoder().decode(Request.self, from: body)
             } catch {
-                throw ErrorEnvelope.badRequest("Malformed \(Op.name) request")
+                throw ErrorEnvelope.badRequest("Malformed \(name) request")
             }
-            return try .json(try await handle(decoded, context.call))
+            return try await handle(decoded, context)
         }
     }
 

@@ -18,12 +18,8 @@ struct FileContentOperations: Sendable {
                 path: entry.path.description, name: entry.path.name, size: entry.size,
                 contentType: entry.contentType ?? MediaTypes.type(ofName: entry.path.name))
         }
-        operations.register(name: FileContent.name, callers: FileContent.callers) { request, context in
-            let body = try await request.body.collect(upTo: 64 << 10)
-            guard let decoded = try? JSONDecoder().decode(FileInfo.Request.self, from: Data(body.readableBytesView)) else {
-                throw ErrorEnvelope.badRequest("Malformed \(FileContent.name) request")
-            }
-            let (app, entry) = try await readable(decoded, context.call)
+        operations.register(name: FileContent.name, callers: FileContent.callers, request: FileInfo.Request.self) { request, context in
+            let (app, entry) = try await readable(request, context.call)
             return content(entry, app: app, eventLoop: context.channel.eventLoop)
         }
     }
