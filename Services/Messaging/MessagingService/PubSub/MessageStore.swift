@@ -80,43 +80,41 @@ struct MessageStore: Sendable {
         return (id, "scheduled")
     }
 
-    /// Publishes one message now: to the channel's subscribers when `pubSub`, and to the devices
-    /// `push` targets through a push job, both or neither written (in `connection`'s transaction
-    /// when given).
+    /// Publishes one message now, in one statement (in `connection`'s transaction when given):
+    /// to the channel's subscribers when `pubSub`, and to the devices `push` targets through a
+    /// push job (written only when some device can be reached).
     func deliver(
         app: String, channel: String, id: String, subtopic: String?, publisherId: String?, headers: String, data: String,
         pubSub: Bool, push: PushOptions.Targets?, at now: Int64, on connection: PostgresConnection?
     ) async throws {
-        var statements: [PostgresQuery] = []
-        if pubSub {
-            statements.append(
-                insertMessage(app: app, channel: channel, id: id, subtopic: subtopic, publisherId: publisherId, headers: headers, data: data, at: now))
-        }
-        if let push {
-            statements.append(PushQueue.insertJob(app: app, messageId: id, channel: channel, targets: push, data: data, headers: headers, now: now))
-        }
+        let statement = publication(
+            app: app, channel: channel, id: id, subtopic: subtopic, publisherId: publisherId, headers: headers, data: data,
+            pubSub: pubSub, push: push, at: now)
         if let connection {
-            for statement in statements { try await connection.query(statement, logger: logger) }
-        } else if statements.count == 1 {
-            try await database.query(statements[0], logger: logger)
+            try await connection.query(statement, logger: logger)
         } else {
-            try await database.withTransaction(logger: logger) { connection in
-                for statement in statements { try await connection.query(statement, logger: logger) }
-            }
+            try await database.query(statement, logger: logger)
         }
     }
 
-    /// Inserts one message under the channel row's lock (created when new), numbering it next;
-    /// it can be polled for its app's retention. While real-time subscribers watch the channel,
-    /// they hear `app/channel` on ``ChannelFeed/channel`` when it commits.
-    func insertMessage(
-        app: String, channel: String, id: String, subtopic: String?, publisherId: String?, headers: String, data: String, at now: Int64
+    /// The message (when `pubSub`) numbered next under the channel row's lock (created when new),
+    /// pollable for its app's retention — announcing `app/channel` on ``ChannelFeed/channel`` when
+    /// it commits while real-time subscribers watch the channel — and its push job (when `push`
+    /// reaches a device: a singlecast, or a registration on the channel).
+    func publication(
+        app: String, channel: String, id: String, subtopic: String?, publisherId: String?, headers: String, data: String,
+        pubSub: Bool, push: PushOptions.Targets?, at now: Int64
     ) -> PostgresQuery {
         """
         WITH c AS (
-            INSERT INTO messaging.channels AS ch (app_id, name, last_seq, created) VALUES (\(app), \(channel), 1, \(now))
+            INSERT INTO messaging.channels AS ch (app_id, name, last_seq, created) SELECT \(app), \(channel), 1, \(now) WHERE \(pubSub)
             ON CONFLICT (app_id, name) DO UPDATE SET last_seq = ch.last_seq + 1 RETURNING last_seq, watched_until),
-        announced AS (SELECT pg_notify(\(ChannelFeed.channel), \(app + "/" + channel)) FROM c WHERE c.watched_until > \(now))
+        announced AS (SELECT pg_notify(\(ChannelFeed.channel), \(app + "/" + channel)) FROM c WHERE c.watched_until > \(now)),
+        job AS (
+            INSERT INTO messaging.push_jobs (app_id, message_id, channel, targets, data, headers, created)
+            SELECT \(app), \(id), \(channel), \(push?.json.jsonText)::jsonb, \(data)::jsonb, \(headers)::jsonb, \(now)
+            WHERE \(push != nil) AND (\(push?.devices != nil) OR EXISTS (
+                SELECT 1 FROM messaging.registrations WHERE app_id = \(app) AND channels @> ARRAY[\(channel)])))
         INSERT INTO messaging.messages (app_id, channel, seq, id, subtopic, publisher_id, headers, data, published_at, status,
             expires_at)
         SELECT \(app), \(channel), c.last_seq, \(id), \(subtopic), \(publisherId), \(headers)::jsonb, \(data)::jsonb, \(now),

@@ -12,19 +12,6 @@ struct PushQueue: Sendable {
     let database: PostgresClient
     let logger: Logger
 
-    /// The statement that adds `message`'s push job — unless it has no device to go to: a
-    /// broadcast to a channel no device is registered on (the common pub/sub publish) adds none.
-    static func insertJob(app: String, messageId: String, channel: String, targets: PushOptions.Targets, data: String, headers: String, now: Int64)
-        -> PostgresQuery
-    {
-        """
-        INSERT INTO messaging.push_jobs (app_id, message_id, channel, targets, data, headers, created)
-        SELECT \(app), \(messageId), \(channel), \(targets.json.jsonText)::jsonb, \(data)::jsonb, \(headers)::jsonb, \(now)
-        WHERE \(targets.devices != nil) OR EXISTS (
-            SELECT 1 FROM messaging.registrations WHERE app_id = \(app) AND channels @> ARRAY[\(channel)])
-        """
-    }
-
     /// Expands the oldest job not yet expanded by up to `batch` devices (in device id order,
     /// after the last it reached), in one transaction holding the job's row; answers whether
     /// there was a job.
