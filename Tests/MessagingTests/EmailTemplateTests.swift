@@ -95,6 +95,34 @@ import TestSupport
         }
     }
 
+    @Test func aCriteriaFindingMoreThanTheLimitSendsNothing() async throws {
+        try await SMTPSink.with { sink async throws in
+            let environment = ["BAAS_SMTP_HOST": "127.0.0.1", "BAAS_SMTP_PORT": "\(sink.port)", "BAAS_SMTP_STARTTLS": "off"]
+            try await TestCluster.with(environment: environment) { cluster async throws in
+                #expect(try await cluster.send(.PUT, "/emailtemplate/t", Self.template, key: .serverCode).status == 200)
+                let limit = TemplateSend.criteriaLimit
+                for batch in stride(from: 0, through: limit, by: 10) {
+                    try await withThrowingTaskGroup(of: Int.self) { group in
+                        for index in batch..<min(batch + 10, limit + 1) {
+                            group.addTask {
+                                try await cluster.send(.POST, "/users/register", #"{"email": "u\#(index)@example.com", "password": "pw", "name": "many"}"#).status
+                            }
+                        }
+                        for try await status in group { #expect(status == 200) }
+                    }
+                }
+                let send = #"{"template-name": "t", "criteria": "name = 'many'"}"#
+                let refused = try await cluster.send(.POST, "/emailtemplate/send", send, key: .serverCode)
+                #expect(refused.status == 400 && refused.json["code"] as? Int == 5101, "\(refused.text)")
+                // Exactly the limit is allowed.
+                let exactly = #"{"template-name": "t", "criteria": "name = 'many' AND email != 'u0@example.com'"}"#
+                let sent = try await cluster.send(.POST, "/emailtemplate/send", exactly, key: .serverCode)
+                #expect(sent.json["sent"] as? Int == limit, "\(sent.text)")
+                #expect(try sink.messages().count == limit)
+            }
+        }
+    }
+
     @Test func placeholdersFillOnlyWhatTheValuesName() {
         let values = ["a": "<1>", "Users.b": "two\nlines"]
         #expect(Placeholders.fill("{a}{b}{Users.b}{a", values, escape: { $0 }) == "<1>{b}two\nlines{a")

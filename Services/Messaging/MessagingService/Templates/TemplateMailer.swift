@@ -54,14 +54,13 @@ struct TemplateMailer: Sendable {
     private func users(_ criteria: Condition, identity: Identity) async throws -> [JSONObject] {
         var query = FindQuery()
         query.condition = criteria
-        let found = try await engine.count("Users", query: query, identity: identity, logger: logger)
-        guard found <= TemplateSend.criteriaLimit else {
-            throw MailError.invalid("'criteria' finds \(found) users, more than \(TemplateSend.criteriaLimit): narrow it")
-        }
-        query.pageSize = max(1, found)
+        // One more than allowed: finding it means too many.
+        query.pageSize = TemplateSend.criteriaLimit + 1
         query.sort = [SortItem(expression: .property(PropertyPath(["objectId"])), descending: false)]
-        return try await engine.find("Users", query: query, identity: identity, logger: logger).compactMap { text in
-            try JSONParser.parse(Array(text.utf8)).object
+        let found = try await engine.find("Users", query: query, identity: identity, logger: logger)
+        guard found.count <= TemplateSend.criteriaLimit else {
+            throw MailError.invalid("'criteria' finds more than \(TemplateSend.criteriaLimit) users: narrow it")
         }
+        return try found.compactMap { text in try JSONParser.parse(Array(text.utf8)).object }
     }
 }
