@@ -12,11 +12,7 @@ struct EmailRoutes {
 
     func add(to router: inout PublicRoutes) {
         router.add(.post, "messaging/email") { call in
-            let identity = call.identity
-            guard identity.keyKind == .serverCode else {
-                throw ErrorEnvelope(
-                    code: 4000, message: "Permission denied: sending email needs the server-code key", status: 403)
-            }
+            try call.requireServerCode(for: "Permission denied: sending email")
             let (request, paths) = try Self.request(call)
             try mailer.check(request)
             let attachments = try await mailer.attachments(paths, context: call.context)

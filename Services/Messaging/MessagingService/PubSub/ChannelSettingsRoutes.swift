@@ -16,11 +16,11 @@ struct ChannelSettingsRoutes: Sendable {
 
     func add(to routes: inout PublicRoutes) {
         routes.add(.get, "messaging/settings", options: PubSubRoutes.options) { call in
-            try Self.requireServerCode(call)
+            try call.requireServerCode(for: "Messaging settings")
             return .json(Self.settings(retention: try await store.retention(app: call.identity.appId)))
         }
         routes.add(.put, "messaging/settings", options: PubSubRoutes.options) { call in
-            try Self.requireServerCode(call)
+            try call.requireServerCode(for: "Messaging settings")
             let retention = try Self.retention(try call.messagingJSON)
             try await store.setRetention(app: call.identity.appId, retention)
             return .json(Self.settings(retention: retention))
@@ -33,10 +33,6 @@ struct ChannelSettingsRoutes: Sendable {
             containerName: { name throws(ErrorEnvelope) in try ChannelName.validated(name) },
             changed: { app in await rules.invalidate(app) }
         ).add(to: &routes)
-    }
-
-    private static func requireServerCode(_ call: PublicCall) throws(ErrorEnvelope) {
-        guard call.identity.keyKind == .serverCode else { throw MessagingError.serverCodeRequired("Messaging settings") }
     }
 
     private static func settings(retention: Int64) -> JSONValue {

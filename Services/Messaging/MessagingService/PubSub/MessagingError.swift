@@ -1,5 +1,6 @@
 import DataEngine
 import InternalProtocol
+import ServiceRuntime
 
 /// Pub/sub's errors. Backendless keeps messaging in the 5000s; the contract names 5040 (cancel)
 /// and the seed 5000, 5001, 5004 and 5030, so the rest are ours, each with a fitting status.
@@ -120,5 +121,12 @@ enum ChannelName {
             throw ErrorEnvelope(code: 5010, message: "'\(name)' is a path of the messaging API, not a channel name", status: 400)
         }
         return name
+    }
+}
+
+extension PublicCall {
+    /// 4000 (``MessagingError/serverCodeRequired(_:)``) unless the call uses the server-code key.
+    func requireServerCode(for what: String) throws(ErrorEnvelope) {
+        guard identity.keyKind == .serverCode else { throw MessagingError.serverCodeRequired(what) }
     }
 }

@@ -79,7 +79,7 @@ struct PubSubRoutes: Sendable {
             }
         }
         routes.add(.delete, "messaging/channels/:channel", options: Self.options) { call in
-            guard call.identity.keyKind == .serverCode else { throw MessagingError.serverCodeRequired("Deleting a channel") }
+            try call.requireServerCode(for: "Deleting a channel")
             let channel = try ChannelName.validated(call.parameter("channel"), allowingReserved: true)
             return .json(.object(JSONObject([("result", .bool(try await store.deleteChannel(app: call.identity.appId, channel: channel)))])))
         }

@@ -25,7 +25,7 @@ struct PushCredentialRoutes: Sendable {
             return .json(.object(try await store.summaries(app: call.identity.appId)))
         }
         routes.add(.get, "messaging/push/credentials", options: PubSubRoutes.options) { call in
-            try Self.requireServerCode(call)
+            try call.requireServerCode(for: "Push credentials")
             return .json(.object(try await store.summaries(app: call.identity.appId)))
         }
         routes.add(.delete, "messaging/push/credentials/:provider", options: PubSubRoutes.options) { call in
@@ -34,13 +34,9 @@ struct PushCredentialRoutes: Sendable {
         }
     }
 
-    private static func requireServerCode(_ call: PublicCall) throws(ErrorEnvelope) {
-        guard call.identity.keyKind == .serverCode else { throw MessagingError.serverCodeRequired("Push credentials") }
-    }
-
     /// The `:provider` (`apns` or `fcm`), after the key check.
     private static func provider(_ call: PublicCall) throws(ErrorEnvelope) -> PushCredentialStore.Provider {
-        try requireServerCode(call)
+        try call.requireServerCode(for: "Push credentials")
         let name = call.parameter("provider").lowercased()
         guard let provider = PushCredentialStore.Provider(rawValue: name) else {
             throw MessagingError.invalidBody("The push provider must be 'apns' or 'fcm', not '\(name.prefix(32))'")

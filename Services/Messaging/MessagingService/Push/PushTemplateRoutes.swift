@@ -16,13 +16,13 @@ struct PushTemplateRoutes: Sendable {
     func add(to routes: inout PublicRoutes) {
         // The router takes one parameter name per position: `:name` is a device type for GET.
         routes.add(.put, "messaging/pushtemplates/:name", options: PubSubRoutes.options) { call in
-            try Self.requireServerCode(call)
+            try call.requireServerCode(for: "Changing push templates")
             let template = try PushTemplate(name: call.parameter("name"), try call.messagingJSON)
             try await templates.put(app: call.identity.appId, template)
             return .json(.object(template.body))
         }
         routes.add(.delete, "messaging/pushtemplates/:name", options: PubSubRoutes.options) { call in
-            try Self.requireServerCode(call)
+            try call.requireServerCode(for: "Changing push templates")
             let name = call.parameter("name")
             guard try await templates.delete(app: call.identity.appId, name: name) else { throw MessagingError.unknownPushTemplate(name) }
             return .json(.object(JSONObject([("result", .bool(true))])))
@@ -55,9 +55,5 @@ struct PushTemplateRoutes: Sendable {
 
     private static func map(_ templates: [PushTemplate]) -> JSONValue {
         .object(JSONObject(templates.map { ($0.name, JSONValue.object($0.body)) }))
-    }
-
-    private static func requireServerCode(_ call: PublicCall) throws(ErrorEnvelope) {
-        guard call.identity.keyKind == .serverCode else { throw MessagingError.serverCodeRequired("Changing push templates") }
     }
 }

@@ -17,28 +17,28 @@ struct EmailTemplateRoutes: Sendable {
 
     func add(to routes: inout PublicRoutes) {
         routes.add(.post, "emailtemplate/send", options: Self.options) { call in
-            try Self.requireServerCode(call)
+            try call.requireServerCode(for: "Permission denied: using email templates")
             let request = try TemplateSend(try call.json(maximumDepth: 8, refusal: MailError.invalid))
             return .json(try await mailer.send(request, identity: call.identity, context: call.context))
         }
         routes.add(.put, "emailtemplate/:name", options: Self.options) { call in
-            try Self.requireServerCode(call)
+            try call.requireServerCode(for: "Permission denied: using email templates")
             let template = try EmailTemplate(name: call.parameter("name"), try call.json(maximumDepth: 8, refusal: MailError.invalid))
             try await store.put(app: call.identity.appId, template)
             return .json(template.json)
         }
         routes.add(.get, "emailtemplate/:name", options: Self.options) { call in
-            try Self.requireServerCode(call)
+            try call.requireServerCode(for: "Permission denied: using email templates")
             let name = call.parameter("name")
             guard let template = try await store.template(app: call.identity.appId, name: name) else { throw Self.unknown(name) }
             return .json(template.json)
         }
         routes.add(.get, "emailtemplate", options: Self.options) { call in
-            try Self.requireServerCode(call)
+            try call.requireServerCode(for: "Permission denied: using email templates")
             return .json(.array(try await store.names(app: call.identity.appId).map(JSONValue.string)))
         }
         routes.add(.delete, "emailtemplate/:name", options: Self.options) { call in
-            try Self.requireServerCode(call)
+            try call.requireServerCode(for: "Permission denied: using email templates")
             let name = call.parameter("name")
             guard try await store.delete(app: call.identity.appId, name: name) else { throw Self.unknown(name) }
             return .json(.object(JSONObject([("result", .bool(true))])))
@@ -48,11 +48,5 @@ struct EmailTemplateRoutes: Sendable {
     /// 24002 (the contract's code) for a template that does not exist.
     static func unknown(_ name: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 24002, message: "Email Template with name '\(name.prefix(255))' doesn't exist.", status: 400)
-    }
-
-    private static func requireServerCode(_ call: PublicCall) throws(ErrorEnvelope) {
-        guard call.identity.keyKind == .serverCode else {
-            throw ErrorEnvelope(code: 4000, message: "Permission denied: email templates need the server-code key", status: 403)
-        }
     }
 }
