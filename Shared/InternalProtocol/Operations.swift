@@ -170,6 +170,15 @@ public enum SaveUser: RPCOperation {
     }
 }
 
+extension ResolveUserToken {
+    /// `token` when it names one: nil for none, empty, or the `null` / `undefined` that JS
+    /// clients send when logged out.
+    public static func presented(_ token: String?) -> String? {
+        guard let token, !token.isEmpty, token != "null", token != "undefined" else { return nil }
+        return token
+    }
+}
+
 extension Identity {
     /// This identity as the user of `session`: `AuthenticatedUser` and the key's role instead of
     /// `NotAuthenticatedUser`, plus the user's custom roles.

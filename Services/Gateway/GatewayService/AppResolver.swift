@@ -38,13 +38,13 @@ struct AppResolver: Sendable {
     /// The app and key kind of a request: from its path parameters, its headers, its query, or
     /// (keyless routes) the app alone.
     func resolve(
-        _ credentials: Credentials, context request: GatewayRequestContext, headers: HTTPFields, query: [String: String],
+        _ credentials: Credentials, context request: GatewayRequestContext, headers: HTTPFields, queryKey: String?,
         call context: CallContext
     ) async throws -> Resolved {
         let appID = request.decodedParameter(Credentials.appParameter)
         switch credentials {
         case .query:
-            guard let appID, let apiKey = query["apiKey"], !apiKey.isEmpty else {
+            guard let appID, let apiKey = queryKey, !apiKey.isEmpty else {
                 throw ErrorEnvelope.invalidApplicationInfo
             }
             return try await resolve(appID: appID, apiKey: apiKey, context: context)

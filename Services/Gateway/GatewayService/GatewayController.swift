@@ -71,7 +71,8 @@ struct GatewayController: Sendable {
             deadline: .now() + defaultTimeout, logger: context.logger)
         call.clientAddress = ClientAddress.resolve(
             peer: context.clientAddress, forwardedFor: request.headers[.init("x-forwarded-for")!], trusted: trustedProxies)
-        var resolved = try await resolver.resolve(credentials, context: context, headers: request.headers, query: PublicRoutes.query(request), call: call)
+        let queryKey = credentials == .query ? request.uri.queryParameters["apiKey"].map(String.init) : nil
+        var resolved = try await resolver.resolve(credentials, context: context, headers: request.headers, queryKey: queryKey, call: call)
         if let token = Self.userToken(request, credentials: credentials) {
             resolved.identity = try await resolver.authenticate(resolved.identity, token: token, context: call)
         }
@@ -82,9 +83,8 @@ struct GatewayController: Sendable {
     /// The request's `user-token` header, or on the socket.io path its `userToken` query
     /// parameter, where clients send `null` for none.
     static func userToken(_ request: Request, credentials: Credentials) -> String? {
-        let token = credentials == .query ? request.uri.queryParameters["userToken"].map(String.init) : request.headers[.init("user-token")!]
-        guard let token, !token.isEmpty, token != "null", token != "undefined" else { return nil }
-        return token
+        ResolveUserToken.presented(
+            credentials == .query ? request.uri.queryParameters["userToken"].map(String.init) : request.headers[.init("user-token")!])
     }
 
     /// Passes a permission change on and drops the app's cached rules, even when the answer is

@@ -114,7 +114,7 @@ public final class SocketLiveness: Sendable {
     /// How long nothing has been sent.
     var sinceSent: Duration { .nanoseconds(Self.now - lastSent.load(ordering: .relaxed)) }
     /// How long nothing has arrived.
-    var sinceReceived: Duration { .nanoseconds(Self.now - lastReceived.load(ordering: .relaxed)) }
+    public var sinceReceived: Duration { .nanoseconds(Self.now - lastReceived.load(ordering: .relaxed)) }
 
     private static var now: Int64 { Int64(truncatingIfNeeded: NIODeadline.now().uptimeNanoseconds) }
 }

@@ -6,25 +6,26 @@ extension MessageStore {
     static let watchMilliseconds: Int64 = 60_000
 
     /// Marks `channels` of `app`… as watched for ``watchMilliseconds`` (creating them), so their
-    /// publishes announce themselves; publishes under way when it returns have committed.
-    func watch(_ channels: [(app: String, channel: String)]) async throws {
-        guard !channels.isEmpty else { return }
+    /// publishes announce themselves; answers the highest message number of the first channel
+    /// (publishes under way when it returns have committed and are counted).
+    @discardableResult
+    func watch(_ channels: [(app: String, channel: String)]) async throws -> Int64 {
+        guard !channels.isEmpty else { return 0 }
         let now = Self.now()
-        try await database.query(
+        let rows = try await database.query(
             """
             INSERT INTO messaging.channels AS ch (app_id, name, last_seq, created, watched_until)
             SELECT * FROM unnest(\(channels.map(\.app))::text[], \(channels.map(\.channel))::text[]) AS w(a, n),
                 LATERAL (SELECT 0::bigint, \(now)::bigint, \(now + Self.watchMilliseconds)::bigint) AS v
             ON CONFLICT (app_id, name) DO UPDATE SET watched_until = excluded.watched_until
+            RETURNING app_id, name, last_seq
             """, logger: logger)
-    }
-
-    /// The number of `channel`'s newest message (0 for none or no channel).
-    func lastSeq(app: String, channel: String) async throws -> Int64 {
-        let rows = try await database.query(
-            "SELECT last_seq FROM messaging.channels WHERE app_id = \(app) AND name = \(channel)", logger: logger)
-        for try await seq in rows.decode(Int64.self) { return seq }
-        return 0
+        var first: Int64 = 0
+        for try await (app, channel, seq) in rows.decode((String, String, Int64).self)
+        where app == channels[0].app && channel == channels[0].channel {
+            first = seq
+        }
+        return first
     }
 
     /// Up to `limit` of `channel`'s messages after number `after`, oldest first, with their numbers.

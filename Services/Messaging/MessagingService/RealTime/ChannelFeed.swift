@@ -55,9 +55,8 @@ actor ChannelFeed: NotificationListener.Consumer {
     /// Starts delivering `key`'s messages published from now on to `subscription`.
     func add(_ subscription: Subscription, connection: UUID, on key: Key) async throws {
         if watched[key] == nil {
-            // Watched first, then read: a publish that missed the watch has committed by then.
-            try await store.watch([(key.app, key.channel)])
-            let last = try await store.lastSeq(app: key.app, channel: key.channel)
+            // The watch waits for publishes under way: any that missed it is counted in `last`.
+            let last = try await store.watch([(key.app, key.channel)])
             // Another subscription may have started watching while this one read.
             if watched[key] == nil { watched[key] = Watched(lastSeq: last) }
         }
@@ -122,18 +121,26 @@ actor ChannelFeed: NotificationListener.Consumer {
                 return
             }
             guard let newest = messages.last?.0 else { return }
+            // Rights are read as they are now (a revoked right stops a live subscription); when
+            // they cannot be read nothing goes out, and the next announcement tries again.
+            let rules: ContainerPermissions<ChannelOperation>
+            do {
+                rules = try await access.rules.value(app: key.app)
+            } catch {
+                store.logger.warning("real-time channel rights not read", metadata: ["error": "\(error)"])
+                return
+            }
             watched[key]?.lastSeq = newest
-            let rules = try? await access.rules.value(app: key.app)
-            let subscriptions = watched[key].map { Array($0.subscriptions.values) } ?? []
+            let allowed = (watched[key].map { Array($0.subscriptions.values) } ?? []).filter {
+                rules.isEmpty || rules.allows(PermissionCaller($0.identity), .subscribe, container: key.channel)
+            }
             for (_, message) in messages {
-                for subscription in subscriptions where subscription.filter.admits(message) {
-                    // Rights are read as they are now: a revoked right stops a live subscription.
-                    if let rules, !rules.isEmpty, !rules.allows(PermissionCaller(subscription.identity), .subscribe, container: key.channel) {
-                        continue
-                    }
+                // Encoded once, whoever receives it.
+                let data = JSONValue.raw(Self.payload(message).jsonText)
+                for subscription in allowed where subscription.filter.admits(message) {
                     subscription.outbox.send(
                         SocketIOPacket.event(
-                            "SUB_RES", .object(JSONObject([("id", .string(subscription.id)), ("data", Self.payload(message))])),
+                            "SUB_RES", .object(JSONObject([("id", .string(subscription.id)), ("data", data)])),
                             namespace: subscription.namespace))
                 }
             }

@@ -15,8 +15,8 @@ struct RTConnection {
     let outbox: RTOutbox
     let services: RTServices
     private(set) var joined = false
-    /// Live subscriptions: id → type.
-    private(set) var subscriptions: [String: String] = [:]
+    /// The ids of live subscriptions.
+    private(set) var subscriptions: Set<String> = []
 
     init(version: EngineIOVersion, identity: Identity, outbox: RTOutbox, services: RTServices) {
         self.version = version
@@ -102,16 +102,16 @@ struct RTConnection {
             switch type {
             case .string("PUB_SUB_CONNECT")?:
                 _ = try await services.join(options, identity: identity)
-                subscriptions[id] = "PUB_SUB_CONNECT"
-                outbox.send(event("SUB_READY", id: id, ("id", .string(id))))
-                outbox.send(event("SUB_RES", id: id, ("id", .string(id)), ("data", .string("connected"))))
+                subscriptions.insert(id)
+                outbox.send(event("SUB_READY", id: id))
+                outbox.send(event("SUB_RES", id: id, ("data", .string("connected"))))
             case .string("PUB_SUB_MESSAGES")?:
                 let subscription = ChannelFeed.Subscription(
                     id: id, identity: identity, filter: try services.filter(options), outbox: outbox, namespace: namespace)
                 let channel = try await services.join(options, identity: identity)
                 try await services.feed.add(subscription, connection: self.id, on: .init(app: identity.appId, channel: channel))
-                subscriptions[id] = "PUB_SUB_MESSAGES"
-                outbox.send(event("SUB_READY", id: id, ("id", .string(id))))
+                subscriptions.insert(id)
+                outbox.send(event("SUB_READY", id: id))
             case .string(let other)?:
                 throw RTError.unknownSubscription(other)
             default:
@@ -125,13 +125,13 @@ struct RTConnection {
     }
 
     private mutating func unsubscribe(_ id: String) async {
-        guard subscriptions.removeValue(forKey: id) != nil else { return }
+        guard subscriptions.remove(id) != nil else { return }
         await services.feed.remove(connection: self.id, id: id)
     }
 
     /// Ends every subscription (the connection closed or left the namespace).
     mutating func dropAll() async {
-        subscriptions = [:]
+        subscriptions = []
         await services.feed.removeAll(connection: id)
     }
 
@@ -141,37 +141,31 @@ struct RTConnection {
             do {
                 identity = try await services.identity(identity, token: options["userToken"])
                 await services.feed.reidentify(connection: self.id, as: identity)
-                outbox.send(event("MET_RES", id: id, ("id", .string(id)), ("result", .null)))
+                outbox.send(event("MET_RES", id: id, ("result", .null)))
             } catch let error as ErrorEnvelope {
                 methodFailed(id, error)
             } catch {
                 methodFailed(id, .internalError)
             }
         default:
-            methodFailed(id, RTError.unknownMethod(name?.stringValue ?? ""))
+            methodFailed(id, RTError.unknownMethod(name?.string ?? ""))
         }
     }
 
     /// `MET_RES` with the error's code as a numeric string: the Swift SDK reads it as one.
     private func methodFailed(_ id: String, _ error: ErrorEnvelope) {
         let failure = JSONObject([("code", .string(String(error.code))), ("message", .string(error.message))])
-        outbox.send(event("MET_RES", id: id, ("id", .string(id)), ("error", .object(failure))))
+        outbox.send(event("MET_RES", id: id, ("error", .object(failure))))
     }
 
     private func reply(_ id: String, error: ErrorEnvelope) {
         let failure = JSONObject([("code", .integer(Int64(error.code))), ("message", .string(error.message))])
-        outbox.send(event("SUB_RES", id: id, ("id", .string(id)), ("error", .object(failure))))
+        outbox.send(event("SUB_RES", id: id, ("error", .object(failure))))
     }
 
+    /// Event `name` about subscription or request `id`: `{"id", members…}`.
     private func event(_ name: String, id: String, _ members: (String, JSONValue)...) -> SocketIOPacket {
-        SocketIOPacket.event(name, .object(JSONObject(members)), namespace: namespace)
-    }
-}
-
-extension JSONValue {
-    fileprivate var stringValue: String? {
-        if case .string(let text) = self { return text }
-        return nil
+        SocketIOPacket.event(name, .object(JSONObject([("id", .string(id))] + members)), namespace: namespace)
     }
 }
 

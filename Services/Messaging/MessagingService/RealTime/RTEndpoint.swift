@@ -3,7 +3,6 @@ import Hummingbird
 import InternalProtocol
 import NIOCore
 import ServiceRuntime
-import Synchronization
 
 /// The real-time endpoint: socket.io clients connect to the gateway at `/{appId}/` (the API key
 /// and user token in the query, `EIO=3` or `4`, websocket transport), which resolves the
@@ -31,15 +30,14 @@ struct RTEndpoint: Sendable {
         }
         let outbox = RTOutbox(limit: services.settings.queueLimit)
         var connection = RTConnection(version: version, identity: context.identity, outbox: outbox, services: services)
-        let heard = HeardClock()
+        let heard = SocketLiveness()
         connection.open()
         let pulse = Task { try await heartbeat(version, outbox: outbox, heard: heard) }
-        defer { pulse.cancel() }
         async let writing: Void = write(outbox, to: outbound)
         while true {
             // A lost stream ends the connection as a close does.
             guard let frame = try? await inbound.next(), frame.kind != .close else { break }
-            heard.record()
+            heard.received()
             guard frame.kind == .text, await connection.receive(String(buffer: frame.payload)) else {
                 await outbound.close(code: SocketCloseCode.protocolError, reason: "Not an Engine.IO packet")
                 break
@@ -67,11 +65,11 @@ struct RTEndpoint: Sendable {
 
     /// Engine.IO 4: the server pings every interval; both: a connection silent for interval and
     /// timeout together is closed.
-    private func heartbeat(_ version: EngineIOVersion, outbox: RTOutbox, heard: HeardClock) async throws {
+    private func heartbeat(_ version: EngineIOVersion, outbox: RTOutbox, heard: SocketLiveness) async throws {
         let settings = services.settings
         while true {
             try await Task.sleep(for: settings.pingInterval)
-            if heard.silence > settings.silenceLimit {
+            if heard.sinceReceived > settings.silenceLimit {
                 outbox.send(.close)
                 outbox.finish()
                 return
@@ -79,16 +77,4 @@ struct RTEndpoint: Sendable {
             if version == .v4 { outbox.send(.ping("")) }
         }
     }
-}
-
-/// When a connection last heard from its client.
-final class HeardClock: Sendable {
-    private let last = Atomic<Int64>(HeardClock.now)
-
-    func record() { last.store(Self.now, ordering: .relaxed) }
-
-    /// How long the client has been silent.
-    var silence: Duration { .nanoseconds(Self.now - last.load(ordering: .relaxed)) }
-
-    private static var now: Int64 { Int64(truncatingIfNeeded: NIODeadline.now().uptimeNanoseconds) }
 }

@@ -30,7 +30,7 @@ struct RTServices: Sendable {
     /// `identity` as the user `token` names, or as no user for `null` (3064 for a token that
     /// names no live session).
     func identity(_ identity: Identity, token: JSONValue?) async throws -> Identity {
-        guard case .string(let token)? = token, !token.isEmpty, token != "null" else {
+        guard let token = ResolveUserToken.presented(token?.string) else {
             return .anonymous(appId: identity.appId, keyKind: identity.keyKind)
         }
         var call = context
