@@ -32,7 +32,8 @@ as_pg_owner() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else 
 
 # pg_start DIR PORT: creates (first time) and starts a private cluster in DIR on 127.0.0.1:PORT
 # with its socket in DIR. The superuser 'postgres' logs in over the socket; 'baas' with the
-# password in DIR/password over TCP.
+# password in DIR/password over TCP. The log is kept for logical decoding (real-time change
+# events); a cluster left running without it is restarted.
 pg_start() {
   local dir=$1 port=$2
   mkdir -p "$dir"
@@ -47,10 +48,15 @@ pg_start() {
       -E UTF8 --locale=C.UTF-8 >/dev/null
   fi
   [ "$(id -u)" -eq 0 ] && chown "$(pg_owner)" "$dir"
+  if as_pg_owner "$PG_BIN/pg_ctl" -D "$dir/data" status >/dev/null 2>&1 \
+    && [ "$(psql_super "$dir" "$port" -d postgres -c 'SHOW wal_level' 2>/dev/null)" != logical ]; then
+    log "restarting PostgreSQL with wal_level=logical"
+    pg_stop "$dir"
+  fi
   if ! as_pg_owner "$PG_BIN/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
     log "starting PostgreSQL on 127.0.0.1:$port"
     as_pg_owner "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=${PG_MAX_CONNECTIONS:-300} -c fsync=${PG_FSYNC:-on}" \
+      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=${PG_MAX_CONNECTIONS:-300} -c fsync=${PG_FSYNC:-on} -c wal_level=logical -c max_replication_slots=${PG_MAX_SLOTS:-20}" \
       start >/dev/null || { tail -20 "$dir/server.log" >&2; die "PostgreSQL did not start"; }
   fi
 }
@@ -60,14 +66,15 @@ pg_stop() { as_pg_owner "$PG_BIN/pg_ctl" -D "$1/data" -m fast -w stop >/dev/null
 # psql_super DIR PORT ARGS…: psql as the cluster's superuser over the socket.
 psql_super() { local dir=$1 port=$2; shift 2; as_pg_owner psql -h "$dir" -p "$port" -U postgres -v ON_ERROR_STOP=1 -qAt "$@"; }
 
-# pg_bootstrap DIR PORT DB: the 'baas' role (password from DIR/password) and
-# database DB with PostGIS, created by the superuser because the extension needs one.
+# pg_bootstrap DIR PORT DB: the 'baas' role (password from DIR/password; REPLICATION, to read
+# change events from the log) and database DB with PostGIS, created by the superuser because
+# the extension needs one.
 pg_bootstrap() {
   local dir=$1 port=$2 db=$3
   local password; password=$(cat "$dir/password")
   psql_super "$dir" "$port" -d postgres <<SQL
 SELECT 'CREATE ROLE baas LOGIN' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'baas') \gexec
-ALTER ROLE baas PASSWORD '$password';
+ALTER ROLE baas PASSWORD '$password' REPLICATION;
 SELECT 'CREATE DATABASE $db OWNER baas' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '$db') \gexec
 SQL
   psql_super "$dir" "$port" -d "$db" -c "CREATE EXTENSION IF NOT EXISTS postgis"

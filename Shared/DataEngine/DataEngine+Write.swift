@@ -180,7 +180,8 @@ extension DataEngine {
         try WriteStatements.update(prepared, table: table, schema: catalog.schemaName, into: &sql) { sql in
             try Self.filter(condition, grant: grant, table: table, relations: relations, into: &sql)
         }
-        WriteStatements.selectCount(table: table, change: .bulkUpdate, appID: catalog.appID, into: &sql)
+        WriteStatements.selectCount(
+            table: table, change: .bulkUpdate, appID: catalog.appID, whereClause: condition?.text, into: &sql)
         let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: Int64.self) }
         return Int(rows.first ?? 0)
     }
@@ -195,7 +196,8 @@ extension DataEngine {
             try Self.filter(condition, grant: grant, table: table, relations: relations, into: &sql)
         }
         WriteStatements.selectCount(
-            table: table, change: .bulkDelete, appID: catalog.appID, cascade: cascade(catalog, context.identity), into: &sql)
+            table: table, change: .bulkDelete, appID: catalog.appID, whereClause: condition?.text,
+            cascade: cascade(catalog, context.identity), into: &sql)
         let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: Int64.self) }
         return Int(rows.first ?? 0)
     }

@@ -206,33 +206,46 @@ import TestSupport
         }
     }
 
-    @Test func writesEmitChangeEvents() async throws {
+    @Test func writesToWatchedTablesEmitChangeEventsInCommitOrder() async throws {
         try await EngineFixture.with { fixture in
             _ = try await fixture.create("Evented", #"{"a": 1}"#)
-            let events = try await fixture.database.withConnection { connection in
-                try await connection.listen(on: "baas_data_changes") { notifications in
-                    let created = try await fixture.create("Evented", #"{"a": 2}"#)
-                    let id = created["objectId"] as? String ?? ""
-                    _ = try await fixture.engine.update("Evented", id: id, changes: try fixture.object(#"{"a": 3}"#), identity: fixture.rest, logger: fixture.logger)
-                    _ = try await fixture.engine.delete("Evented", id: id, identity: fixture.rest, logger: fixture.logger)
-                    _ = try await fixture.engine.deleteBulk("Evented", condition: nil, identity: fixture.rest, logger: fixture.logger)
-                    let bulk = try await fixture.engine.createBulk(
-                        "Evented", objects: [try fixture.object(#"{"a": 4}"#), try fixture.object(#"{"a": 5}"#)],
-                        identity: fixture.rest, logger: fixture.logger)
-                    var payloads: [[String: Any]] = []
-                    for try await notification in notifications {
-                        payloads.append(try fixture.decode(notification.payload))
-                        if payloads.count == 5 { break }
+            try await fixture.database.withConnection { connection in
+                let slot = try await ChangeSlot.create(on: connection, logger: fixture.logger)
+                _ = try await fixture.create("Evented", #"{"a": 0}"#)
+                #expect(try await slot.read(limit: 100).events.isEmpty, "an unwatched table emits nothing")
+                try await fixture.engine.watch([(fixture.appID, "Evented")], for: .seconds(60))
+                let created = try await fixture.create("Evented", #"{"a": 2}"#)
+                let id = try #require(created["objectId"] as? String)
+                let updated = try fixture.decode(
+                    try await fixture.engine.update("Evented", id: id, changes: try fixture.object(#"{"a": 3}"#), identity: fixture.rest, logger: fixture.logger))
+                _ = try await fixture.engine.delete("Evented", id: id, identity: fixture.rest, logger: fixture.logger)
+                let bulk = try await fixture.engine.createBulk(
+                    "Evented", objects: [try fixture.object(#"{"a": 4}"#), try fixture.object(#"{"a": 5}"#)],
+                    identity: fixture.rest, logger: fixture.logger)
+                await #expect(throws: (any Error).self) {
+                    try await fixture.engine.transaction(identity: fixture.rest, logger: fixture.logger) { transaction in
+                        _ = try await transaction.create("Evented", object: try fixture.object(#"{"a": 99}"#))
+                        throw CancellationError()
                     }
-                    #expect(payloads[4]["operation"] as? String == "bulkCreate" && payloads[4]["count"] as? Int == 2)
-                    #expect(Set(payloads[4]["ids"] as? [String] ?? []) == Set(bulk), "one event names every id of a bulk create")
-                    return payloads.map { ($0["operation"] as? String ?? "", $0["ids"] as? [String] ?? [], $0["app"] as? String, $0["table"] as? String) }
                 }
+                let condition = try QueryParser.condition("a >= 4")
+                _ = try await fixture.engine.updateBulk(
+                    "Evented", condition: condition, changes: try fixture.object(#"{"a": 6}"#), identity: fixture.rest, logger: fixture.logger)
+                _ = try await fixture.engine.deleteBulk("Evented", condition: nil, identity: fixture.rest, logger: fixture.logger)
+                let events = try await slot.read(limit: 1_000).events
+                try await slot.drop()
+
+                #expect(events.map(\.kind) == [.created, .updated, .deleted, .bulkCreated, .bulkUpdated, .bulkDeleted], "a rolled-back write emits nothing")
+                #expect(events.allSatisfy { $0.app == fixture.appID && $0.table == "Evented" })
+                #expect(zip(events, events.dropFirst()).allSatisfy { $0.position < $1.position })
+                #expect(NSDictionary(dictionary: try fixture.decode(JSONValue.object(events[0].objects[0]).jsonText)) == NSDictionary(dictionary: created))
+                #expect(NSDictionary(dictionary: try fixture.decode(JSONValue.object(events[1].objects[0]).jsonText)) == NSDictionary(dictionary: updated))
+                #expect(events[2].objectId == id && events[2].objects[0]["a"] == .integer(3), "a delete carries the object as it was")
+                #expect(events[3].objects.compactMap { $0["objectId"]?.string } == bulk)
+                #expect(events[4].whereClause == "a >= 4" && events[4].count == 2)
+                #expect(Set(events[4].touched?.map(\.objectId) ?? []) == Set(bulk))
+                #expect(events[5].whereClause == nil && events[5].count == 4 && events[5].touched?.count == 4)
             }
-            #expect(events.map(\.0).prefix(4) == ["create", "update", "delete", "bulkDelete"])
-            #expect(events.allSatisfy { $0.2 == fixture.appID && $0.3 == "Evented" })
-            #expect(events[0].1 == events[1].1 && events[1].1 == events[2].1 && events[0].1.count == 1)
-            #expect(events[3].1.count == 1)
         }
     }
 }

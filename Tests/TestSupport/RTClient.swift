@@ -95,10 +95,19 @@ public final class RTClient: @unchecked Sendable {
         }
     }
 
-    /// Waits until `condition` holds over the events (bounded by the suite's time limit).
-    public func wait(until condition: ([(name: String, data: Any?)]) -> Bool) async throws {
+    /// Waits until `condition` holds over the events; after `limit` (generous: the machine may
+    /// be busy with every other suite) it fails with what arrived, so a lost event is reported
+    /// as one rather than as the suite's time limit.
+    public func wait(
+        for limit: Duration = .seconds(90), until condition: ([(name: String, data: Any?)]) -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + limit
         while !(try condition(events())) {
             guard process.isRunning else { throw PeerProcess.Failure(description: "rt-client.py exited") }
+            guard ContinuousClock.now < deadline else {
+                let received = try events().map { "\($0.name) \($0.data.map { "\($0)" } ?? "")" }
+                throw PeerProcess.Failure(description: "the awaited events did not arrive; received: \(received.suffix(40))")
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }

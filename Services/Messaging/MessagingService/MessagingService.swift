@@ -31,17 +31,16 @@ public enum MessagingService: BackendService {
         EmailRoutes(mailer: mailer).add(to: &routes)
         // Template criteria find users through the data engine, with the caller's rights.
         let engine = DataEngine(database: environment.database, logger: environment.logger)
-        environment.background.add(engine.listener)
         let templates = EmailTemplateStore(database: environment.database, logger: environment.logger)
         EmailTemplateRoutes(
             store: templates, mailer: TemplateMailer(templates: templates, mailer: mailer, engine: engine, logger: environment.logger)
         ).add(to: &routes)
-        try registerPubSub(routes: &routes, environment: environment)
+        try registerPubSub(routes: &routes, engine: engine, environment: environment)
     }
 
     /// Channels, their permissions, registrations and push credentials, with the background work
     /// that keeps them: the rules listener, the sweepers and the scheduler.
-    private static func registerPubSub(routes: inout PublicRoutes, environment: ServiceEnvironment) throws {
+    private static func registerPubSub(routes: inout PublicRoutes, engine: DataEngine, environment: ServiceEnvironment) throws {
         let (database, logger) = (environment.database, environment.logger)
         let store = MessageStore(database: database, logger: logger)
         let table = ChannelAccess.table(store)
@@ -60,16 +59,23 @@ public enum MessagingService: BackendService {
                 settings: PushSettings.read(environment.configuration.reader), queue: push, credentials: credentials, logger: logger))
 
         let feed = ChannelFeed(store: store, access: access)
-        // One connection listens for rule changes and publishes alike: pools may be small.
+        let dataFeed = DataFeed(engine: engine, logger: logger)
+        let settings = try RealTimeSettings.read(environment.configuration.reader)
+        // One connection listens for schema and rule changes and publishes alike: pools may be small.
         environment.background.add(
-            NotificationListener(database: database, channels: [(rules.channel, rules), (ChannelFeed.channel, feed)], logger: logger))
+            NotificationListener(
+                database: database,
+                channels: [(CatalogChannel.name, engine.cache), (rules.channel, rules), (ChannelFeed.channel, feed)], logger: logger))
         environment.background.add(
-            PeriodicService(every: .seconds(20), logger: logger, failure: "real-time channel watches not renewed") {
+            ChangeReader(database: database, feed: dataFeed, pollInterval: settings.changePollInterval, logger: logger))
+        environment.background.add(
+            PeriodicService(every: .seconds(20), logger: logger, failure: "real-time watches not renewed") {
                 try await feed.renewWatches()
+                try await dataFeed.renewWatches()
             })
         RTEndpoint(
             services: RTServices(
-                feed: feed, access: access, peers: environment.peers, settings: try RealTimeSettings.read(environment.configuration.reader),
+                feed: feed, data: dataFeed, access: access, peers: environment.peers, settings: settings,
                 context: CallContext(deadline: .now(), logger: logger))
         ).add(to: &routes)
         // Messages past their retention, idle subscriptions, expired registrations and day-old

@@ -7,7 +7,7 @@ public enum CatalogMigrations {
     /// All catalog migrations in order.
     public static let all: [any DatabaseMigration] = [
         m0001CreateCatalog, m0002CatalogVersion, m0003JSONOperations, m0004Permissions, m0005ACLUsage,
-        m0006Relations, m0007ParentReferences, m0008FileURLs, m0009Geo,
+        m0006Relations, m0007ParentReferences, m0008FileURLs, m0009Geo, m0010WatchedTables,
     ]
 
     static let m0001CreateCatalog = SQLMigration(
@@ -268,5 +268,21 @@ public enum CatalogMigrations {
                     + cos(radians(lat1)) * cos(radians(lat2)) * power(sin(radians(lon2 - lon1) / 2), 2))))
             $$
             """,
+        ])
+
+    /// Tables a real-time instance watches (their writes emit change events while
+    /// `watched_until` is ahead), and the publication change readers decode the log with: it
+    /// names no table, so the decoder hands out only the logical messages writes emit.
+    static let m0010WatchedTables = SQLMigration(
+        version: 10, name: "watched tables and the change publication",
+        statements: [
+            """
+            CREATE TABLE data.watched_tables (
+                app_id text NOT NULL,
+                table_name text NOT NULL,
+                watched_until timestamptz NOT NULL,
+                PRIMARY KEY (app_id, table_name))
+            """,
+            "CREATE PUBLICATION \(ChangeSlot.publication)",
         ])
 }

@@ -134,7 +134,7 @@ struct ExpressionCompiler {
         sql.append(")")
     }
 
-    private func requireComparable(_ type: ColumnType?, _ value: ValueExpression) throws {
+    func requireComparable(_ type: ColumnType?, _ value: ValueExpression) throws {
         if type == .json {
             throw DataError.invalidQuery(
                 "JSON property '\(describe(value))' supports IS NULL and 'all' only in where clauses")
@@ -174,21 +174,24 @@ struct ExpressionCompiler {
     private func literal(_ value: ValueExpression, context: ColumnType?, into sql: inout SQL) throws
         -> ColumnType?
     {
-        guard let json = value.literal else { throw DataError.invalidQuery("Unsupported value") }
-        let type = context ?? naturalType(json)
-        if type.isTextual, case .integer(let integer) = json {
-            sql.bind(.text(String(integer)))
-            return type
-        }
-        guard let encoded = ValueEncoding.encode(json, as: type) else {
-            if type == .datetime { throw DataError.invalidQuery("Invalid date format '\(json.string ?? json.jsonText)'") }
-            throw DataError.invalidQuery("The value \(json.jsonText) is not a valid \(type.rawValue)")
-        }
+        let (encoded, type) = try Self.encodedLiteral(value, context: context)
         sql.bind(encoded)
         return type
     }
 
-    private func naturalType(_ value: JSONValue) -> ColumnType {
+    /// A literal as the value it binds and its type: `context` (the type it meets), else its own.
+    static func encodedLiteral(_ value: ValueExpression, context: ColumnType?) throws -> (SQLValue, ColumnType) {
+        guard let json = value.literal else { throw DataError.invalidQuery("Unsupported value") }
+        let type = context ?? naturalType(json)
+        if type.isTextual, case .integer(let integer) = json { return (.text(String(integer)), type) }
+        guard let encoded = ValueEncoding.encode(json, as: type) else {
+            if type == .datetime { throw DataError.invalidQuery("Invalid date format '\(json.string ?? json.jsonText)'") }
+            throw DataError.invalidQuery("The value \(json.jsonText) is not a valid \(type.rawValue)")
+        }
+        return (encoded, type)
+    }
+
+    private static func naturalType(_ value: JSONValue) -> ColumnType {
         switch value {
         case .integer: .int
         case .number: .double

@@ -1,14 +1,25 @@
 import InternalProtocol
 
 /// Builds single-statement writes: the change, the written objects rendered as JSON, and the
-/// change event (`pg_notify`, delivered on commit) in one round trip.
+/// change event (``ChangeEvents``, decoded once committed) in one round trip.
 enum WriteStatements {
-    /// The channel change events go out on.
-    static let changeChannel = "baas_data_changes"
-
     /// What a change event says happened.
     enum Change: String {
         case create, update, upsert, delete, bulkCreate, bulkUpdate, bulkDelete, bulkUpsert
+
+        /// The event's name, as real-time subscriptions spell it.
+        var event: String {
+            switch self {
+            case .create: "created"
+            case .update: "updated"
+            case .upsert: "upserted"
+            case .delete: "deleted"
+            case .bulkCreate: "bulk-created"
+            case .bulkUpdate: "bulk-updated"
+            case .bulkDelete: "bulk-deleted"
+            case .bulkUpsert: "bulk-upserted"
+            }
+        }
     }
 
     /// `WITH w AS (INSERT … RETURNING t.*)` for one or more prepared objects with known ids.
@@ -113,20 +124,22 @@ enum WriteStatements {
         }
     }
 
-    /// After a `WITH w AS (…)`: each written object as JSON, with the change event.
+    /// After a `WITH w AS (…)`: each written object as JSON, with its change event.
     static func selectObjects(table: TableSchema, change: Change, appID: String, into sql: inout SQL) {
-        sql.append(" SELECT row_to_json(r)::text, ")
-        eventStart(table: table, change: change, appID: appID, into: &sql)
-        sql.append(", 'ids', json_build_array(r.\"objectId\"))::text) FROM (SELECT ")
+        sql.append(" SELECT o.object::text, ")
+        ChangeEvents.emitEach(change, table: table, appID: appID, object: "o.object", into: &sql)
+        sql.append(" FROM (SELECT row_to_json(r) AS object FROM (SELECT ")
         Projection.columns(of: table, rowAlias: "t", into: &sql)
-        sql.append(" FROM w t) r")
+        sql.append(" FROM w t) r) o")
     }
 
-    /// After a `WITH w AS (…)`: the number of rows written, with one change event naming up
-    /// to 100 ids (more leave `ids` null: "reload"), sent only when something changed. With
-    /// `cascade` (a delete, in an app using `_parent_id`), the deleted objects' children go too.
+    /// After a `WITH w AS (…)`: the number of rows written, with the change event(s) — none
+    /// when nothing changed. `whereClause` names a bulk update's or delete's rows in the
+    /// event. With `cascade` (a delete, in an app using `_parent_id`), the deleted objects'
+    /// children go too.
     static func selectCount(
-        table: TableSchema, change: Change, appID: String, cascade: ParentCascade? = nil, into sql: inout SQL
+        table: TableSchema, change: Change, appID: String, whereClause: String? = nil, cascade: ParentCascade? = nil,
+        into sql: inout SQL
     ) {
         sql.append(" SELECT count(*), ")
         if let cascade {
@@ -138,23 +151,8 @@ enum WriteStatements {
             sql.bind(.textArray(cascade.tables))
             sql.append("), ")
         }
-        eventStart(table: table, change: change, appID: appID, into: &sql)
-        sql.append(
-            """
-            , 'count', count(*), 'ids', CASE WHEN count(*) <= 100 THEN json_agg(w."objectId") END)::text)
-             FROM w HAVING count(*) > 0
-            """)
-    }
-
-    /// `pg_notify(channel, json_build_object('app', …, 'table', …, 'operation', …` — the
-    /// caller adds the ids and closes both calls.
-    private static func eventStart(table: TableSchema, change: Change, appID: String, into sql: inout SQL) {
-        sql.append("pg_notify('\(changeChannel)', json_build_object('app', ")
-        sql.bind(.text(appID))
-        sql.append(", 'table', ")
-        sql.bind(.text(table.name))
-        sql.append(", 'operation', ")
-        sql.bind(.text(change.rawValue))
+        ChangeEvents.emitAggregate(change, table: table, appID: appID, whereClause: whereClause, into: &sql)
+        sql.append(" FROM w HAVING count(*) > 0")
     }
 
     /// `t."objectId" = $n`.

@@ -63,26 +63,8 @@ struct Selector: Sendable {
     /// True, false, or nil for unknown.
     private static func evaluate(_ condition: Condition, _ headers: JSONObject) -> Bool? {
         switch condition {
-        case .and(let items):
-            var result: Bool? = true
-            for item in items {
-                switch evaluate(item, headers) {
-                case false?: return false
-                case nil: result = nil
-                case true?: break
-                }
-            }
-            return result
-        case .or(let items):
-            var result: Bool? = false
-            for item in items {
-                switch evaluate(item, headers) {
-                case true?: return true
-                case nil: result = nil
-                case false?: break
-                }
-            }
-            return result
+        case .and(let items): return ThreeValuedLogic.all(items) { evaluate($0, headers) }
+        case .or(let items): return ThreeValuedLogic.any(items) { evaluate($0, headers) }
         case .not(let inner): return evaluate(inner, headers).map { !$0 }
         case .comparison(let left, let op, let right):
             // `x = null` means IS NULL, as in where clauses.
@@ -91,37 +73,23 @@ struct Selector: Sendable {
                 let isNull = scalar(other, headers) == nil
                 return op == .equal ? isNull : op == .notEqual ? !isNull : nil
             }
-            guard let order = compare(scalar(left, headers), scalar(right, headers)) else { return nil }
-            switch op {
-            case .equal: return order == 0
-            case .notEqual: return order != 0
-            case .less: return order < 0
-            case .lessOrEqual: return order <= 0
-            case .greater: return order > 0
-            case .greaterOrEqual: return order >= 0
-            }
+            return compare(scalar(left, headers), scalar(right, headers)).map { op.holds(for: $0) }
         case .like(let value, let pattern, let negated):
             guard case .text(let text)? = scalar(value, headers), case .text(let shape)? = scalar(pattern, headers) else { return nil }
-            return like(Array(text), Array(shape)) != negated
+            return LikePattern(shape).matches(text) != negated
         case .membership(let value, let items, let negated):
+            // `x IN (a, b)` is `x = a OR x = b`.
             let subject = scalar(value, headers)
-            guard subject != nil else { return nil }
-            var sawUnknown = false
-            for item in items {
-                switch compare(subject, scalar(item, headers)) {
-                case 0?: return !negated
-                case nil: sawUnknown = true
-                default: continue
-                }
-            }
-            return sawUnknown ? nil : negated
+            let found = ThreeValuedLogic.any(items) { compare(subject, scalar($0, headers)).map { $0 == 0 } }
+            return negated ? found.map { !$0 } : found
         case .nullCheck(let value, let isNull): return (scalar(value, headers) == nil) == isNull
         case .between(let value, let low, let high, let negated):
+            // `x BETWEEN a AND b` is `x >= a AND x <= b`.
             let subject = scalar(value, headers)
-            guard let lower = compare(subject, scalar(low, headers)), let upper = compare(subject, scalar(high, headers)) else {
-                return nil
+            let inside = ThreeValuedLogic.all([(low, ComparisonOperator.greaterOrEqual), (high, .lessOrEqual)]) { bound, op in
+                compare(subject, scalar(bound, headers)).map { op.holds(for: $0) }
             }
-            return (lower >= 0 && upper <= 0) != negated
+            return negated ? inside.map { !$0 } : inside
         case .containsAll: return nil
         case .constant(let truth): return truth
         }
@@ -156,33 +124,5 @@ struct Selector: Sendable {
         case (.number?, .text(let b)?): return Double(b).flatMap { compare(left, .number($0)) }
         default: return nil
         }
-    }
-
-    /// SQL LIKE: `%` any run, `_` one character, `\` escapes the next.
-    private static func like(_ text: [Character], _ pattern: [Character]) -> Bool {
-        // Positions in the text reachable after each pattern step; linear in text × pattern.
-        var reachable = Set([0])
-        var index = 0
-        while index < pattern.count, !reachable.isEmpty {
-            var character = pattern[index]
-            var escaped = false
-            if character == "\\", index + 1 < pattern.count {
-                index += 1
-                character = pattern[index]
-                escaped = true
-            }
-            var next = Set<Int>()
-            if character == "%" && !escaped {
-                let start = reachable.min() ?? 0
-                next = Set(start...text.count)
-            } else {
-                for position in reachable where position < text.count {
-                    if (character == "_" && !escaped) || text[position] == character { next.insert(position + 1) }
-                }
-            }
-            reachable = next
-            index += 1
-        }
-        return reachable.contains(text.count)
     }
 }

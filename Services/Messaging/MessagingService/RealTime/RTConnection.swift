@@ -112,6 +112,12 @@ struct RTConnection {
                 try await services.feed.add(subscription, connection: self.id, on: .init(app: identity.appId, channel: channel))
                 subscriptions.insert(id)
                 outbox.send(event("SUB_READY", id: id))
+            case .string("OBJECTS_CHANGES")?:
+                let (key, subscription) = try await services.dataSubscription(
+                    id: id, options, identity: identity, outbox: outbox, namespace: namespace)
+                try await services.data.add(subscription, connection: self.id, on: key)
+                subscriptions.insert(id)
+                outbox.send(event("SUB_READY", id: id))
             case .string(let other)?:
                 throw RTError.unknownSubscription(other)
             default:
@@ -127,12 +133,14 @@ struct RTConnection {
     private mutating func unsubscribe(_ id: String) async {
         guard subscriptions.remove(id) != nil else { return }
         await services.feed.remove(connection: self.id, id: id)
+        await services.data.remove(connection: self.id, id: id)
     }
 
     /// Ends every subscription (the connection closed or left the namespace).
     mutating func dropAll() async {
         subscriptions = []
         await services.feed.removeAll(connection: id)
+        await services.data.removeAll(connection: id)
     }
 
     private mutating func method(id: String, name: JSONValue?, options: JSONObject) async {
@@ -141,6 +149,7 @@ struct RTConnection {
             do {
                 identity = try await services.identity(identity, token: options["userToken"])
                 await services.feed.reidentify(connection: self.id, as: identity)
+                await services.data.reidentify(connection: self.id, as: identity)
                 outbox.send(event("MET_RES", id: id, ("result", .null)))
             } catch let error as ErrorEnvelope {
                 methodFailed(id, error)

@@ -1,12 +1,15 @@
 import DataEngine
 import InternalProtocol
+import Permissions
+import QueryLanguage
 import NIOCore
 import ServiceRuntime
 
-/// What real-time connections share: the channel feed, channel rights, the user-token
-/// resolution and the settings.
+/// What real-time connections share: the channel and data feeds, channel rights, the data
+/// engine, the user-token resolution and the settings.
 struct RTServices: Sendable {
     let feed: ChannelFeed
+    let data: DataFeed
     let access: ChannelAccess
     let peers: InternalClient
     let settings: RealTimeSettings
@@ -25,6 +28,31 @@ struct RTServices: Sendable {
     func filter(_ options: JSONObject) throws -> SubscriptionFilter {
         let request = try SubscribeRequest(.object(JSONObject(options.members.filter { ["subtopic", "selector"].contains($0.key) })))
         return try SubscriptionFilter(subtopic: request.subtopic, selector: request.selector)
+    }
+
+    /// The `OBJECTS_CHANGES` subscription `options` ask for: `event`, `tableName` and an optional
+    /// `whereClause` (5023 for missing or unknown ones, 1009 for an unknown table, 1017–1019 for
+    /// a clause that does not compile, 1023 when `identity` may read no object of the table).
+    func dataSubscription(id: String, _ options: JSONObject, identity: Identity, outbox: RTOutbox, namespace: String)
+        async throws -> (DataFeed.Key, DataFeed.Subscription)
+    {
+        guard let name = options["event"]?.string, let kind = ChangeEvent.Kind(rawValue: name) else {
+            throw RTError.invalidOptions("'event' must be one of \(ChangeEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard let tableName = options["tableName"]?.string, !tableName.isEmpty else { throw RTError.invalidOptions("'tableName' is required") }
+        let whereText = options["whereClause"].flatMap { $0 == .null ? nil : $0 }
+        guard whereText == nil || whereText?.string != nil else { throw RTError.invalidOptions("'whereClause' must be a string") }
+        let engine = data.engine
+        let (table, predicate) = try await engine.changeFilter(app: identity.appId, table: tableName, whereClause: whereText?.string)
+        if try await engine.readAccess(identity, table: table).constant == false {
+            throw DataError.permissionDenied(DataOperation.find.rawValue, table: table)
+        }
+        let clause = try whereText?.string.flatMap { text in
+            text.allSatisfy(\.isWhitespace) ? nil : try DataError.parsing { () throws(QueryLanguageError) in try QueryParser.condition(text) }.text
+        }
+        let subscription = DataFeed.Subscription(
+            id: id, kind: kind, predicate: predicate, whereClause: clause, identity: identity, outbox: outbox, namespace: namespace)
+        return (DataFeed.Key(app: identity.appId, table: table), subscription)
     }
 
     /// `identity` as the user `token` names, or as no user for `null` (3064 for a token that
@@ -54,4 +82,12 @@ enum RTError {
     static func tooManySubscriptions(_ limit: Int) -> ErrorEnvelope {
         ErrorEnvelope(code: 5022, message: "A connection may hold at most \(limit) subscriptions", status: 400)
     }
+
+    static func invalidOptions(_ detail: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 5023, message: "Invalid subscription options: \(detail)", status: 400)
+    }
+
+    /// The change slot could not be opened (the log's `wal_level`, the role's rights, or the
+    /// database is away): the cause is logged, not sent.
+    static let changesUnavailable = ErrorEnvelope(code: 5024, message: "Data change events are unavailable right now", status: 503)
 }

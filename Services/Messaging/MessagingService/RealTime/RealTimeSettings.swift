@@ -6,12 +6,14 @@ import ServiceRuntime
 /// Configuration keys: `BAAS_RT_PING_INTERVAL_MS` (default 25000) and `BAAS_RT_PING_TIMEOUT_MS`
 /// (default 20000), the Engine.IO heartbeat: a connection silent for both together is closed;
 /// `BAAS_RT_MAX_SUBSCRIPTIONS` (per connection, default 500) and `BAAS_RT_QUEUE_LIMIT` (frames
-/// waiting for a slow client before it is disconnected, default 1000).
+/// waiting for a slow client before it is disconnected, default 1000); `BAAS_RT_CHANGE_POLL_MS`
+/// (default 20), how often the change slot is read while it has caught up.
 struct RealTimeSettings: Sendable {
     var pingInterval: Duration = .seconds(25)
     var pingTimeout: Duration = .seconds(20)
     var maximumSubscriptions = 500
     var queueLimit = 1_000
+    var changePollInterval: Duration = .milliseconds(20)
     /// The largest frame a client may send (Engine.IO 4's `maxPayload`).
     var maximumPayload = 1_000_000
 
@@ -25,7 +27,8 @@ struct RealTimeSettings: Sendable {
         settings.pingTimeout = .milliseconds(rt.int(forKey: "pingTimeoutMs", default: 20_000))
         settings.maximumSubscriptions = rt.int(forKey: "maxSubscriptions", default: 500)
         settings.queueLimit = rt.int(forKey: "queueLimit", default: 1_000)
-        guard settings.pingInterval > .zero, settings.pingTimeout > .zero, settings.maximumSubscriptions >= 1, settings.queueLimit >= 1 else {
+        settings.changePollInterval = .milliseconds(rt.int(forKey: "changePollMs", default: 20))
+        guard settings.pingInterval > .zero, settings.pingTimeout > .zero, settings.changePollInterval > .zero, settings.maximumSubscriptions >= 1, settings.queueLimit >= 1 else {
             throw UsageError("BAAS_RT_* settings must be positive")
         }
         return settings

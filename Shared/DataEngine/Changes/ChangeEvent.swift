@@ -1,0 +1,89 @@
+/// One committed write as change readers decode it (``ChangeSlot``): what happened to which
+/// table's objects, and where in the database's commit order it happened.
+public struct ChangeEvent: Sendable {
+    /// What happened, named as real-time subscriptions name it.
+    public enum Kind: String, Sendable, CaseIterable {
+        case created, updated, upserted, deleted
+        case bulkCreated = "bulk-created", bulkUpdated = "bulk-updated", bulkDeleted = "bulk-deleted"
+        case bulkUpserted = "bulk-upserted"
+    }
+
+    /// An object a bulk update or delete touched.
+    public struct Touched: Sendable, Equatable {
+        public var objectId: String
+        public var ownerId: String?
+    }
+
+    public var app: String
+    public var table: String
+    public var kind: Kind
+    /// created, updated, upserted: the object as REST answers it; deleted: the object as it
+    /// was; bulk-created and bulk-upserted: every object written.
+    public var objects: [JSONObject]
+    /// bulk-updated, bulk-deleted: the operation's where clause as BQL (nil: every row).
+    public var whereClause: String?
+    /// How many objects the write touched.
+    public var count: Int
+    /// bulk-updated, bulk-deleted: the objects touched, or nil when there were more than the
+    /// event lists.
+    public var touched: [Touched]?
+    /// The event's place in commit order.
+    public var position: ChangePosition
+
+    /// Reads an event's JSON (``ChangeEvents``'s shape); nil for anything else.
+    init?(_ json: JSONValue, position: ChangePosition) {
+        guard let event = json.object, let app = event["app"]?.string, let table = event["table"]?.string,
+            let kind = event["event"]?.string.flatMap(Kind.init(rawValue:))
+        else { return nil }
+        self.app = app
+        self.table = table
+        self.kind = kind
+        self.position = position
+        whereClause = event["whereClause"]?.string
+        if let object = event["object"]?.object {
+            objects = [object]
+        } else {
+            objects = event["objects"]?.array?.compactMap(\.object) ?? []
+        }
+        count = Int(event["count"]?.integerValue ?? Int64(objects.count))
+        touched = event["touched"]?.array.flatMap { pairs in
+            guard pairs.count <= ChangeEvents.touchedLimit else { return nil }
+            return pairs.compactMap { pair in
+                guard let id = pair.array?.first?.string else { return nil }
+                return Touched(objectId: id, ownerId: pair.array?.dropFirst().first?.string)
+            }
+        }
+        if touched == nil, kind == .bulkUpdated || kind == .bulkDeleted, count == 0 { touched = [] }
+    }
+
+    /// The single object's id (created, updated, upserted, deleted).
+    public var objectId: String? { objects.first?["objectId"]?.string }
+}
+
+/// A place in the database's commit order: the committing transaction's log position, then
+/// the event's order within it. Positions of one database compare the same in every reader.
+public struct ChangePosition: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The commit record's log sequence number.
+    public var commit: UInt64
+    /// The event's order inside its transaction.
+    public var index: Int
+
+    public init(commit: UInt64, index: Int) {
+        self.commit = commit
+        self.index = index
+    }
+
+    public static func < (lhs: ChangePosition, rhs: ChangePosition) -> Bool {
+        (lhs.commit, lhs.index) < (rhs.commit, rhs.index)
+    }
+
+    /// `<hex commit>-<index>`, the form clients may hand back.
+    public var description: String { String(commit, radix: 16, uppercase: true) + "-" + String(index) }
+
+    /// Reads ``description``'s form.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "-")
+        guard parts.count == 2, let commit = UInt64(parts[0], radix: 16), let index = Int(parts[1]) else { return nil }
+        self.init(commit: commit, index: index)
+    }
+}

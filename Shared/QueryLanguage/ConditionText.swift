@@ -1,0 +1,53 @@
+/// Conditions written back as BQL text, the way a client could have sent them: a bulk
+/// operation's change event names the rows it touched with it (`objectId IN ('a', 'b')` for a
+/// bulk operation by ids). Parsing the text gives the same tree back.
+extension Condition {
+    /// The condition as BQL.
+    public var text: String {
+        switch self {
+        case .and(let items): items.isEmpty ? "true = true" : items.map { "(\($0.text))" }.joined(separator: " AND ")
+        case .or(let items): items.isEmpty ? "true = false" : items.map { "(\($0.text))" }.joined(separator: " OR ")
+        case .not(let inner): "NOT (\(inner.text))"
+        case .comparison(let left, let op, let right): "\(left.text) \(op.rawValue) \(right.text)"
+        case .like(let value, let pattern, let negated): "\(value.text) \(negated ? "NOT LIKE" : "LIKE") \(pattern.text)"
+        case .membership(let value, let items, let negated):
+            "\(value.text) \(negated ? "NOT IN" : "IN") (\(items.map(\.text).joined(separator: ", ")))"
+        case .nullCheck(let value, let isNull): "\(value.text) IS \(isNull ? "NULL" : "NOT NULL")"
+        case .between(let value, let low, let high, let negated):
+            "\(value.text) \(negated ? "NOT BETWEEN" : "BETWEEN") \(low.text) AND \(high.text)"
+        case .containsAll(let value, let items): "\(value.text) all (\(items.map(\.text).joined(separator: ", ")))"
+        case .constant(let truth): truth ? "true = true" : "true = false"
+        }
+    }
+}
+
+extension ValueExpression {
+    /// The value as BQL.
+    public var text: String {
+        switch self {
+        case .property(let path): path.segments.allSatisfy(Self.isPlainName) ? path.description : "`\(path.description)`"
+        case .string(let string): "'\(string.replacingAll("'", with: "''"))'"
+        case .integer(let integer): String(integer)
+        case .number(let number): "\(number)"
+        case .boolean(let bool): bool ? "true" : "false"
+        case .null: "null"
+        case .arithmetic(let op, let left, let right): "(\(left.text) \(op.rawValue) \(right.text))"
+        case .negated(let inner): "-(\(inner.text))"
+        case .function(let name, let arguments): "\(name)(\(arguments.map(\.text).joined(separator: ", ")))"
+        case .list(let items): "(\(items.map(\.text).joined(separator: ", ")))"
+        }
+    }
+
+    private static func isPlainName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic else { return false }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+    }
+}
+
+extension String {
+    fileprivate func replacingAll(_ target: Character, with replacement: String) -> String {
+        var result = ""
+        for character in self { if character == target { result += replacement } else { result.append(character) } }
+        return result
+    }
+}
