@@ -33,6 +33,8 @@ let engines: [String: [Target.Dependency]] = [
     "Messaging": [
         "QueryLanguage", "DataEngine", "DataAPI", "Permissions", product("NIOPosix", "swift-nio"), product("NIOSSL", "swift-nio-ssl"),
         product("_CryptoExtras", "swift-crypto"), product("AsyncHTTPClient", "async-http-client"), product("NIOHTTP1", "swift-nio"),
+        // Real-time connection and subscription gauges.
+        product("Metrics", "swift-metrics"),
     ],
     // Stored bytes on local disk (unnamed temporary files linked into place once complete) or
     // in S3-compatible storage over HTTP; uploads from URLs resolve their host first; directories

@@ -5,8 +5,8 @@
 # a real SMTP server from PyPI's aiosmtpd; the APNs client tests start Tests/Peers/apns-standin.py,
 # HTTP/2 over TLS on PyPI's h2 with the provider token checked by PyJWT; the S3 storage tests run
 # against PyPI's moto server, started here; the scheduling test runs messaging-service
-# processes, built here; real-time tests drive Tests/Peers/rt-client.py, PyPI's python-socketio)
-# (extra arguments go to swift test).
+# processes, built here, and the real-time replica test a second gateway too; real-time tests
+# drive Tests/Peers/rt-client.py, PyPI's python-socketio) (extra arguments go to swift test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Deploy/lib/common.sh
@@ -19,8 +19,10 @@ python3 -c 'import yaml, jsonschema, aiosmtpd' 2>/dev/null || pip install -q pyy
 python3 -c 'import moto.server, flask_cors' 2>/dev/null || pip install -q 'moto[server]'
 python3 -c 'import h2, jwt, cryptography' 2>/dev/null || pip install -q h2 pyjwt cryptography
 python3 -c 'import socketio, websocket' 2>/dev/null || pip install -q 'python-socketio[client]>=5,<6'
-# Every cluster test runs seven services with their own pools, all suites at once.
-PG_FSYNC=off PG_MAX_CONNECTIONS=1000 pg_start "$state/pg" "$pg_port"
+# Every cluster test runs seven services with their own pools, all suites at once. Creating
+# the tests' databases writes gigabytes of log within seconds: no cap on what a change slot may
+# hold (a capped slot is invalidated and its reader's connection ended mid-test).
+PG_FSYNC=off PG_MAX_CONNECTIONS=1000 PG_SLOT_WAL_KEEP=-1 pg_start "$state/pg" "$pg_port"
 s3_port=${BAAS_TEST_S3_PORT:-55435}
 mkdir -p "$state"
 python3 -m moto.server -H 127.0.0.1 -p "$s3_port" >"$state/moto.log" 2>&1 &
@@ -42,7 +44,9 @@ python3 Deploy/check-deploy.py
 export BAAS_TEST_POSTGRES_HOST=127.0.0.1 BAAS_TEST_POSTGRES_PORT=$pg_port BAAS_TEST_POSTGRES_USER=baas
 export BAAS_TEST_POSTGRES_PASSWORD; BAAS_TEST_POSTGRES_PASSWORD=$(cat "$state/pg/password")
 export BAAS_TEST_S3_ENDPOINT=http://127.0.0.1:$s3_port
-# Scheduling tests run messaging-service as processes of its own, to kill one.
+# Scheduling and real-time replica tests run messaging-service (and a second gateway) as
+# processes of their own, to kill or restart one.
 swift build --product messaging-service
+swift build --product gateway
 export BAAS_TEST_BIN_DIR; BAAS_TEST_BIN_DIR=$(swift build --show-bin-path)
 swift test "$@"

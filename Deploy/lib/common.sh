@@ -33,7 +33,8 @@ as_pg_owner() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else 
 # pg_start DIR PORT: creates (first time) and starts a private cluster in DIR on 127.0.0.1:PORT
 # with its socket in DIR. The superuser 'postgres' logs in over the socket; 'baas' with the
 # password in DIR/password over TCP. The log is kept for logical decoding (real-time change
-# events); a cluster left running without it is restarted.
+# events; a slot nobody reads may hold at most 1 GB of it); a cluster left running without it
+# is restarted.
 pg_start() {
   local dir=$1 port=$2
   mkdir -p "$dir"
@@ -56,7 +57,7 @@ pg_start() {
   if ! as_pg_owner "$PG_BIN/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
     log "starting PostgreSQL on 127.0.0.1:$port"
     as_pg_owner "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=${PG_MAX_CONNECTIONS:-300} -c fsync=${PG_FSYNC:-on} -c wal_level=logical -c max_replication_slots=${PG_MAX_SLOTS:-20}" \
+      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=${PG_MAX_CONNECTIONS:-300} -c fsync=${PG_FSYNC:-on} -c wal_level=logical -c max_replication_slots=${PG_MAX_SLOTS:-64} -c max_slot_wal_keep_size=${PG_SLOT_WAL_KEEP:-1GB}" \
       start >/dev/null || { tail -20 "$dir/server.log" >&2; die "PostgreSQL did not start"; }
   fi
 }
@@ -67,14 +68,16 @@ pg_stop() { as_pg_owner "$PG_BIN/pg_ctl" -D "$1/data" -m fast -w stop >/dev/null
 psql_super() { local dir=$1 port=$2; shift 2; as_pg_owner psql -h "$dir" -p "$port" -U postgres -v ON_ERROR_STOP=1 -qAt "$@"; }
 
 # pg_bootstrap DIR PORT DB: the 'baas' role (password from DIR/password; REPLICATION, to read
-# change events from the log) and database DB with PostGIS, created by the superuser because
-# the extension needs one.
+# change events from the log; its sessions log warnings and worse) and database DB with
+# PostGIS, created by the superuser because the extension needs one.
 pg_bootstrap() {
   local dir=$1 port=$2 db=$3
   local password; password=$(cat "$dir/password")
   psql_super "$dir" "$port" -d postgres <<SQL
 SELECT 'CREATE ROLE baas LOGIN' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'baas') \gexec
 ALTER ROLE baas PASSWORD '$password' REPLICATION;
+-- Reading the change slot logs "starting logical decoding" at LOG level on every read.
+ALTER ROLE baas SET log_min_messages = warning;
 SELECT 'CREATE DATABASE $db OWNER baas' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '$db') \gexec
 SQL
   psql_super "$dir" "$port" -d "$db" -c "CREATE EXTENSION IF NOT EXISTS postgis"

@@ -5,8 +5,8 @@ import PostgresNIO
 import QueryLanguage
 
 /// What real-time subscriptions to data changes need from the engine: the table and where
-/// clause checked, tables watched (so their writes emit ``ChangeEvent``s), read access per
-/// subscriber and objects' ACL cells.
+/// clause checked, read access per subscriber and objects' ACL cells (tables are watched
+/// through ``ChangeSlot``).
 extension DataEngine {
     /// The table `name` as the catalog spells it (1009 when there is none) and the clause
     /// compiled for objects (1017 / 1018 / 1019 when it cannot be).
@@ -17,19 +17,6 @@ extension DataEngine {
         guard let text = whereClause, !text.allSatisfy(\.isWhitespace) else { return (table.name, nil) }
         let condition = try DataError.parsing { () throws(QueryLanguageError) in try QueryParser.condition(text) }
         return (table.name, try ObjectPredicate(condition, table: table))
-    }
-
-    /// Marks `tables` watched for `duration` from now: their writes emit change events until then.
-    public func watch(_ tables: [(app: String, table: String)], for duration: Duration) async throws {
-        guard !tables.isEmpty else { return }
-        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-        try await database.query(
-            """
-            INSERT INTO data.watched_tables (app_id, table_name, watched_until)
-            SELECT a, t, now() + \(milliseconds) * interval '1 millisecond'
-            FROM unnest(\(tables.map(\.app))::text[], \(tables.map(\.table))::text[]) AS w(a, t)
-            ON CONFLICT (app_id, table_name) DO UPDATE SET watched_until = excluded.watched_until
-            """, logger: logger)
     }
 
     /// The read access of `identity` to `table` under the app's current permissions.

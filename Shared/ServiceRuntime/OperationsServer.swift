@@ -13,6 +13,9 @@ public enum OperationsServer {
         service: ServiceName, host: String, port: Int, ports: BoundPorts, logger: Logger,
         readiness: @escaping @Sendable () async -> SystemStatus.Response
     ) -> some ApplicationProtocol {
+        // Metrics made before the registry is bootstrapped would count nowhere: bootstrap it
+        // as the process starts, not at the first scrape.
+        _ = Observability.registry
         let router = Router()
         router.get("/health") { _, _ in
             try Response.json(["status": "live", "service": service.executable])

@@ -1,5 +1,7 @@
 import Foundation
 import DataEngine
+import PostgresNIO
+import PostgresSupport
 import InternalProtocol
 import Testing
 import TestSupport
@@ -9,36 +11,21 @@ import TestSupport
 /// bulk events matched by clause, exact payloads, read access per subscriber and per object,
 /// and refusals.
 @Suite(.timeLimit(.minutes(5))) struct RealTimeDataTests {
-    static func subscribe(_ client: RTClient, _ id: String, _ event: String, _ table: String, where clause: String? = nil) throws {
-        let whereMember = clause.map { #", "whereClause": \#(JSONValue.string($0).jsonText)"# } ?? ""
-        try client.emit("SUB_ON", #"{"id": "\#(id)", "name": "OBJECTS_CHANGES", "options": {"event": "\#(event)", "tableName": "\#(table)"\#(whereMember)}}"#)
-    }
-
-    static func ready(_ client: RTClient, _ ids: [String]) async throws {
-        try await client.wait { events in
-            ids.allSatisfy { id in events.contains { $0.name == "SUB_READY" && ($0.data as? [String: Any])?["id"] as? String == id } }
-        }
-    }
-
-    static func data(_ client: RTClient, _ id: String) throws -> [Any] {
-        try client.payloads("SUB_RES", id: id).compactMap { $0["data"] }
-    }
-
     @Test func everyEventKindReachesTheSubscriptionsWhoseClauseItMatches() async throws {
         try await TestCluster.with { cluster async throws in
             _ = try await cluster.send(.POST, "/data/Person", #"{"name": "seed", "age": 1}"#)
             _ = try await cluster.send(.POST, "/data/Other", #"{"x": 1}"#)
             try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!) { client in
-                try Self.subscribe(client, "A", "created", "Person")
-                try Self.subscribe(client, "B", "created", "person", where: "age > 20")
-                try Self.subscribe(client, "U", "updated", "Person", where: "name = 'bar' and age > 20")
-                try Self.subscribe(client, "D", "deleted", "Person", where: "age > 20")
-                try Self.subscribe(client, "BC", "bulk-created", "Person")
-                try Self.subscribe(client, "BCW", "bulk-created", "Person", where: "age >= 32")
-                try Self.subscribe(client, "BU", "bulk-updated", "Person", where: "age > 30")
-                try Self.subscribe(client, "BD", "bulk-deleted", "Person")
-                try Self.subscribe(client, "X", "created", "Other")
-                try await Self.ready(client, ["A", "B", "U", "D", "BC", "BCW", "BU", "BD", "X"])
+                try client.subscribe("A", "created", "Person")
+                try client.subscribe("B", "created", "person", where: "age > 20")
+                try client.subscribe("U", "updated", "Person", where: "name = 'bar' and age > 20")
+                try client.subscribe("D", "deleted", "Person", where: "age > 20")
+                try client.subscribe("BC", "bulk-created", "Person")
+                try client.subscribe("BCW", "bulk-created", "Person", where: "age >= 32")
+                try client.subscribe("BU", "bulk-updated", "Person", where: "age > 30")
+                try client.subscribe("BD", "bulk-deleted", "Person")
+                try client.subscribe("X", "created", "Other")
+                try await client.ready(["A", "B", "U", "D", "BC", "BCW", "BU", "BD", "X"])
 
                 let bob = try await cluster.send(.POST, "/data/Person", #"{"name": "Bob", "age": 10}"#).json
                 let joe = try await cluster.send(.POST, "/data/Person", #"{"name": "Joe", "age": 30}"#).json
@@ -54,26 +41,26 @@ import TestSupport
                 #expect(try await cluster.send(.DELETE, "/data/bulk/Person?where=age%20%3E%200").text == "3")
                 _ = try await cluster.send(.POST, "/data/Other", #"{"x": 2}"#)
 
-                try await client.wait { _ in (try? Self.data(client, "X").count) == 1 && (try? Self.data(client, "BD").count) == 1 }
+                try await client.wait { _ in (try? client.data("X").count) == 1 && (try? client.data("BD").count) == 1 }
                 // Created: every object, in commit order, exactly as REST answered.
-                let created = try Self.data(client, "A").compactMap { $0 as? [String: Any] }
+                let created = try client.data("A").compactMap { $0 as? [String: Any] }
                 #expect(created.count == 2 && NSDictionary(dictionary: created[0]) == NSDictionary(dictionary: bob))
                 #expect(created.count == 2 && NSDictionary(dictionary: created[1]) == NSDictionary(dictionary: joe))
-                #expect(try Self.data(client, "B").compactMap { ($0 as? [String: Any])?["objectId"] as? String } == [joeID])
+                #expect(try client.data("B").compactMap { ($0 as? [String: Any])?["objectId"] as? String } == [joeID])
                 // Updated: tested on the new state; Joe's update to age 5 does not match.
-                let updated = try Self.data(client, "U").compactMap { $0 as? [String: Any] }
+                let updated = try client.data("U").compactMap { $0 as? [String: Any] }
                 #expect(updated.count == 1 && NSDictionary(dictionary: updated[0]) == NSDictionary(dictionary: renamed))
                 // Deleted: tested on the state before the delete (Joe was 5, Bob 45), only the id sent.
-                let deleted = try Self.data(client, "D").compactMap { $0 as? [String: Any] }
+                let deleted = try client.data("D").compactMap { $0 as? [String: Any] }
                 #expect(deleted.map { $0["objectId"] as? String } == [bobID] && deleted.first?["age"] == nil)
-                #expect(try Self.data(client, "BC").compactMap { $0 as? [String] } == [bulkIDs])
-                #expect(try Self.data(client, "BCW").compactMap { $0 as? [String] } == [[bulkIDs[1]]])
+                #expect(try client.data("BC").compactMap { $0 as? [String] } == [bulkIDs])
+                #expect(try client.data("BCW").compactMap { $0 as? [String] } == [[bulkIDs[1]]])
                 // Bulk updates reach a subscription whose clause is the operation's.
-                let bulkUpdated = try Self.data(client, "BU").compactMap { $0 as? [String: Any] }
+                let bulkUpdated = try client.data("BU").compactMap { $0 as? [String: Any] }
                 #expect(bulkUpdated.count == 1 && bulkUpdated.first?["whereClause"] as? String == "age > 30" && bulkUpdated.first?["count"] as? Int == 2)
-                let bulkDeleted = try Self.data(client, "BD").compactMap { $0 as? [String: Any] }
+                let bulkDeleted = try client.data("BD").compactMap { $0 as? [String: Any] }
                 #expect(bulkDeleted.first?["whereClause"] as? String == "age > 0" && bulkDeleted.first?["count"] as? Int == 3)
-                #expect(try Self.data(client, "X").compactMap { ($0 as? [String: Any])?["x"] as? Int } == [2])
+                #expect(try client.data("X").compactMap { ($0 as? [String: Any])?["x"] as? Int } == [2])
             }
         }
     }
@@ -99,33 +86,60 @@ import TestSupport
                 try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!, token: bob.token) { member in
                     // Where no row layer can let a guest read, the subscription is refused
                     // outright, as a find would be; on Doc an object ACL might, so it is accepted.
-                    try Self.subscribe(guest, "Z", "created", "Secret")
+                    try guest.subscribe("Z", "created", "Secret")
                     try await guest.wait { _ in (try? guest.payloads("SUB_RES", id: "Z").isEmpty) == false }
                     #expect((try guest.payloads("SUB_RES", id: "Z").first?["error"] as? [String: Any])?["code"] as? Int == 1023)
-                    try Self.subscribe(guest, "G", "created", "Doc")
-                    try Self.subscribe(guest, "P", "created", "Public")
-                    try await Self.ready(guest, ["G", "P"])
+                    try guest.subscribe("G", "created", "Doc")
+                    try guest.subscribe("P", "created", "Public")
+                    try await guest.ready(["G", "P"])
 
-                    try Self.subscribe(member, "C", "created", "Doc")
-                    try Self.subscribe(member, "U", "updated", "Doc")
-                    try Self.subscribe(member, "BU", "bulk-updated", "Doc")
-                    try await Self.ready(member, ["C", "U", "BU"])
+                    try member.subscribe("C", "created", "Doc")
+                    try member.subscribe("U", "updated", "Doc")
+                    try member.subscribe("BU", "bulk-updated", "Doc")
+                    try await member.ready(["C", "U", "BU"])
                     // The owner policy admits Bob's own objects, an object ACL the shared one.
                     _ = try await cluster.send(.POST, "/data/Doc", #"{"n": 3}"#)
                     let mine = try #require(try await cluster.send(.POST, "/data/Doc", #"{"n": 4}"#, token: bob.token).json["objectId"] as? String)
                     _ = try await cluster.send(.PUT, "/data/Doc/\(other)", #"{"n": 20}"#)
                     _ = try await cluster.send(.PUT, "/data/Doc/\(shared)", #"{"n": 10}"#)
                     #expect(try await cluster.send(.PUT, "/data/bulk/Doc?where=n%20%3E%3D%200", #"{"n": 7}"#).text == "5")
-                    try await member.wait { _ in (try? Self.data(member, "BU").count) == 1 }
-                    #expect(try Self.data(member, "C").compactMap { ($0 as? [String: Any])?["objectId"] as? String } == [mine])
-                    #expect(try Self.data(member, "U").compactMap { ($0 as? [String: Any])?["objectId"] as? String } == [shared])
-                    #expect((try Self.data(member, "BU").first as? [String: Any])?["count"] as? Int == 2, "only the readable objects are counted")
+                    try await member.wait { _ in (try? member.data("BU").count) == 1 }
+                    #expect(try member.data("C").compactMap { ($0 as? [String: Any])?["objectId"] as? String } == [mine])
+                    #expect(try member.data("U").compactMap { ($0 as? [String: Any])?["objectId"] as? String } == [shared])
+                    #expect((try member.data("BU").first as? [String: Any])?["count"] as? Int == 2, "only the readable objects are counted")
                     // Events reach a connection in commit order: once the guest has the write to
                     // Public that came last, it has had every Doc event it was going to get.
                     _ = try await cluster.send(.POST, "/data/Public", #"{"n": 1}"#)
-                    try await guest.wait { _ in (try? Self.data(guest, "P").count) == 1 }
-                    #expect(try Self.data(guest, "G").isEmpty, "no object of Doc is readable by a guest")
+                    try await guest.wait { _ in (try? guest.data("P").count) == 1 }
+                    #expect(try guest.data("G").isEmpty, "no object of Doc is readable by a guest")
                 }
+            }
+        }
+    }
+
+    /// Every connection the services hold is ended by the database (as a restart or a slot
+    /// invalidation would end them): the listener, the relay and the feed come back by
+    /// themselves and the live subscription goes on receiving.
+    @Test func deliveryOutlivesTheDatabaseEndingEveryConnection() async throws {
+        try await TestCluster.with { cluster async throws in
+            _ = try await cluster.send(.POST, "/data/Item", #"{"n": 0}"#)
+            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!) { client in
+                try client.subscribe("S", "created", "Item")
+                try await client.ready(["S"])
+                _ = try await cluster.send(.POST, "/data/Item", #"{"n": 1}"#)
+                try await client.wait { _ in (try? client.integers("S", "n")) == [1] }
+                try await PostgresClient.with(cluster.database, logger: TestDatabase.logger) { database in
+                    _ = try await database.query(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                        logger: TestDatabase.logger
+                    ).collect()
+                }
+                // A write may meet a connection not yet known to be gone: it is tried again.
+                while try await cluster.send(.POST, "/data/Item", #"{"n": 2}"#).status != 200 {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                try await client.wait { _ in (try? client.integers("S", "n").last) == 2 }
+                #expect(try client.integers("S", "n").filter { $0 == 1 }.count == 1, "nothing delivered twice")
             }
         }
     }
@@ -147,8 +161,8 @@ import TestSupport
                 for (id, options, _) in refusals {
                     try client.emit("SUB_ON", #"{"id": "\#(id)", "name": "OBJECTS_CHANGES", "options": \#(options)}"#)
                 }
-                try Self.subscribe(client, "OK", "created", "Person", where: "age > 0")
-                try await Self.ready(client, ["OK"])
+                try client.subscribe("OK", "created", "Person", where: "age > 0")
+                try await client.ready(["OK"])
                 try await client.wait { _ in refusals.allSatisfy { (try? client.payloads("SUB_RES", id: $0.0).isEmpty) == false } }
                 for (id, _, code) in refusals {
                     let error = try client.payloads("SUB_RES", id: id).first?["error"] as? [String: Any]
@@ -156,7 +170,7 @@ import TestSupport
                 }
                 // The connection and its valid subscription are unaffected.
                 _ = try await cluster.send(.POST, "/data/Person", #"{"name": "next", "age": 2}"#)
-                try await client.wait { _ in (try? Self.data(client, "OK").count) == 1 }
+                try await client.wait { _ in (try? client.data("OK").count) == 1 }
             }
         }
     }

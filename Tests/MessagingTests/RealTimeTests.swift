@@ -133,6 +133,34 @@ import TestSupport
         }
     }
 
+    /// A client asking for 10,000 subscriptions on one socket gets the first 500 (the default
+    /// limit) and 5022 for every other, is slowed rather than dropped while its answers queue,
+    /// keeps its connection, and another client on the same gateway notices nothing.
+    @Test func tenThousandSubscriptionsOnOneSocketAreBoundedAndHarmNoOne() async throws {
+        try await TestCluster.with { cluster async throws in
+            let key = cluster.app.keys[.js]!
+            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: key) { flood in
+                try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: key) { bystander in
+                    try bystander.emit("SUB_ON", #"{"id": "B", "name": "PUB_SUB_MESSAGES", "options": {"channel": "quiet"}}"#)
+                    for index in 0..<10_000 {
+                        try flood.emit("SUB_ON", #"{"id": "S\#(index)", "name": "PUB_SUB_MESSAGES", "options": {"channel": "flood"}}"#)
+                    }
+                    try await flood.wait(for: .seconds(240)) { events in events.count >= 10_001 }
+                    let answers = try flood.events()
+                    let ready = answers.filter { $0.name == "SUB_READY" }.count
+                    let refused = answers.filter { (($0.data as? [String: Any])?["error"] as? [String: Any])?["code"] as? Int == 5022 }
+                    #expect(ready == 500 && refused.count == 9_500, "\(ready) ready, \(refused.count) refused")
+                    #expect(!answers.contains { $0.name == "disconnect" })
+                    // Both connections still deliver.
+                    _ = try await Self.publish(cluster, "flood", #"{"message": "still here"}"#)
+                    _ = try await Self.publish(cluster, "quiet", #"{"message": "undisturbed"}"#)
+                    try await flood.wait { events in events.filter { $0.name == "SUB_RES" && (($0.data as? [String: Any])?["data"] as? [String: Any]) != nil }.count == 500 }
+                    try await bystander.wait { _ in (try? bystander.payloads("SUB_RES", id: "B").count) == 1 }
+                }
+            }
+        }
+    }
+
     @Test func engineIO3OverARawWebSocketAndMalformedFrames() async throws {
         try await TestCluster.with { cluster async throws in
             let path = "/\(cluster.app.id)/?EIO=3&transport=websocket&apiKey=\(cluster.app.keys[.rest]!)&userToken=null"

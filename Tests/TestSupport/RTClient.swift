@@ -14,10 +14,13 @@ public final class RTClient: @unchecked Sendable {
         self.folder = folder
     }
 
-    /// Connects to `gatewayURL` as app `app` with `key` (and the user `token`), runs `body`,
-    /// disconnects. A refused connection throws ``Refused`` with the client's words.
+    /// Connects to `gatewayURL` as app `app` with `key` (and the user `token`) as client
+    /// `clientID`, runs `body`, disconnects. With `reconnect` a lost connection is opened again
+    /// and every subscription sent again, as the SDKs do. A refused connection throws
+    /// ``Refused`` with the client's words.
     public static func with<Result: Sendable>(
-        gatewayURL: String, app: String, key: String, token: String? = nil, _ body: (RTClient) async throws -> Result
+        gatewayURL: String, app: String, key: String, token: String? = nil, clientID: String = UUID().uuidString,
+        reconnect: Bool = false, _ body: (RTClient) async throws -> Result
     ) async throws -> Result {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -25,7 +28,8 @@ public final class RTClient: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", PeerProcess.repository.appendingPathComponent("Tests/Peers/rt-client.py").path,
-            "--url", gatewayURL, "--app", app, "--key", key, "--out", folder.path] + (token.map { ["--token", $0] } ?? [])
+            "--url", gatewayURL, "--app", app, "--key", key, "--out", folder.path, "--client-id", clientID]
+            + (token.map { ["--token", $0] } ?? []) + (reconnect ? ["--reconnect"] : [])
         let input = Pipe()
         process.standardInput = input
         let log = folder.appendingPathComponent("client.log")
@@ -67,6 +71,13 @@ public final class RTClient: @unchecked Sendable {
     /// Sends event `name` with `data` (a JSON object as text) on the app's namespace.
     public func emit(_ name: String, _ data: String) throws {
         try write(#"{"emit": "\#(name)", "data": \#(data)}"#)
+    }
+
+    /// Ends the client at once (SIGKILL), as a phone losing its network would: its socket is
+    /// dropped without a close.
+    public func kill() async {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
     }
 
     /// Leaves the namespace.

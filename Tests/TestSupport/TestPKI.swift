@@ -34,6 +34,15 @@ public enum TestPKI {
         ]
     }
 
+    /// Writes the test CA and a leaf for every service into `directory` (`BAAS_PKI_DIR`'s
+    /// layout), so that service processes and the services of this test process trust each other.
+    public static func write(to directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try authority.certificatePEM.write(toFile: "\(directory)/ca.pem", atomically: true, encoding: .utf8)
+        try authority.privateKeyPEM.write(toFile: "\(directory)/ca-key.pem", atomically: true, encoding: .utf8)
+        try InternalPKI.initialize(directory: directory)
+    }
+
     public static func material(for service: ServiceName) -> TLSMaterial {
         material(commonName: service.executable)
     }

@@ -17,6 +17,12 @@ public enum MessagingService: BackendService {
 
     public static let migrations: [any DatabaseMigration] = MessagingMigrations.all
 
+    /// The data catalog, which the embedded data engine reads (template criteria) and the
+    /// real-time relay's watches live in.
+    public static let sharedMigrations: [(owner: ServiceName, migrations: [any DatabaseMigration])] = [
+        (.data, CatalogMigrations.all)
+    ]
+
     public static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
@@ -58,26 +64,7 @@ public enum MessagingService: BackendService {
             PushDeliveryService(
                 settings: PushSettings.read(environment.configuration.reader), queue: push, credentials: credentials, logger: logger))
 
-        let feed = ChannelFeed(store: store, access: access)
-        let dataFeed = DataFeed(engine: engine, logger: logger)
-        let settings = try RealTimeSettings.read(environment.configuration.reader)
-        // One connection listens for schema and rule changes and publishes alike: pools may be small.
-        environment.background.add(
-            NotificationListener(
-                database: database,
-                channels: [(CatalogChannel.name, engine.cache), (rules.channel, rules), (ChannelFeed.channel, feed)], logger: logger))
-        environment.background.add(
-            ChangeReader(database: database, feed: dataFeed, pollInterval: settings.changePollInterval, logger: logger))
-        environment.background.add(
-            PeriodicService(every: .seconds(20), logger: logger, failure: "real-time watches not renewed") {
-                try await feed.renewWatches()
-                try await dataFeed.renewWatches()
-            })
-        RTEndpoint(
-            services: RTServices(
-                feed: feed, data: dataFeed, access: access, peers: environment.peers, settings: settings,
-                context: CallContext(deadline: .now(), logger: logger))
-        ).add(to: &routes)
+        try registerRealTime(routes: &routes, store: store, access: access, rules: rules, engine: engine, environment: environment)
         // Messages past their retention, idle subscriptions, expired registrations and day-old
         // push jobs go; due schedules publish (each occurrence once across replicas:
         // MessageStore.fireDue); queued pushes go out (PushDeliveryService).
@@ -94,5 +81,41 @@ public enum MessagingService: BackendService {
             PeriodicService(every: .milliseconds(250), logger: logger, failure: "scheduled messages not published") {
                 while try await store.fireDue(mayPublish: access.mayPublish) > 0 {}
             })
+    }
+
+    /// The real-time endpoint with its channel and data feeds, and the background work that
+    /// feeds them: one listener (schema, channel rules, publishes, change log), the change relay,
+    /// watch renewals and the change log's sweeper.
+    private static func registerRealTime(
+        routes: inout PublicRoutes, store: MessageStore, access: ChannelAccess, rules: ChannelRulesCache, engine: DataEngine,
+        environment: ServiceEnvironment
+    ) throws {
+        let (database, logger) = (environment.database, environment.logger)
+        let settings = try RealTimeSettings.read(environment.configuration.reader)
+        let feed = ChannelFeed(store: store, access: access)
+        let log = ChangeLog(database: database, logger: logger)
+        let dataFeed = DataFeed(engine: engine, log: log, watchDuration: settings.watchDuration, logger: logger)
+        // One connection listens for everything: pools may be small.
+        environment.background.add(
+            NotificationListener(
+                database: database,
+                channels: [
+                    (CatalogChannel.name, engine.cache), (rules.channel, rules), (ChannelFeed.channel, feed), (ChangeLog.channel, dataFeed),
+                ], logger: logger))
+        environment.background.add(ChangeRelay(log: log, feed: dataFeed, pollInterval: settings.changePollInterval, logger: logger))
+        environment.background.add(
+            PeriodicService(every: RealTimeSettings.watchRenewal, logger: logger, failure: "real-time watches not renewed") {
+                try await feed.renewWatches()
+                try await dataFeed.renewWatches()
+            })
+        environment.background.add(
+            PeriodicService(every: .seconds(10), logger: logger, failure: "change log not swept") {
+                try await log.sweep(retention: settings.logRetention)
+            })
+        RTEndpoint(
+            services: RTServices(
+                feed: feed, data: dataFeed, log: log, access: access, peers: environment.peers, settings: settings,
+                context: CallContext(deadline: .now(), logger: logger))
+        ).add(to: &routes)
     }
 }

@@ -1,4 +1,4 @@
-/// One committed write as change readers decode it (``ChangeSlot``): what happened to which
+/// One committed write as change readers read it (``ChangeSlot``, ``ChangeRecord``): what happened to which
 /// table's objects, and where in the database's commit order it happened.
 public struct ChangeEvent: Sendable {
     /// What happened, named as real-time subscriptions name it.
@@ -30,15 +30,15 @@ public struct ChangeEvent: Sendable {
     /// The event's place in commit order.
     public var position: ChangePosition
 
-    /// Reads an event's JSON (``ChangeEvents``'s shape); nil for anything else.
-    init?(_ json: JSONValue, position: ChangePosition) {
-        guard let event = json.object, let app = event["app"]?.string, let table = event["table"]?.string,
+    /// Reads a record's JSON (``ChangeEvents``'s shape); nil for anything else.
+    public init?(_ record: ChangeRecord) {
+        guard let json = try? JSONParser.parse(Array(record.content.utf8), maximumDepth: 512), let event = json.object,
             let kind = event["event"]?.string.flatMap(Kind.init(rawValue:))
         else { return nil }
-        self.app = app
-        self.table = table
+        app = record.app
+        table = record.table
         self.kind = kind
-        self.position = position
+        position = record.position
         whereClause = event["whereClause"]?.string
         if let object = event["object"]?.object {
             objects = [object]

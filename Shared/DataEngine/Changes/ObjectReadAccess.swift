@@ -29,13 +29,10 @@ public struct ObjectReadAccess: Sendable {
         return nil
     }
 
-    /// Whether deciding needs the objects' ACL cells.
-    public var needsACLs: Bool {
-        guard case .perObject(let plan) = decision else { return false }
-        return plan.rowLayers.contains {
-            if case .owner = $0 { return false }
-            return true
-        }
+    /// Whether objects of `table` have Find ACL cells to read (only then can a per-object
+    /// decision depend on them).
+    public static func tableHasACLs(_ table: String, catalog: AppCatalog) -> Bool {
+        catalog.permissions.aclOperations[table.lowercased()]?.contains(.find) == true
     }
 
     /// Whether the object `objectId` owned by `ownerId` may be read.

@@ -6,12 +6,14 @@ import InternalProtocol
 /// A table's writes emit only while some real-time instance watches it
 /// (`data.watched_tables`); writes to other tables pay one primary-key probe.
 ///
-/// An event is `{"app", "table", "event", …}` with, per event: `object` (created, updated,
+/// A message's prefix names the app and table (`baas.data/{app}/{table}`: app ids and table
+/// names hold no `/`), so the log can be filed without reading the JSON. Its content is
+/// `{"event", …}` with, per event: `object` (created, updated,
 /// upserted: the object as REST answers it; deleted: as it was), `objects` (bulk-created,
 /// bulk-upserted), or `whereClause`, `count` and `touched` (bulk-updated, bulk-deleted: up to
 /// ``touchedLimit`` `[objectId, ownerId]` pairs, more than that only counted).
 enum ChangeEvents {
-    /// The logical messages' prefix.
+    /// The logical messages' prefix, before `/{app}/{table}`.
     static let prefix = "baas.data"
     /// The most touched objects a bulk event lists.
     static let touchedLimit = 1_000
@@ -72,15 +74,13 @@ enum ChangeEvents {
         sql.append(" FROM w t) r")
     }
 
-    /// `pg_logical_emit_message(true, prefix, json_build_object('app', …, 'table', …, 'event', …<members>)::text)`.
+    /// `pg_logical_emit_message(true, 'baas.data/{app}/{table}', json_build_object('event', …<members>)::text)`.
     private static func emit(
         _ change: WriteStatements.Change, table: TableSchema, appID: String, into sql: inout SQL, members: (inout SQL) -> Void
     ) {
-        sql.append("pg_logical_emit_message(true, '\(prefix)', json_build_object('app', ")
-        sql.bind(.text(appID))
-        sql.append(", 'table', ")
-        sql.bind(.text(table.name))
-        sql.append(", 'event', '\(change.event)'")
+        sql.append("pg_logical_emit_message(true, ")
+        sql.bind(.text("\(prefix)/\(appID)/\(table.name)"))
+        sql.append(", json_build_object('event', '\(change.event)'")
         members(&sql)
         sql.append(")::text)")
     }

@@ -65,6 +65,7 @@ struct SocketSession: Sendable {
         let idle = options.idleTimeout ?? .seconds(60)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
+                guard !options.handlesShutdown else { return try await run(handler, body: body, outbound: outbound) }
                 // A service shutting down closes its sockets with 1001 and lets the handshake finish.
                 try await withGracefulShutdownHandler {
                     try await run(handler, body: body, outbound: outbound)

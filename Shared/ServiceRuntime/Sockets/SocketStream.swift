@@ -62,10 +62,12 @@ public final class SocketOutbound: Sendable {
     /// The bytes to put on the stream.
     public var bytes: AsyncChannel<ByteBuffer> { channel }
 
-    /// Sends a data frame; frames sent after the close are dropped.
-    public func send(_ frame: SocketFrame) async {
-        guard !closed.load(ordering: .relaxed) else { return }
+    /// Sends a data frame; false when it was dropped, as frames sent after the close are.
+    @discardableResult
+    public func send(_ frame: SocketFrame) async -> Bool {
+        guard !closed.load(ordering: .relaxed) else { return false }
         await put(frame)
+        return true
     }
 
     /// Sends the close (once; later closes are dropped). Data sent after it is dropped.

@@ -3,7 +3,7 @@ import PostgresSupport
 /// messaging-service's tables, in the `messaging` schema.
 enum MessagingMigrations {
     /// Every migration, in order.
-    static let all: [any DatabaseMigration] = [m0001PubSub, m0002Schedules, m0003ChannelRules, m0004Registrations, m0005PushCredentials, m0006Owners, m0007EmailTemplates, m0008PushQueue, m0009PushTemplates, m0010RealTimeWatch]
+    static let all: [any DatabaseMigration] = [m0001PubSub, m0002Schedules, m0003ChannelRules, m0004Registrations, m0005PushCredentials, m0006Owners, m0007EmailTemplates, m0008PushQueue, m0009PushTemplates, m0010RealTimeWatch, m0011ChangeLog]
 
     /// Channels (created by the first publish or subscription that names them), their messages
     /// numbered per channel in commit order (the channel row is the counter, locked by each
@@ -250,4 +250,39 @@ enum MessagingMigrations {
     static let m0010RealTimeWatch = SQLMigration(
         version: 10, name: "real-time watch",
         statements: ["ALTER TABLE messaging.channels ADD COLUMN watched_until bigint NOT NULL DEFAULT 0"])
+
+    /// The change log: data change events copied out of the logical slot by whichever instance
+    /// holds the relay lock, numbered by their place in commit order, kept for the resume window
+    /// and read by every instance; and where each real-time client's data subscriptions stood
+    /// when its connection closed, so a reconnect within the window resumes without loss.
+    static let m0011ChangeLog = SQLMigration(
+        version: 11, name: "real-time change log and resume points",
+        statements: [
+            """
+            CREATE TABLE messaging.change_log (
+                commit_lsn bigint NOT NULL,
+                index int NOT NULL,
+                app_id text NOT NULL,
+                table_name text NOT NULL,
+                event text NOT NULL,
+                logged_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (commit_lsn, index)
+            )
+            """,
+            "CREATE INDEX change_log_by_table ON messaging.change_log (app_id, table_name, commit_lsn, index)",
+            "CREATE INDEX change_log_by_age ON messaging.change_log (logged_at)",
+            """
+            CREATE TABLE messaging.rt_resume (
+                app_id text NOT NULL,
+                client_id text NOT NULL,
+                subscription_id text NOT NULL,
+                user_id text NOT NULL,
+                commit_lsn bigint NOT NULL,
+                index int NOT NULL,
+                expires_at timestamptz NOT NULL,
+                PRIMARY KEY (app_id, client_id, subscription_id, user_id)
+            )
+            """,
+            "CREATE INDEX rt_resume_by_expiry ON messaging.rt_resume (expires_at)",
+        ])
 }

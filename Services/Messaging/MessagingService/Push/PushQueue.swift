@@ -1,3 +1,4 @@
+import InternalProtocol
 import DataEngine
 import Foundation
 import Logging
@@ -117,7 +118,7 @@ struct PushQueue: Sendable {
         func wait(after attempt: Int, asked: Duration?) -> Int64 {
             let exponential = min(cap, base << min(Int64(attempt - 1), 30))
             let jittered = Int64(Double(exponential) * Double.random(in: 0.8...1.2))
-            let askedMilliseconds = asked.map { $0.components.seconds * 1_000 + $0.components.attoseconds / 1_000_000_000_000_000 } ?? 0
+            let askedMilliseconds = asked?.wholeMilliseconds ?? 0
             return max(jittered, askedMilliseconds)
         }
     }

@@ -117,7 +117,7 @@ actor ChannelFeed: NotificationListener.Consumer {
             do {
                 messages = try await store.messages(app: key.app, channel: key.channel, after: last, limit: Self.batch)
             } catch {
-                store.logger.warning("real-time channel messages not read", metadata: ["error": "\(error)"])
+                store.logger.warning("real-time channel messages not read", metadata: ["error": "\(String(reflecting: error))"])
                 return
             }
             guard let newest = messages.last?.0 else { return }
@@ -127,7 +127,7 @@ actor ChannelFeed: NotificationListener.Consumer {
             do {
                 rules = try await access.rules.value(app: key.app)
             } catch {
-                store.logger.warning("real-time channel rights not read", metadata: ["error": "\(error)"])
+                store.logger.warning("real-time channel rights not read", metadata: ["error": "\(String(reflecting: error))"])
                 return
             }
             watched[key]?.lastSeq = newest

@@ -2,15 +2,17 @@ import DataEngine
 import Foundation
 import InternalProtocol
 import Logging
+import PostgresSupport
 
 /// Data change events for this process's `OBJECTS_CHANGES` subscriptions. A table with
-/// subscribers here is watched (its writes emit events into the log); ``ChangeReader`` decodes
-/// them from a slot while anyone here needs it and hands each batch over once; each event goes
-/// to every subscription of its table whose event name, where clause and read access admit it,
-/// encoded once whoever receives it.
-actor DataFeed {
-    /// How long one watch of a table lasts; ``renewWatches()`` renews it every 20 s.
-    static let watchDuration: Duration = .seconds(60)
+/// subscribers here is watched (its writes emit events, which the relay copies into the
+/// ``ChangeLog``); on each announcement the feed reads the log past its cursor once for all
+/// subscriptions, and queues each event on every subscription of its table whose event name,
+/// where clause and read access admit it, encoded once whoever receives it. A subscription
+/// resumed from a resume point first receives what it missed, read from the log by table.
+actor DataFeed: NotificationListener.Consumer {
+    /// Log entries read per round.
+    static let batch = 1_000
 
     struct Key: Hashable, Sendable {
         let app: String
@@ -27,25 +29,59 @@ actor DataFeed {
         var identity: Identity
         let outbox: RTOutbox
         let namespace: String
+        /// Events at or before this position are not for it (it began, or resumed, after them).
+        var after = ChangePosition(commit: 0, index: 0)
+    }
+
+    /// Where a removed subscription stood: every event of its table at or before `position` was
+    /// queued for it (or not for it).
+    struct Standing: Sendable {
+        let subscription: String
+        let position: ChangePosition
     }
 
     let engine: DataEngine
+    let log: ChangeLog
+    /// How long one watch of a table lasts; ``renewWatches()`` renews it every 20 s.
+    let watchDuration: Duration
     let logger: Logger
     private var subscriptions: [Key: [ChannelFeed.SubscriptionKey: Subscription]] = [:]
     private var keysByConnection: [UUID: Set<Key>] = [:]
-    private var slotOpen = false
-    private var waiting: [CheckedContinuation<Void, any Error>] = []
+    /// The last log entry read; nil before the first subscription.
+    private var cursor: ChangePosition?
+    /// Tables whose events in the batch being delivered are not all queued yet, with the
+    /// position before that batch.
+    private var pending: [Key: ChangePosition] = [:]
+    private var reading = false
+    private var readAgain = false
 
-    init(engine: DataEngine, logger: Logger) {
+    init(engine: DataEngine, log: ChangeLog, watchDuration: Duration, logger: Logger) {
         self.engine = engine
+        self.log = log
+        self.watchDuration = watchDuration
         self.logger = logger
     }
 
-    /// Starts delivering `key`'s events committed from now on to `subscription`: once a slot
-    /// reads the log and the table is watched.
-    func add(_ subscription: Subscription, connection: UUID, on key: Key) async throws {
-        if !slotOpen { try await withCheckedThrowingContinuation { waiting.append($0) } }
-        if subscriptions[key] == nil { try await engine.watch([(key.app, key.table)], for: Self.watchDuration) }
+    /// Starts delivering `key`'s events to `subscription`: those committed from now on, or with
+    /// a resume point, every one after it (read from the log first).
+    func add(_ subscription: Subscription, connection: UUID, on key: Key, resumingAfter point: ChangePosition?) async throws {
+        if subscriptions[key] == nil { try await log.watch([(key.app, key.table)], for: watchDuration) }
+        if cursor == nil || subscriptions.isEmpty {
+            let latest = try await log.latest()
+            cursor = max(cursor ?? latest, latest)
+        }
+        var subscription = subscription
+        // A new subscription receives what commits after its table is watched and it is ready,
+        // whether or not the log holds what committed before.
+        var from = if let point { point } else { try await log.now() }
+        // Catch up from the log by table until no read is left between the check and the registration.
+        while let through = cursor, from < through {
+            let records = try await log.replay(app: key.app, table: key.table, after: from, through: through, limit: Self.batch)
+            subscription.after = from
+            await deliver(records.compactMap(ChangeEvent.init), on: key, to: [subscription])
+            from = records.count == Self.batch ? records[records.count - 1].position : through
+        }
+        subscription.after = from
         subscriptions[key, default: [:]][.init(connection: connection, id: subscription.id)] = subscription
         keysByConnection[connection, default: []].insert(key)
     }
@@ -58,12 +94,19 @@ actor DataFeed {
         }
     }
 
-    /// Stops every subscription of `connection`.
-    func removeAll(connection: UUID) {
+    /// Stops every subscription of `connection`: where each stood.
+    func removeAll(connection: UUID) -> [Standing] {
+        var standing: [Standing] = []
         for key in keysByConnection.removeValue(forKey: connection) ?? [] {
-            let kept = subscriptions[key]?.filter { $0.key.connection != connection } ?? [:]
+            let through = pending[key] ?? cursor ?? ChangePosition(commit: 0, index: 0)
+            var kept = subscriptions[key] ?? [:]
+            for (place, subscription) in kept where place.connection == connection {
+                standing.append(Standing(subscription: subscription.id, position: max(subscription.after, through)))
+                kept[place] = nil
+            }
             subscriptions[key] = kept.isEmpty ? nil : kept
         }
+        return standing
     }
 
     /// Gives `connection`'s subscriptions a new identity (its user token changed).
@@ -77,79 +120,91 @@ actor DataFeed {
 
     /// Renews the watch of every table with subscribers here.
     func renewWatches() async throws {
-        try await engine.watch(subscriptions.keys.map { ($0.app, $0.table) }, for: Self.watchDuration)
+        try await log.watch(subscriptions.keys.map { ($0.app, $0.table) }, for: watchDuration)
     }
 
-    /// How many subscriptions are live here.
-    var count: Int { subscriptions.values.reduce(0) { $0 + $1.count } }
+    /// Whether anyone here subscribes to data changes.
+    var isActive: Bool { !subscriptions.isEmpty }
 
-    // MARK: The reader's side
+    // MARK: Reading the log
 
-    /// Whether a slot should be reading: someone subscribes or waits to.
-    var wantsSlot: Bool { !subscriptions.isEmpty || !waiting.isEmpty }
-
-    /// A slot reads the log now: waiting subscriptions may start.
-    func slotOpened() {
-        slotOpen = true
-        for waiter in waiting { waiter.resume() }
-        waiting = []
+    func setListening(_ listening: Bool) async {
+        // Announcements may have been missed while not listening.
+        if listening { await catchUp() }
     }
 
-    /// The slot failed (`error`): waiting subscriptions are refused.
-    func slotLost(_ error: any Error) {
-        slotOpen = false
-        for waiter in waiting { waiter.resume(throwing: RTError.changesUnavailable) }
-        waiting = []
-        if !subscriptions.isEmpty {
-            logger.warning("real-time change events may have been missed", metadata: ["error": "\(error)"])
-        }
+    func receive(_ payload: String) async {
+        await catchUp()
     }
 
-    /// Marks the slot closed when nobody needs it; true when the reader may drop it.
-    func closeIfIdle() -> Bool {
-        guard subscriptions.isEmpty, waiting.isEmpty else { return false }
-        slotOpen = false
-        return true
+    /// Reads the log past the cursor and delivers it, once at a time: an announcement during a
+    /// read makes it read again.
+    private func catchUp() async {
+        guard !reading else { return readAgain = true }
+        reading = true
+        defer { reading = false }
+        repeat {
+            readAgain = false
+            while let from = cursor, !subscriptions.isEmpty {
+                let records: [ChangeRecord]
+                do {
+                    records = try await log.read(after: from, limit: Self.batch)
+                } catch {
+                    return logger.warning("real-time change log not read", metadata: ["error": "\(String(reflecting: error))"])
+                }
+                guard let last = records.last?.position else { break }
+                cursor = max(cursor ?? last, last)
+                await deliver(records, after: from)
+                if records.count < Self.batch { break }
+            }
+        } while readAgain
     }
 
-    /// Queues `events` (in commit order) on the subscriptions they concern.
-    func deliver(_ events: [ChangeEvent]) async {
+    /// Delivers one batch read after `from`, table by table.
+    private func deliver(_ records: [ChangeRecord], after from: ChangePosition) async {
         var batches: [Key: [ChangeEvent]] = [:]
-        for event in events { batches[Key(app: event.app, table: event.table), default: []].append(event) }
-        for (key, batch) in batches where subscriptions[key] != nil {
-            await deliver(batch, on: key)
+        for record in records {
+            let key = Key(app: record.app, table: record.table)
+            guard subscriptions[key] != nil, let event = ChangeEvent(record) else { continue }
+            batches[key, default: []].append(event)
+        }
+        for key in batches.keys { pending[key] = from }
+        for (key, events) in batches {
+            await deliver(events, on: key, to: nil)
+            pending[key] = nil
         }
     }
 
-    private func deliver(_ events: [ChangeEvent], on key: Key) async {
+    /// Queues `events` of `key` on `only` those subscriptions, or on every subscription of the
+    /// table as it is once the rights are read; nothing when they cannot be read.
+    private func deliver(_ events: [ChangeEvent], on key: Key, to only: [Subscription]?) async {
+        guard !events.isEmpty else { return }
         let catalog: AppCatalog
+        var acls = ObjectACLs.none
         do {
             catalog = try await engine.cache.catalog(for: key.app)
-        } catch {
-            return logger.warning("real-time change events dropped: catalog not read", metadata: ["error": "\(error)"])
-        }
-        let subscribers = (subscriptions[key] ?? [:]).values.map { ($0, ObjectReadAccess($0.identity, table: key.table, catalog: catalog)) }
-        var acls = ObjectACLs.none
-        if subscribers.contains(where: { $0.1.needsACLs }) {
-            do {
+            if ObjectReadAccess.tableHasACLs(key.table, catalog: catalog) {
                 acls = try await engine.findACLs(app: key.app, table: key.table, ids: events.flatMap(ChangeMatch.objectIds))
-            } catch {
-                return logger.warning("real-time change events dropped: ACLs not read", metadata: ["error": "\(error)"])
             }
+        } catch {
+            return logger.warning("real-time change events dropped: rights not read", metadata: ["error": "\(String(reflecting: error))"])
+        }
+        let subscribers = (only ?? subscriptions[key].map { Array($0.values) } ?? []).map {
+            ($0, ObjectReadAccess($0.identity, table: key.table, catalog: catalog))
         }
         for event in events {
             var match = ChangeMatch(event: event, acls: acls)
-            for (subscription, access) in subscribers where subscription.kind == event.kind {
+            for (subscription, access) in subscribers where subscription.kind == event.kind && event.position > subscription.after {
                 guard let data = match.data(for: subscription, access: access) else { continue }
                 subscription.outbox.send(
                     SocketIOPacket.event(
                         "SUB_RES", .object(JSONObject([("id", .string(subscription.id)), ("data", data)])),
-                        namespace: subscription.namespace))
+                        namespace: subscription.namespace),
+                    change: RTOutbox.ChangeTag(subscription: subscription.id, position: event.position))
             }
         }
     }
 }
-
 /// What one event gives one subscription (§6.1 of the RT protocol): nil when its clause or
 /// access admits nothing. Whole payloads are encoded once per event.
 struct ChangeMatch {

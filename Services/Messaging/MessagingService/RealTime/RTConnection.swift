@@ -1,6 +1,7 @@
 import DataEngine
 import Foundation
 import InternalProtocol
+import Logging
 import ServiceRuntime
 
 /// One real-time connection's protocol state (Backendless RT over Socket.IO over Engine.IO,
@@ -12,16 +13,24 @@ struct RTConnection {
     /// `/{appId}`, the namespace every RT client joins.
     let namespace: String
     var identity: Identity
+    /// The id the SDK keeps across reconnects (`clientId`), under which resume points are kept.
+    let clientID: String?
     let outbox: RTOutbox
     let services: RTServices
     private(set) var joined = false
-    /// The ids of live subscriptions.
-    private(set) var subscriptions: Set<String> = []
+    /// The live subscriptions, by id.
+    private(set) var subscriptions: [String: Kind] = [:]
 
-    init(version: EngineIOVersion, identity: Identity, outbox: RTOutbox, services: RTServices) {
+    /// What a subscription delivers.
+    enum Kind {
+        case channel, data
+    }
+
+    init(version: EngineIOVersion, identity: Identity, clientID: String?, outbox: RTOutbox, services: RTServices) {
         self.version = version
         namespace = "/" + identity.appId
         self.identity = identity
+        self.clientID = clientID
         self.outbox = outbox
         self.services = services
     }
@@ -31,7 +40,7 @@ struct RTConnection {
         let settings = services.settings
         var handshake = JSONObject([
             ("sid", .string(id.uuidString)), ("upgrades", .array([])),
-            ("pingInterval", .integer(settings.pingInterval.milliseconds)), ("pingTimeout", .integer(settings.pingTimeout.milliseconds)),
+            ("pingInterval", .integer(settings.pingInterval.wholeMilliseconds)), ("pingTimeout", .integer(settings.pingTimeout.wholeMilliseconds)),
         ])
         if version == .v4 { handshake["maxPayload"] = .integer(Int64(settings.maximumPayload)) }
         outbox.send(.open(JSONValue.object(handshake).jsonText))
@@ -60,7 +69,7 @@ struct RTConnection {
         case .disconnect:
             guard packet.namespace == namespace else { return }
             joined = false
-            await dropAll()
+            _ = await dropAll()
         case .event:
             guard joined, packet.namespace == namespace, case .array(let items)? = packet.data, case .string(let name)? = items.first else { return }
             let payload = items.count > 1 ? items[1].object ?? JSONObject() : JSONObject()
@@ -102,22 +111,23 @@ struct RTConnection {
             switch type {
             case .string("PUB_SUB_CONNECT")?:
                 _ = try await services.join(options, identity: identity)
-                subscriptions.insert(id)
-                outbox.send(event("SUB_READY", id: id))
+                added(id, .channel)
+                // Swift's SDK counts a join only on this answer.
                 outbox.send(event("SUB_RES", id: id, ("data", .string("connected"))))
             case .string("PUB_SUB_MESSAGES")?:
                 let subscription = ChannelFeed.Subscription(
                     id: id, identity: identity, filter: try services.filter(options), outbox: outbox, namespace: namespace)
                 let channel = try await services.join(options, identity: identity)
                 try await services.feed.add(subscription, connection: self.id, on: .init(app: identity.appId, channel: channel))
-                subscriptions.insert(id)
-                outbox.send(event("SUB_READY", id: id))
+                added(id, .channel)
             case .string("OBJECTS_CHANGES")?:
                 let (key, subscription) = try await services.dataSubscription(
                     id: id, options, identity: identity, outbox: outbox, namespace: namespace)
-                try await services.data.add(subscription, connection: self.id, on: key)
-                subscriptions.insert(id)
-                outbox.send(event("SUB_READY", id: id))
+                let point = try await clientID.asyncFlatMap { client in
+                    try await services.log.takeResumePoint(app: identity.appId, client: client, subscription: id, user: identity.userId)
+                }
+                try await services.data.add(subscription, connection: self.id, on: key, resumingAfter: point)
+                added(id, .data)
             case .string(let other)?:
                 throw RTError.unknownSubscription(other)
             default:
@@ -126,21 +136,47 @@ struct RTConnection {
         } catch let error as ErrorEnvelope {
             reply(id, error: error)
         } catch {
+            services.context.logger.error("real-time subscription failed", metadata: ["error": "\(String(reflecting: error))"])
             reply(id, error: .internalError)
         }
     }
 
+    /// Records a live subscription and says it is ready.
+    private mutating func added(_ id: String, _ kind: Kind) {
+        subscriptions[id] = kind
+        RTMetrics.subscriptions(data: kind == .data, by: 1)
+        outbox.send(event("SUB_READY", id: id))
+    }
+
     private mutating func unsubscribe(_ id: String) async {
-        guard subscriptions.remove(id) != nil else { return }
+        guard let kind = subscriptions.removeValue(forKey: id) else { return }
+        RTMetrics.subscriptions(data: kind == .data, by: -1)
         await services.feed.remove(connection: self.id, id: id)
         await services.data.remove(connection: self.id, id: id)
     }
 
-    /// Ends every subscription (the connection closed or left the namespace).
-    mutating func dropAll() async {
-        subscriptions = []
+    /// Ends every subscription (the connection closed or left the namespace): where each data
+    /// subscription stood.
+    mutating func dropAll() async -> [DataFeed.Standing] {
+        for kind in subscriptions.values { RTMetrics.subscriptions(data: kind == .data, by: -1) }
+        subscriptions = [:]
         await services.feed.removeAll(connection: id)
-        await services.data.removeAll(connection: id)
+        return await services.data.removeAll(connection: id)
+    }
+
+    /// Keeps where the data subscriptions of this closed connection stood (before the first
+    /// event `unsent` names for each), for a reconnect of the same client within the window.
+    func keepResumePoints(_ standing: [DataFeed.Standing], unsent: [String: ChangePosition]) async {
+        guard let clientID, !standing.isEmpty else { return }
+        let points = standing.map { point in
+            (point.subscription, unsent[point.subscription].map { min($0.before, point.position) } ?? point.position)
+        }
+        do {
+            try await services.log.saveResumePoints(
+                app: identity.appId, client: clientID, user: identity.userId, points, for: services.settings.resumeWindow)
+        } catch {
+            services.context.logger.warning("real-time resume points not kept", metadata: ["error": "\(String(reflecting: error))"])
+        }
     }
 
     private mutating func method(id: String, name: JSONValue?, options: JSONObject) async {
@@ -178,7 +214,15 @@ struct RTConnection {
     }
 }
 
-extension Duration {
-    /// Whole milliseconds.
-    fileprivate var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+extension ChangePosition {
+    /// The position just before this one: events after it include this one.
+    var before: ChangePosition { ChangePosition(commit: commit, index: index - 1) }
+}
+
+extension Optional {
+    /// `flatMap` with an asynchronous transform.
+    fileprivate func asyncFlatMap<Mapped>(_ transform: (Wrapped) async throws -> Mapped?) async rethrows -> Mapped? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
 }

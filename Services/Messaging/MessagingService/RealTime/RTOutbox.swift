@@ -1,32 +1,81 @@
+import DataEngine
 import Synchronization
 
 /// What one real-time connection has yet to send. Frames are queued without waiting, so one
 /// slow client never holds up delivery to others; at most `limit` may wait, and one more marks
 /// the connection overflowed and ends the queue, so the connection closes with a reason
-/// instead of buffering without bound.
+/// instead of buffering without bound. A data change frame carries its subscription and
+/// position: those never sent (refused, or left when the client went) are remembered, so the
+/// connection's resume points start before them.
 final class RTOutbox: Sendable {
-    /// The frames in order, ended by ``finish()`` or an overflow.
-    let frames: AsyncStream<String>
-    private let continuation: AsyncStream<String>.Continuation
-    private let pending = Atomic<Int>(0)
-    private let overflow = Atomic<Bool>(false)
+    /// One queued frame.
+    struct Frame: Sendable {
+        let text: String
+        let change: ChangeTag?
+    }
+
+    /// The data change a frame delivers.
+    struct ChangeTag: Sendable {
+        let subscription: String
+        let position: ChangePosition
+    }
+
+    /// Why the queue ended.
+    enum Ending: Sendable, Equatable {
+        /// Still open.
+        case open
+        /// The connection is done; what is queued is still sent.
+        case normal
+        /// The process is shutting down; what is queued is still sent, then 1001.
+        case goingAway
+        /// More than `limit` frames waited: 1008.
+        case overflow
+        /// The client sent what is not Engine.IO / Socket.IO: 1002.
+        case protocolError
+        /// The client went: what is queued is not sent.
+        case abandoned
+    }
+
+    private struct State {
+        var pending = 0
+        var ending = Ending.open
+        var unsent: [String: ChangePosition] = [:]
+        var waiter: CheckedContinuation<Void, Never>?
+
+        mutating func remember(_ change: ChangeTag?) {
+            guard let change else { return }
+            if let known = unsent[change.subscription], known <= change.position { return }
+            unsent[change.subscription] = change.position
+        }
+    }
+
+    /// The frames in order, ended by ``finish(_:)`` or an overflow.
+    let frames: AsyncStream<Frame>
+    private let continuation: AsyncStream<Frame>.Continuation
+    private let state = Mutex(State())
     let limit: Int
 
     init(limit: Int) {
         self.limit = limit
-        (frames, continuation) = AsyncStream.makeStream(of: String.self)
+        (frames, continuation) = AsyncStream.makeStream(of: Frame.self)
     }
 
-    /// Queues `frame`; false when the queue was full (the connection is then overflowed).
+    /// Queues `text`; false when it was refused (the queue was full, which ends it, or had ended).
     @discardableResult
-    func send(_ frame: String) -> Bool {
-        guard pending.add(1, ordering: .relaxed).newValue <= limit else {
-            overflow.store(true, ordering: .relaxed)
-            continuation.finish()
-            return false
+    func send(_ text: String, change: ChangeTag? = nil) -> Bool {
+        state.withLock { state in
+            guard state.ending == .open, state.pending < limit else {
+                if state.ending == .open {
+                    state.ending = .overflow
+                    continuation.finish()
+                }
+                state.remember(change)
+                return false
+            }
+            state.pending += 1
+            continuation.yield(Frame(text: text, change: change))
+            return true
         }
-        continuation.yield(frame)
-        return true
     }
 
     /// Queues an Engine.IO packet.
@@ -35,20 +84,57 @@ final class RTOutbox: Sendable {
     }
 
     /// Queues a Socket.IO packet.
-    func send(_ packet: SocketIOPacket) {
-        send(EnginePacket.message(packet.encoded))
+    func send(_ packet: SocketIOPacket, change: ChangeTag? = nil) {
+        send(EnginePacket.message(packet.encoded).encoded, change: change)
     }
 
-    /// Records that the writer took one frame.
-    func taken() {
-        pending.subtract(1, ordering: .relaxed)
+    /// Records that the writer took `frame`; `sent` says whether it reached the stream.
+    func taken(_ frame: Frame, sent: Bool) {
+        let waiter = state.withLock { state in
+            state.pending -= 1
+            if !sent { state.remember(frame.change) }
+            guard state.pending <= limit / 2 else { return nil as CheckedContinuation<Void, Never>? }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
     }
 
-    /// Whether frames were refused for want of room.
-    var overflowed: Bool { overflow.load(ordering: .relaxed) }
+    /// Returns once at most half the limit waits (or the queue ended): the connection reads the
+    /// client's next request only then, so a client flooding requests is slowed, not dropped.
+    func roomForReplies() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { waiter in
+                let ready = state.withLock { state in
+                    guard state.ending == .open, state.pending > limit / 2, !Task.isCancelled else { return true }
+                    state.waiter = waiter
+                    return false
+                }
+                if ready { waiter.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+    }
 
-    /// Ends the queue once what it holds is sent.
-    func finish() {
+    /// Ends the queue (an ending already set stays).
+    func finish(_ ending: Ending) {
+        let waiter = state.withLock { state in
+            if state.ending == .open { state.ending = ending }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
         continuation.finish()
+        waiter?.resume()
     }
+
+    /// Why the queue ended.
+    var ending: Ending { state.withLock { $0.ending } }
+
+    /// Per subscription, the first data change queued but never sent.
+    var unsent: [String: ChangePosition] { state.withLock { $0.unsent } }
 }

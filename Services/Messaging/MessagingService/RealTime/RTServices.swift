@@ -5,11 +5,12 @@ import QueryLanguage
 import NIOCore
 import ServiceRuntime
 
-/// What real-time connections share: the channel and data feeds, channel rights, the data
-/// engine, the user-token resolution and the settings.
+/// What real-time connections share: the channel and data feeds, the change log (for resume
+/// points), channel rights, the user-token resolution and the settings.
 struct RTServices: Sendable {
     let feed: ChannelFeed
     let data: DataFeed
+    let log: ChangeLog
     let access: ChannelAccess
     let peers: InternalClient
     let settings: RealTimeSettings
@@ -86,8 +87,4 @@ enum RTError {
     static func invalidOptions(_ detail: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 5023, message: "Invalid subscription options: \(detail)", status: 400)
     }
-
-    /// The change slot could not be opened (the log's `wal_level`, the role's rights, or the
-    /// database is away): the cause is logged, not sent.
-    static let changesUnavailable = ErrorEnvelope(code: 5024, message: "Data change events are unavailable right now", status: 503)
 }
