@@ -7,7 +7,8 @@
 #   Benchmarks/run.sh --quick    1 s per case on the debug build (CI: keeps the harness working)
 # It also measures files-service: a large upload and download on local disk and on S3 (moto),
 # and downloads beside nginx serving the same bytes; and pub/sub delivery (publish → poll through
-# the gateway) beside nats-server carrying the same messages.
+# the gateway) beside nats-server carrying the same messages; and real-time: commit throughput
+# with change events, and delivery to 10,000 subscribed sockets (idle memory, latency).
 # Other arguments go to bench.py (--seconds, --connections, --rows, --out, --no-kinto).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +41,8 @@ python3 -c 'import moto.server, flask_cors' 2>/dev/null || pip install -q 'moto[
 # NATS is the floor of pub/sub delivery, driven by PyPI's nats-py.
 command -v nats-server >/dev/null || { log "installing nats-server"; apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server >/dev/null; }
 python3 -c 'import nats' 2>/dev/null || pip install -q nats-py
+# Real-time delivery: thousands of WebSocket clients on one asyncio loop (PyPI's websockets).
+python3 -c 'import websockets' 2>/dev/null || pip install -q websockets
 
 
 venv=()
@@ -54,6 +57,9 @@ if [ $kinto = 1 ]; then
   fi
   venv=(--kinto-venv "$state/venv")
 fi
+
+# 10,000 real-time sockets at the gateway and as many in the driver.
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 if [ $quick = 1 ]; then configuration=debug; else configuration=release; fi
 bin=$(build_project "$configuration" | tail -1)

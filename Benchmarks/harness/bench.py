@@ -15,6 +15,7 @@ import time
 
 import files
 import messaging
+import realtime
 import report
 import streams
 from drivers import LoadError, pgbench, wrk
@@ -221,6 +222,13 @@ class Run:
         finally:
             nats.stop()
 
+    def run_realtime(self, product: Product):
+        """Commit throughput with change events (NOTIFY as before, the logical message unwatched
+        and watched) and delivery to many subscribed sockets (realtime.py)."""
+        if self.options.cases and "realtime" not in self.options.cases.split(","):
+            return
+        self.realtime = realtime.measure(self, product, self.options.quick)
+
     def run_peer(self):
         kinto = Kinto(self.options.kinto_venv, self.options.state, self.database, 8890)
         kinto_rows = 1_000 if self.options.quick else 10_000
@@ -263,6 +271,8 @@ class Run:
             self.run_case(product, "login", floor=False)
             print("messaging", flush=True)
             self.run_messaging(product)
+            print("real-time", flush=True)
+            self.run_realtime(product)
         finally:
             product.stop()
         print("large bodies", flush=True)

@@ -66,6 +66,15 @@ def markdown(run: dict) -> str:
             ratio = round(r["mib_per_second"] / floor["mib_per_second"], 3) if floor and floor["mib_per_second"] else "–"
             lines.append(f"| {r['case']} | {r['connections']} | {r['mib_per_second']:,} "
                          f"| {floor['mib_per_second'] if floor else '–':,} | {ratio} |")
+    delivery = [r for r in run["results"] if r["case"] == "rt_delivery"]
+    if delivery:
+        lines += ["", "| real-time sockets | connect s | changes/s | delivered/s | p50 ms | p99 ms | lost "
+                  "| idle KiB per connection (gateway · messaging) |", "|---:|---:|---:|---:|---:|---:|---:|---|"]
+        for r in delivery:
+            memory = r["kib_per_idle_connection"]
+            lines.append(f"| {r['sockets']:,} | {r['connect_seconds']} | {r['changes_per_second']:,} "
+                         f"| {r['requests_per_second']:,.0f} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['errors']} "
+                         f"| {memory['gateway']} · {memory['messaging-service']} |")
     return "\n".join(lines) + "\n"
 
 

@@ -7,7 +7,7 @@ import ServiceRuntime
 /// One real-time connection's protocol state (Backendless RT over Socket.IO over Engine.IO,
 /// websocket transport): the app's namespace `/{appId}`, the identity it acts for and its
 /// subscriptions. It is fed the client's frames one at a time and answers through its outbox.
-struct RTConnection {
+struct RTConnection: Sendable {
     let id = UUID()
     let version: EngineIOVersion
     /// `/{appId}`, the namespace every RT client joins.
@@ -22,7 +22,7 @@ struct RTConnection {
     private(set) var subscriptions: [String: Kind] = [:]
 
     /// What a subscription delivers.
-    enum Kind {
+    enum Kind: Sendable {
         case channel, data
     }
 
@@ -58,7 +58,14 @@ struct RTConnection {
         case .open: return false
         case .message(let data):
             guard let message = SocketIOPacket(data) else { return false }
-            await handle(message)
+            // Handled in a task of its own: a task keeps the memory its deepest call needed for
+            // as long as it lives, and the connection's reading task lives as long as the
+            // socket, idle most of that time.
+            self = await Task { [self] in
+                var connection = self
+                await connection.handle(message)
+                return connection
+            }.value
         }
         return true
     }
