@@ -68,16 +68,14 @@ pg_stop() { as_pg_owner "$PG_BIN/pg_ctl" -D "$1/data" -m fast -w stop >/dev/null
 psql_super() { local dir=$1 port=$2; shift 2; as_pg_owner psql -h "$dir" -p "$port" -U postgres -v ON_ERROR_STOP=1 -qAt "$@"; }
 
 # pg_bootstrap DIR PORT DB: the 'baas' role (password from DIR/password; REPLICATION, to read
-# change events from the log; its sessions log warnings and worse) and database DB with
-# PostGIS, created by the superuser because the extension needs one.
+# change events from the log) and database DB with PostGIS, created by the superuser because
+# the extension needs one.
 pg_bootstrap() {
   local dir=$1 port=$2 db=$3
   local password; password=$(cat "$dir/password")
   psql_super "$dir" "$port" -d postgres <<SQL
 SELECT 'CREATE ROLE baas LOGIN' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'baas') \gexec
 ALTER ROLE baas PASSWORD '$password' REPLICATION;
--- Reading the change slot logs "starting logical decoding" at LOG level on every read.
-ALTER ROLE baas SET log_min_messages = warning;
 SELECT 'CREATE DATABASE $db OWNER baas' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '$db') \gexec
 SQL
   psql_super "$dir" "$port" -d "$db" -c "CREATE EXTENSION IF NOT EXISTS postgis"

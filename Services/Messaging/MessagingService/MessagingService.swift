@@ -108,6 +108,12 @@ public enum MessagingService: BackendService {
                 try await feed.renewWatches()
                 try await dataFeed.renewWatches()
             })
+        // An announcement lost with a listener's connection delays delivery by a second at most.
+        environment.background.add(
+            PeriodicService(every: .seconds(1), logger: logger, failure: "real-time feeds not read") {
+                await feed.catchUp()
+                await dataFeed.catchUp()
+            })
         environment.background.add(
             PeriodicService(every: .seconds(10), logger: logger, failure: "change log not swept") {
                 try await log.sweep(retention: settings.logRetention)

@@ -3,7 +3,7 @@ import PostgresSupport
 /// messaging-service's tables, in the `messaging` schema.
 enum MessagingMigrations {
     /// Every migration, in order.
-    static let all: [any DatabaseMigration] = [m0001PubSub, m0002Schedules, m0003ChannelRules, m0004Registrations, m0005PushCredentials, m0006Owners, m0007EmailTemplates, m0008PushQueue, m0009PushTemplates, m0010RealTimeWatch, m0011ChangeLog]
+    static let all: [any DatabaseMigration] = [m0001PubSub, m0002Schedules, m0003ChannelRules, m0004Registrations, m0005PushCredentials, m0006Owners, m0007EmailTemplates, m0008PushQueue, m0009PushTemplates, m0010RealTimeWatch, m0011ChangeLog, m0012ChannelResume]
 
     /// Channels (created by the first publish or subscription that names them), their messages
     /// numbered per channel in commit order (the channel row is the counter, locked by each
@@ -284,5 +284,16 @@ enum MessagingMigrations {
             )
             """,
             "CREATE INDEX rt_resume_by_expiry ON messaging.rt_resume (expires_at)",
+        ])
+
+    /// A resume point is a data change's position or a channel message's number.
+    static let m0012ChannelResume = SQLMigration(
+        version: 12, name: "resume points of channel subscriptions",
+        statements: [
+            """
+            ALTER TABLE messaging.rt_resume ALTER COLUMN commit_lsn DROP NOT NULL, ALTER COLUMN index DROP NOT NULL,
+                ADD COLUMN message bigint,
+                ADD CONSTRAINT rt_resume_one_place CHECK ((commit_lsn IS NOT NULL AND index IS NOT NULL) <> (message IS NOT NULL))
+            """
         ])
 }

@@ -46,6 +46,12 @@ struct ChangeLog: Sendable {
                     return (0, true)
                 }
                 let flushed = try await ChangeSlot.flushedPosition(on: connection, logger: logger)
+                // Nothing written since the last read: no decoding (each read logs a line and
+                // walks the log from the slot's restart point).
+                guard flushed > state.confirmed else {
+                    if try await !slot.anyWatched() { try await slot.drop() }
+                    return (0, true)
+                }
                 let batch = try await slot.peek(before: flushed, records: records)
                 if !batch.records.isEmpty { try await append(batch.records, on: connection) }
                 // A new slot may start past what is on disk yet; it never moves back.

@@ -29,6 +29,15 @@ actor ChannelFeed: NotificationListener.Consumer {
         let filter: SubscriptionFilter
         let outbox: RTOutbox
         let namespace: String
+        /// Messages up to this number are not for it (it began, or resumed, after them).
+        var after: Int64 = 0
+    }
+
+    /// Where a removed subscription stood: every message of its channel up to number `message`
+    /// was queued for it (or not for it).
+    struct Standing: Sendable {
+        let subscription: String
+        let message: Int64
     }
 
     private struct Watched {
@@ -52,15 +61,27 @@ actor ChannelFeed: NotificationListener.Consumer {
         self.access = access
     }
 
-    /// Starts delivering `key`'s messages published from now on to `subscription`.
-    func add(_ subscription: Subscription, connection: UUID, on key: Key) async throws {
+    /// Starts delivering `key`'s messages to `subscription`: those published from now on, or with
+    /// a resume point, every one after it (read from the channel's messages first).
+    func add(_ subscription: Subscription, connection: UUID, on key: Key, resumingAfter point: Int64?) async throws {
         if watched[key] == nil {
             // The watch waits for publishes under way: any that missed it is counted in `last`.
             let last = try await store.watch([(key.app, key.channel)])
             // Another subscription may have started watching while this one read.
             if watched[key] == nil { watched[key] = Watched(lastSeq: last) }
         }
-        watched[key]?.subscriptions[SubscriptionKey(connection: connection, id: subscription.id)] = subscription
+        var subscription = subscription
+        var from = point ?? watched[key]?.lastSeq ?? 0
+        // Catch up until no read is left between the check and the registration.
+        while let through = watched[key]?.lastSeq, from < through {
+            let messages = try await store.messages(app: key.app, channel: key.channel, after: from, limit: Self.batch).filter { $0.0 <= through }
+            subscription.after = from
+            guard let rules = await rules(for: key) else { throw ErrorEnvelope.internalError }
+            send(messages, on: key, to: [subscription], rules: rules)
+            from = messages.count == Self.batch ? messages[messages.count - 1].0 : through
+        }
+        subscription.after = from
+        watched[key, default: Watched(lastSeq: from)].subscriptions[SubscriptionKey(connection: connection, id: subscription.id)] = subscription
         keysByConnection[connection, default: []].insert(key)
     }
 
@@ -72,13 +93,19 @@ actor ChannelFeed: NotificationListener.Consumer {
         }
     }
 
-    /// Stops every subscription of `connection`.
-    func removeAll(connection: UUID) {
+    /// Stops every subscription of `connection`: where each stood.
+    func removeAll(connection: UUID) -> [Standing] {
+        var standing: [Standing] = []
         for key in keysByConnection.removeValue(forKey: connection) ?? [] {
+            let through = watched[key]?.lastSeq ?? 0
+            for (place, subscription) in watched[key]?.subscriptions ?? [:] where place.connection == connection {
+                standing.append(Standing(subscription: subscription.id, message: max(subscription.after, through)))
+            }
             let kept = watched[key]?.subscriptions.filter { $0.key.connection != connection } ?? [:]
             watched[key]?.subscriptions = kept
             forgetIfIdle(key)
         }
+        return standing
     }
 
     /// Gives `connection`'s subscriptions a new identity (its user token changed).
@@ -99,10 +126,16 @@ actor ChannelFeed: NotificationListener.Consumer {
         if watched[key]?.subscriptions.isEmpty == true { watched[key] = nil }
     }
 
+    /// Reads every watched channel's new messages: announcements may be lost (a listener that
+    /// lost its connection at the wrong moment), so this runs every second too.
+    func catchUp() async {
+        for key in watched.keys { await deliverNew(key) }
+    }
+
     func setListening(_ listening: Bool) async {
         // Announcements may have been missed while not listening: look at every watched channel.
         guard listening else { return }
-        for key in watched.keys { await deliverNew(key) }
+        await catchUp()
     }
 
     func receive(_ payload: String) async {
@@ -123,28 +156,43 @@ actor ChannelFeed: NotificationListener.Consumer {
             guard let newest = messages.last?.0 else { return }
             // Rights are read as they are now (a revoked right stops a live subscription); when
             // they cannot be read nothing goes out, and the next announcement tries again.
-            let rules: ContainerPermissions<ChannelOperation>
-            do {
-                rules = try await access.rules.value(app: key.app)
-            } catch {
-                store.logger.warning("real-time channel rights not read", metadata: ["error": "\(String(reflecting: error))"])
-                return
-            }
-            watched[key]?.lastSeq = newest
-            let allowed = (watched[key].map { Array($0.subscriptions.values) } ?? []).filter {
-                rules.isEmpty || rules.allows(PermissionCaller($0.identity), .subscribe, container: key.channel)
-            }
-            for (_, message) in messages {
-                // Encoded once, whoever receives it.
-                let data = JSONValue.raw(Self.payload(message).jsonText)
-                for subscription in allowed where subscription.filter.admits(message) {
-                    subscription.outbox.send(
-                        SocketIOPacket.event(
-                            "SUB_RES", .object(JSONObject([("id", .string(subscription.id)), ("data", data)])),
-                            namespace: subscription.namespace))
-                }
-            }
+            guard let rules = await rules(for: key), let current = watched[key] else { return }
+            // Another announcement's round may have delivered some of them meanwhile.
+            let fresh = messages.filter { $0.0 > current.lastSeq }
+            watched[key]?.lastSeq = max(current.lastSeq, newest)
+            send(fresh, on: key, to: Array(current.subscriptions.values), rules: rules)
             guard messages.count == Self.batch else { return }
+        }
+    }
+
+    /// The channel rights of `key`'s app; nil (logged) when they cannot be read.
+    private func rules(for key: Key) async -> ContainerPermissions<ChannelOperation>? {
+        do {
+            return try await access.rules.value(app: key.app)
+        } catch {
+            store.logger.warning("real-time channel rights not read", metadata: ["error": "\(String(reflecting: error))"])
+            return nil
+        }
+    }
+
+    /// Queues `messages` of `key` on every one of `subscriptions` that may read the channel and
+    /// whose subtopic and selector admit them, each encoded once.
+    private func send(
+        _ messages: [(Int64, MessageStore.Polled)], on key: Key, to subscriptions: [Subscription],
+        rules: ContainerPermissions<ChannelOperation>
+    ) {
+        let allowed = subscriptions.filter {
+            rules.isEmpty || rules.allows(PermissionCaller($0.identity), .subscribe, container: key.channel)
+        }
+        for (number, message) in messages {
+            let data = JSONValue.raw(Self.payload(message).jsonText)
+            for subscription in allowed where number > subscription.after && subscription.filter.admits(message) {
+                subscription.outbox.send(
+                    SocketIOPacket.event(
+                        "SUB_RES", .object(JSONObject([("id", .string(subscription.id)), ("data", data)])),
+                        namespace: subscription.namespace),
+                    change: RTOutbox.ChangeTag(subscription: subscription.id, place: .message(number)))
+            }
         }
     }
 

@@ -138,8 +138,9 @@ actor DataFeed: NotificationListener.Consumer {
     }
 
     /// Reads the log past the cursor and delivers it, once at a time: an announcement during a
-    /// read makes it read again.
-    private func catchUp() async {
+    /// read makes it read again. Called on every announcement, and every second in case one was
+    /// lost.
+    func catchUp() async {
         guard !reading else { return readAgain = true }
         reading = true
         defer { reading = false }
@@ -200,7 +201,7 @@ actor DataFeed: NotificationListener.Consumer {
                     SocketIOPacket.event(
                         "SUB_RES", .object(JSONObject([("id", .string(subscription.id)), ("data", data)])),
                         namespace: subscription.namespace),
-                    change: RTOutbox.ChangeTag(subscription: subscription.id, position: event.position))
+                    change: RTOutbox.ChangeTag(subscription: subscription.id, place: .change(event.position)))
             }
         }
     }

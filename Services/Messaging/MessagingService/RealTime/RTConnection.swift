@@ -125,14 +125,14 @@ struct RTConnection: Sendable {
                 let subscription = ChannelFeed.Subscription(
                     id: id, identity: identity, filter: try services.filter(options), outbox: outbox, namespace: namespace)
                 let channel = try await services.join(options, identity: identity)
-                try await services.feed.add(subscription, connection: self.id, on: .init(app: identity.appId, channel: channel))
+                let point: Int64? = if case .message(let number)? = try await resumePoint(id) { number } else { nil }
+                try await services.feed.add(
+                    subscription, connection: self.id, on: .init(app: identity.appId, channel: channel), resumingAfter: point)
                 added(id, .channel)
             case .string("OBJECTS_CHANGES")?:
                 let (key, subscription) = try await services.dataSubscription(
                     id: id, options, identity: identity, outbox: outbox, namespace: namespace)
-                let point = try await clientID.asyncFlatMap { client in
-                    try await services.log.takeResumePoint(app: identity.appId, client: client, subscription: id, user: identity.userId)
-                }
+                let point: ChangePosition? = if case .change(let position)? = try await resumePoint(id) { position } else { nil }
                 try await services.data.add(subscription, connection: self.id, on: key, resumingAfter: point)
                 added(id, .data)
             case .string(let other)?:
@@ -162,21 +162,28 @@ struct RTConnection: Sendable {
         await services.data.remove(connection: self.id, id: id)
     }
 
-    /// Ends every subscription (the connection closed or left the namespace): where each data
-    /// subscription stood.
-    mutating func dropAll() async -> [DataFeed.Standing] {
-        for kind in subscriptions.values { RTMetrics.subscriptions(data: kind == .data, by: -1) }
-        subscriptions = [:]
-        await services.feed.removeAll(connection: id)
-        return await services.data.removeAll(connection: id)
+    /// Where a subscription of this client stood when an earlier connection closed, taken; nil
+    /// without a `clientId` or a live point.
+    private func resumePoint(_ subscription: String) async throws -> RTOutbox.Place? {
+        guard let clientID else { return nil }
+        return try await services.log.takeResumePoint(app: identity.appId, client: clientID, subscription: subscription, user: identity.userId)
     }
 
-    /// Keeps where the data subscriptions of this closed connection stood (before the first
-    /// event `unsent` names for each), for a reconnect of the same client within the window.
-    func keepResumePoints(_ standing: [DataFeed.Standing], unsent: [String: ChangePosition]) async {
+    /// Ends every subscription (the connection closed or left the namespace): where each stood.
+    mutating func dropAll() async -> [(subscription: String, place: RTOutbox.Place)] {
+        for kind in subscriptions.values { RTMetrics.subscriptions(data: kind == .data, by: -1) }
+        subscriptions = [:]
+        let channels = await services.feed.removeAll(connection: id).map { ($0.subscription, RTOutbox.Place.message($0.message)) }
+        let changes = await services.data.removeAll(connection: id).map { ($0.subscription, RTOutbox.Place.change($0.position)) }
+        return channels + changes
+    }
+
+    /// Keeps where the subscriptions of this closed connection stood (before the first delivery
+    /// `unsent` names for each), for a reconnect of the same client within the window.
+    func keepResumePoints(_ standing: [(subscription: String, place: RTOutbox.Place)], unsent: [String: RTOutbox.Place]) async {
         guard let clientID, !standing.isEmpty else { return }
         let points = standing.map { point in
-            (point.subscription, unsent[point.subscription].map { min($0.before, point.position) } ?? point.position)
+            (subscription: point.subscription, place: unsent[point.subscription].map { min($0.before, point.place) } ?? point.place)
         }
         do {
             try await services.log.saveResumePoints(
@@ -221,15 +228,12 @@ struct RTConnection: Sendable {
     }
 }
 
-extension ChangePosition {
-    /// The position just before this one: events after it include this one.
-    var before: ChangePosition { ChangePosition(commit: commit, index: index - 1) }
-}
-
-extension Optional {
-    /// `flatMap` with an asynchronous transform.
-    fileprivate func asyncFlatMap<Mapped>(_ transform: (Wrapped) async throws -> Mapped?) async rethrows -> Mapped? {
-        guard let self else { return nil }
-        return try await transform(self)
+extension RTOutbox.Place {
+    /// The place just before this one: what comes after it includes this one.
+    var before: RTOutbox.Place {
+        switch self {
+        case .change(let position): .change(ChangePosition(commit: position.commit, index: position.index - 1))
+        case .message(let number): .message(number - 1)
+        }
     }
 }

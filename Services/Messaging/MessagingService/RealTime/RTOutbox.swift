@@ -4,9 +4,9 @@ import Synchronization
 /// What one real-time connection has yet to send. Frames are queued without waiting, so one
 /// slow client never holds up delivery to others; at most `limit` may wait, and one more marks
 /// the connection overflowed and ends the queue, so the connection closes with a reason
-/// instead of buffering without bound. A data change frame carries its subscription and
-/// position: those never sent (refused, or left when the client went) are remembered, so the
-/// connection's resume points start before them.
+/// instead of buffering without bound. A frame delivering a data change or a channel message
+/// carries its subscription and place: those never sent (refused, or left when the client went)
+/// are remembered, so the connection's resume points start before them.
 final class RTOutbox: Sendable {
     /// One queued frame.
     struct Frame: Sendable {
@@ -14,10 +14,16 @@ final class RTOutbox: Sendable {
         let change: ChangeTag?
     }
 
-    /// The data change a frame delivers.
+    /// What a frame delivers: to which subscription, and its place in that subscription's order.
     struct ChangeTag: Sendable {
         let subscription: String
-        let position: ChangePosition
+        let place: Place
+    }
+
+    /// A delivery's place: a data change's position in commit order, or a channel message's number.
+    enum Place: Sendable, Comparable {
+        case change(ChangePosition)
+        case message(Int64)
     }
 
     /// Why the queue ended.
@@ -39,13 +45,13 @@ final class RTOutbox: Sendable {
     private struct State {
         var pending = 0
         var ending = Ending.open
-        var unsent: [String: ChangePosition] = [:]
+        var unsent: [String: Place] = [:]
         var waiter: CheckedContinuation<Void, Never>?
 
         mutating func remember(_ change: ChangeTag?) {
             guard let change else { return }
-            if let known = unsent[change.subscription], known <= change.position { return }
-            unsent[change.subscription] = change.position
+            if let known = unsent[change.subscription], known <= change.place { return }
+            unsent[change.subscription] = change.place
         }
     }
 
@@ -135,6 +141,6 @@ final class RTOutbox: Sendable {
     /// Why the queue ended.
     var ending: Ending { state.withLock { $0.ending } }
 
-    /// Per subscription, the first data change queued but never sent.
-    var unsent: [String: ChangePosition] { state.withLock { $0.unsent } }
+    /// Per subscription, the first delivery queued but never sent.
+    var unsent: [String: Place] { state.withLock { $0.unsent } }
 }
