@@ -5,7 +5,9 @@ the real-time tests.
 It connects to the gateway as RT clients do (`{url}/{appId}/?apiKey=…&userToken=…`, namespace
 `/{appId}`, websocket transport), then reads commands from standard input, one JSON object per
 line: `{"emit": "SUB_ON", "data": {...}}` sends an event on the namespace; `{"disconnect": true}`
-leaves. With `--reconnect` it behaves as the SDKs do when a connection is lost: it connects again
+leaves; `{"transport": true}` records the transport in use (`polling` or `websocket`). With
+`--transports polling,websocket` it starts with long-polling and upgrades, as the SDKs do. With
+`--reconnect` it behaves as the SDKs do when a connection is lost: it connects again
 (with the same `clientId`) and sends `SUB_ON` again for every subscription it holds, with the
 same ids. Every event the server sends (`SUB_READY`, `SUB_RES`, `MET_RES`, anything else) and
 every connect, connect error and disconnect is appended to `events.jsonl` in the output folder as
@@ -29,6 +31,8 @@ def main():
     arguments.add_argument("--token")
     arguments.add_argument("--client-id", default="test-client")
     arguments.add_argument("--reconnect", action="store_true")
+    arguments.add_argument("--transports", default="websocket",
+                           help="comma list: 'polling,websocket' starts with long-polling and upgrades, as the SDKs do")
     arguments.add_argument("--out", required=True)
     options = arguments.parse_args()
 
@@ -77,7 +81,7 @@ def main():
     query = "apiKey=" + options.key + "&clientId=" + options.client_id + "&userToken=" + (options.token or "null")
     try:
         client.connect(options.url + "/?" + query, namespaces=[namespace], socketio_path=options.app,
-                       transports=["websocket"], wait_timeout=30)
+                       transports=options.transports.split(","), wait_timeout=30)
     except Exception as error:  # the refusal is the test's to judge
         with open(os.path.join(options.out, "failed"), "w") as out:
             out.write(str(error))
@@ -89,6 +93,9 @@ def main():
         command = json.loads(line)
         if command.get("disconnect"):
             client.disconnect()
+            continue
+        if command.get("transport"):
+            record("transport", client.transport())
             continue
         data = command.get("data")
         if command["emit"] == "SUB_ON":

@@ -15,12 +15,13 @@ public final class RTClient: @unchecked Sendable {
     }
 
     /// Connects to `gatewayURL` as app `app` with `key` (and the user `token`) as client
-    /// `clientID`, runs `body`, disconnects. With `reconnect` a lost connection is opened again
-    /// and every subscription sent again, as the SDKs do. A refused connection throws
-    /// ``Refused`` with the client's words.
+    /// `clientID` over `transports` (`polling,websocket`: long-polling first, then the upgrade,
+    /// as the SDKs connect), runs `body`, disconnects. With `reconnect` a lost connection is
+    /// opened again and every subscription sent again, as the SDKs do. A refused connection
+    /// throws ``Refused`` with the client's words.
     public static func with<Result: Sendable>(
         gatewayURL: String, app: String, key: String, token: String? = nil, clientID: String = UUID().uuidString,
-        reconnect: Bool = false, _ body: (RTClient) async throws -> Result
+        reconnect: Bool = false, transports: String = "websocket", _ body: (RTClient) async throws -> Result
     ) async throws -> Result {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -28,7 +29,7 @@ public final class RTClient: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", PeerProcess.repository.appendingPathComponent("Tests/Peers/rt-client.py").path,
-            "--url", gatewayURL, "--app", app, "--key", key, "--out", folder.path, "--client-id", clientID]
+            "--url", gatewayURL, "--app", app, "--key", key, "--out", folder.path, "--client-id", clientID, "--transports", transports]
             + (token.map { ["--token", $0] } ?? []) + (reconnect ? ["--reconnect"] : [])
         let input = Pipe()
         process.standardInput = input
@@ -78,6 +79,11 @@ public final class RTClient: @unchecked Sendable {
     public func kill() async {
         Foundation.kill(process.processIdentifier, SIGKILL)
         while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+    }
+
+    /// Records the transport in use as a `transport` event (`polling` or `websocket`).
+    public func recordTransport() throws {
+        try write(#"{"transport": true}"#)
     }
 
     /// Leaves the namespace.

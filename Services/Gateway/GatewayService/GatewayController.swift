@@ -104,8 +104,10 @@ struct GatewayController: Sendable {
     }
 
     private func pass(_ request: Request, to target: Target, context: CallContext) async throws -> Response {
+        // At the app's root the path names no route: the route's own path does.
+        let resource = target.credentials == .query ? target.route.path : Self.resource(path: request.uri.path, credentials: target.credentials)
         let answer = try await peers.pass(
-            request, resource: Self.resource(path: request.uri.path, credentials: target.credentials),
+            request, resource: resource,
             route: target.route, to: target.service, context: context, eventLoop: target.eventLoop,
             offeringFiles: directFiles != nil && target.service == .files)
         if let userID = answer.sessionsChanged, let appID = context.identity?.appId {

@@ -73,6 +73,7 @@ final class GatewayRoutes: Sendable {
         let router = Router(context: GatewayRequestContext.self)
         // The router answers "no route" itself with an empty 404; this turns it into ours.
         router.middlewares.add(NotFoundMiddleware(notFound: notFound))
+        var atAppRoot: [HTTPRequest.Method: AppRootRoutes] = [:]
         for manifest in manifests {
             for route in manifest.routes {
                 guard let method = HTTPRequest.Method(route.method) else { continue }
@@ -89,13 +90,34 @@ final class GatewayRoutes: Sendable {
                     }
                 }
                 if route.atAppRoot {
-                    router.on(RouterPath("/:\(Credentials.appParameter)"), method: method) { request, context in
-                        try await answer(request, context, .query)
-                    }
+                    atAppRoot[method, default: AppRootRoutes()].add(answer, socket: route.transfer == .bidirectional)
                 }
             }
         }
+        for (method, routes) in atAppRoot {
+            router.on(RouterPath("/:\(Credentials.appParameter)"), method: method) { request, context in
+                try await routes.answer(request, context)
+            }
+        }
         return router.buildResponder()
+    }
+}
+
+/// The routes served at `/{appId}/` for one method: a socket route takes the WebSocket upgrades
+/// and a plain route every other request, so socket.io's long-polling and its upgrade share the
+/// path (either alone takes everything).
+struct AppRootRoutes: Sendable {
+    private var socket: GatewayRoutes.RouteHandler?
+    private var plain: GatewayRoutes.RouteHandler?
+
+    mutating func add(_ answer: @escaping GatewayRoutes.RouteHandler, socket isSocket: Bool) {
+        if isSocket { socket = answer } else { plain = answer }
+    }
+
+    func answer(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        let upgrade = context.socketSlot != nil
+        guard let route = (upgrade ? socket ?? plain : plain ?? socket) else { throw HTTPError(.notFound) }
+        return try await route(request, context, .query)
     }
 }
 

@@ -118,10 +118,13 @@ public enum MessagingService: BackendService {
             PeriodicService(every: .seconds(10), logger: logger, failure: "change log not swept") {
                 try await log.sweep(retention: settings.logRetention)
             })
+        let sessions = PollingSessions()
+        environment.background.add(sessions)
         RTEndpoint(
             services: RTServices(
                 feed: feed, data: dataFeed, log: log, access: access, peers: environment.peers, settings: settings,
-                context: CallContext(deadline: .now(), logger: logger))
+                context: CallContext(deadline: .now(), logger: logger)),
+            sessions: sessions
         ).add(to: &routes)
     }
 }

@@ -8,7 +8,8 @@ import ServiceRuntime
 /// websocket transport): the app's namespace `/{appId}`, the identity it acts for and its
 /// subscriptions. It is fed the client's frames one at a time and answers through its outbox.
 struct RTConnection: Sendable {
-    let id = UUID()
+    /// The Engine.IO session id.
+    let id: UUID
     let version: EngineIOVersion
     /// `/{appId}`, the namespace every RT client joins.
     let namespace: String
@@ -26,7 +27,8 @@ struct RTConnection: Sendable {
         case channel, data
     }
 
-    init(version: EngineIOVersion, identity: Identity, clientID: String?, outbox: RTOutbox, services: RTServices) {
+    init(id: UUID = UUID(), version: EngineIOVersion, identity: Identity, clientID: String?, outbox: RTOutbox, services: RTServices) {
+        self.id = id
         self.version = version
         namespace = "/" + identity.appId
         self.identity = identity
@@ -35,11 +37,12 @@ struct RTConnection: Sendable {
         self.services = services
     }
 
-    /// The Engine.IO open packet, and for revision 3 the default namespace's connect.
-    func open() {
+    /// The Engine.IO open packet (offering `upgrades`: a polling client may move to a
+    /// WebSocket), and for revision 3 the default namespace's connect.
+    func open(upgrades: [String] = []) {
         let settings = services.settings
         var handshake = JSONObject([
-            ("sid", .string(id.uuidString)), ("upgrades", .array([])),
+            ("sid", .string(id.uuidString)), ("upgrades", .array(upgrades.map(JSONValue.string))),
             ("pingInterval", .integer(settings.pingInterval.wholeMilliseconds)), ("pingTimeout", .integer(settings.pingTimeout.wholeMilliseconds)),
         ])
         if version == .v4 { handshake["maxPayload"] = .integer(Int64(settings.maximumPayload)) }

@@ -87,4 +87,15 @@ enum RTError {
     static func invalidOptions(_ detail: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 5023, message: "Invalid subscription options: \(detail)", status: 400)
     }
+
+    /// A long-polling request for a session that does not exist here (never, any more, or on
+    /// another instance: polling clients must reach the instance they started on).
+    static let unknownSession = ErrorEnvelope(code: 5024, message: "Session ID unknown", status: 400)
+
+    /// A real-time request that names no transport this endpoint speaks.
+    static let badTransport = ErrorEnvelope(
+        code: 5025, message: "Use EIO=3 or EIO=4 with transport=polling (or a WebSocket upgrade with transport=websocket)", status: 400)
+
+    /// A POSTed body that is not an Engine.IO payload.
+    static let badPayload = ErrorEnvelope(code: 5026, message: "Not an Engine.IO polling payload", status: 400)
 }
