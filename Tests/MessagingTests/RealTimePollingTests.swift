@@ -75,6 +75,14 @@ import TestSupport
             for _ in 0..<20 where !delivered.contains(where: { $0.contains("SUB_RES") }) { delivered += packets(try await get("&sid=\(sid)").text) }
             #expect(delivered.contains { $0.contains(#""message":"é""#) }, "\(delivered)")
 
+            // python-engineio 3 posts in its binary framing: a ping, answered.
+            let framed = try await HTTPTestClient.send(
+                .POST, base + "&sid=\(sid)", headers: [("Content-Type", "application/octet-stream")], body: Data([0x00, 0x01, 0xFF, 0x32]))
+            #expect(framed.text == "ok")
+            var pong: [String] = []
+            for _ in 0..<20 where !pong.contains("3") { pong += packets(try await get("&sid=\(sid)").text) }
+            #expect(pong.contains("3"))
+
             // Refusals: an unknown session, a payload that is not one, a missing transport.
             let unknown = try await get("&sid=nope")
             #expect(unknown.status == 400 && unknown.json["code"] as? Int == 5024, "\(unknown.text)")

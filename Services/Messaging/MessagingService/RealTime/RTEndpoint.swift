@@ -79,6 +79,7 @@ struct RTEndpoint: Sendable {
             guard let known = await sessions.find(sid, app: call.identity.appId) else { throw RTError.unknownSession }
             transport = known
         } else {
+            guard await sessions.count < services.settings.maximumPollingSessions else { throw RTError.tooManySessions }
             transport = await start(version: version, identity: call.identity, clientID: Self.clientID(query))
         }
         // The poll ends before the call's deadline, within the heartbeat.

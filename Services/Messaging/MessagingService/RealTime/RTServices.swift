@@ -96,6 +96,9 @@ enum RTError {
     static let badTransport = ErrorEnvelope(
         code: 5025, message: "Use EIO=3 or EIO=4 with transport=polling (or a WebSocket upgrade with transport=websocket)", status: 400)
 
+    /// This instance keeps as many long-polling sessions as it may.
+    static let tooManySessions = ErrorEnvelope(code: 5027, message: "Too many real-time sessions: try again later", status: 503)
+
     /// A POSTed body that is not an Engine.IO payload.
     static let badPayload = ErrorEnvelope(code: 5026, message: "Not an Engine.IO polling payload", status: 400)
 }

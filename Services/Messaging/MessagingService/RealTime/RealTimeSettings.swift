@@ -9,7 +9,8 @@ import ServiceRuntime
 /// waiting for a slow client before it is disconnected, default 1000); `BAAS_RT_CHANGE_POLL_MS`
 /// (default 20), how often the relay reads the change slot while this instance has data
 /// subscribers; `BAAS_RT_RESUME_WINDOW_MS` (default 30000), how long a client that lost its
-/// connection may come back and receive the data change events it missed.
+/// connection may come back and receive the data change events it missed;
+/// `BAAS_RT_MAX_POLLING_SESSIONS` (default 10000), long-polling sessions one instance keeps.
 struct RealTimeSettings: Sendable {
     var pingInterval: Duration = .seconds(25)
     var pingTimeout: Duration = .seconds(20)
@@ -17,6 +18,7 @@ struct RealTimeSettings: Sendable {
     var queueLimit = 1_000
     var changePollInterval: Duration = .milliseconds(20)
     var resumeWindow: Duration = .seconds(30)
+    var maximumPollingSessions = 10_000
     /// The largest frame a client may send (Engine.IO 4's `maxPayload`).
     var maximumPayload = 1_000_000
 
@@ -42,8 +44,11 @@ struct RealTimeSettings: Sendable {
         settings.queueLimit = rt.int(forKey: "queueLimit", default: 1_000)
         settings.changePollInterval = .milliseconds(rt.int(forKey: "changePollMs", default: 20))
         settings.resumeWindow = .milliseconds(rt.int(forKey: "resumeWindowMs", default: 30_000))
+        settings.maximumPollingSessions = rt.int(forKey: "maxPollingSessions", default: 10_000)
         let durations = [settings.pingInterval, settings.pingTimeout, settings.changePollInterval, settings.resumeWindow]
-        guard durations.allSatisfy({ $0 > .zero }), settings.maximumSubscriptions >= 1, settings.queueLimit >= 1 else {
+        guard durations.allSatisfy({ $0 > .zero }), settings.maximumSubscriptions >= 1, settings.queueLimit >= 1,
+            settings.maximumPollingSessions >= 1
+        else {
             throw UsageError("BAAS_RT_* settings must be positive")
         }
         return settings
