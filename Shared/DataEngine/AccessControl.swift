@@ -73,9 +73,19 @@ extension AccessControl {
 }
 
 extension DataEngine {
-    /// Asks ``AccessControl`` under the app's current permissions (from the catalog cache).
+    /// Asks ``AccessControl`` under the app's current permissions (from the catalog cache). A
+    /// refusal stands only against the committed rules: a grant made through another service a
+    /// moment ago may not have reached this process's cache yet (one query, on refusals only).
     func permit(_ identity: Identity, _ operation: DataOperation, table: String) async throws -> AccessGrant {
-        try access.authorize(identity, operation, table: table, catalog: try await cache.catalog(for: identity.appId))
+        let catalog = try await cache.catalog(for: identity.appId)
+        do {
+            return try access.authorize(identity, operation, table: table, catalog: catalog)
+        } catch let refusal as ErrorEnvelope where refusal.code == 1023 {
+            let committed = try await CatalogStore.version(appID: identity.appId, session: session(logger))
+            guard committed > catalog.version else { throw refusal }
+            await cache.invalidate(identity.appId, below: committed)
+            return try access.authorize(identity, operation, table: table, catalog: try await cache.catalog(for: identity.appId))
+        }
     }
 }
 

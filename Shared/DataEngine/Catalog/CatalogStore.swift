@@ -77,6 +77,13 @@ enum CatalogStore {
         return rules
     }
 
+    /// The app's committed catalog version (0 before its first change).
+    static func version(appID: String, session: DatabaseSession) async throws -> Int64 {
+        var query = SQL("SELECT catalog_version FROM data.settings WHERE app_id = ")
+        query.bind(.text(appID))
+        return try await session.column(query, as: Int64.self).first ?? 0
+    }
+
     /// Bumps the app's catalog version inside a schema change's transaction and returns it.
     static func bumpVersion(appID: String, session: DatabaseSession) async throws -> Int64 {
         var bump = SQL("INSERT INTO data.settings (app_id, catalog_version) VALUES (")
