@@ -133,6 +133,45 @@ import TestSupport
         }
     }
 
+    /// `MET_REQ PUB_SUB_COMMAND` reaches every `PUB_SUB_COMMANDS` subscriber of the channel (not
+    /// of another), with its sender; PUBLISH rights apply, and a command too large is refused.
+    @Test func channelCommandsReachTheChannelsCommandSubscribers() async throws {
+        try await TestCluster.with { cluster async throws in
+            let ann = try await cluster.account("ann@example.com")
+            let key = cluster.app.keys[.js]!
+            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: key) { listener in
+                try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: key, token: ann.token) { sender in
+                    try listener.emit("SUB_ON", #"{"id": "C", "name": "PUB_SUB_COMMANDS", "options": {"channel": "room"}}"#)
+                    try listener.emit("SUB_ON", #"{"id": "O", "name": "PUB_SUB_COMMANDS", "options": {"channel": "other"}}"#)
+                    try await listener.ready(["C", "O"])
+                    try sender.emit("MET_REQ", #"{"id": "T", "name": "PUB_SUB_COMMAND", "options": {"channel": "room", "type": "typing", "data": {"who": "ann"}}}"#)
+                    try await sender.wait { _ in (try? sender.payloads("MET_RES", id: "T").isEmpty) == false }
+                    #expect(try sender.payloads("MET_RES", id: "T").first?.keys.contains("result") == true)
+                    try await listener.wait { _ in (try? listener.payloads("SUB_RES", id: "C").isEmpty) == false }
+                    let command = try #require(try listener.payloads("SUB_RES", id: "C").first?["data"] as? [String: Any])
+                    #expect(command["type"] as? String == "typing" && (command["data"] as? [String: Any])?["who"] as? String == "ann")
+                    #expect(command["userId"] as? String == ann.id && command["connectionId"] is String)
+                    #expect((command["userInfo"] as? [String: Any])?["userId"] as? String == ann.id)
+
+                    // Without PUBLISH on the channel, or too large: refused, nothing delivered.
+                    try await cluster.setChannelCell("room", #""role": "AuthenticatedUser""#, .publish, .deny)
+                    try sender.emit("MET_REQ", #"{"id": "D", "name": "PUB_SUB_COMMAND", "options": {"channel": "room", "type": "typing"}}"#)
+                    let large = String(repeating: "x", count: 8_000)
+                    try sender.emit("MET_REQ", #"{"id": "L", "name": "PUB_SUB_COMMAND", "options": {"channel": "other", "type": "t", "data": "\#(large)"}}"#)
+                    try await sender.wait { _ in
+                        ["D", "L"].allSatisfy { (try? sender.payloads("MET_RES", id: $0).isEmpty) == false }
+                    }
+                    #expect((try sender.payloads("MET_RES", id: "D").first?["error"] as? [String: Any])?["code"] as? String == "5007")
+                    #expect((try sender.payloads("MET_RES", id: "L").first?["error"] as? [String: Any])?["code"] as? String == "5028")
+                    try sender.emit("MET_REQ", #"{"id": "M", "name": "PUB_SUB_COMMAND", "options": {"channel": "other", "type": "last"}}"#)
+                    try await listener.wait { _ in (try? listener.payloads("SUB_RES", id: "O").isEmpty) == false }
+                    #expect(try listener.payloads("SUB_RES", id: "C").count == 1, "the refused command went nowhere")
+                    #expect((try listener.payloads("SUB_RES", id: "O").first?["data"] as? [String: Any])?["type"] as? String == "last")
+                }
+            }
+        }
+    }
+
     /// A client asking for 10,000 subscriptions on one socket gets the first 500 (the default
     /// limit) and 5022 for every other, is slowed rather than dropped while its answers queue,
     /// keeps its connection, and another client on the same gateway notices nothing.

@@ -95,12 +95,14 @@ public enum MessagingService: BackendService {
         let feed = ChannelFeed(store: store, access: access)
         let log = ChangeLog(database: database, logger: logger)
         let dataFeed = DataFeed(engine: engine, log: log, watchDuration: settings.watchDuration, logger: logger)
+        let commands = CommandFeed(database: database, access: access, logger: logger)
         // One connection listens for everything: pools may be small.
         environment.background.add(
             NotificationListener(
                 database: database,
                 channels: [
                     (CatalogChannel.name, engine.cache), (rules.channel, rules), (ChannelFeed.channel, feed), (ChangeLog.channel, dataFeed),
+                    (CommandFeed.channel, commands),
                 ], logger: logger))
         environment.background.add(ChangeRelay(log: log, feed: dataFeed, pollInterval: settings.changePollInterval, logger: logger))
         environment.background.add(
@@ -122,7 +124,7 @@ public enum MessagingService: BackendService {
         environment.background.add(sessions)
         RTEndpoint(
             services: RTServices(
-                feed: feed, data: dataFeed, log: log, access: access, peers: environment.peers, settings: settings,
+                feed: feed, data: dataFeed, commands: commands, log: log, access: access, peers: environment.peers, settings: settings,
                 context: CallContext(deadline: .now(), logger: logger)),
             sessions: sessions
         ).add(to: &routes)

@@ -132,6 +132,12 @@ struct RTConnection: Sendable {
                 try await services.feed.add(
                     subscription, connection: self.id, on: .init(app: identity.appId, channel: channel), resumingAfter: point)
                 added(id, .channel)
+            case .string("PUB_SUB_COMMANDS")?:
+                let channel = try await services.join(options, identity: identity)
+                await services.commands.add(
+                    CommandFeed.Subscription(id: id, identity: identity, outbox: outbox, namespace: namespace), connection: self.id,
+                    on: .init(app: identity.appId, channel: channel))
+                added(id, .channel)
             case .string("OBJECTS_CHANGES")?:
                 let (key, subscription) = try await services.dataSubscription(
                     id: id, options, identity: identity, outbox: outbox, namespace: namespace)
@@ -163,6 +169,7 @@ struct RTConnection: Sendable {
         RTMetrics.subscriptions(data: kind == .data, by: -1)
         await services.feed.remove(connection: self.id, id: id)
         await services.data.remove(connection: self.id, id: id)
+        await services.commands.remove(connection: self.id, id: id)
     }
 
     /// Where a subscription of this client stood when an earlier connection closed, taken; nil
@@ -176,6 +183,7 @@ struct RTConnection: Sendable {
     mutating func dropAll() async -> [(subscription: String, place: RTOutbox.Place)] {
         for kind in subscriptions.values { RTMetrics.subscriptions(data: kind == .data, by: -1) }
         subscriptions = [:]
+        await services.commands.removeAll(connection: id)
         let channels = await services.feed.removeAll(connection: id).map { ($0.subscription, RTOutbox.Place.message($0.message)) }
         let changes = await services.data.removeAll(connection: id).map { ($0.subscription, RTOutbox.Place.change($0.position)) }
         return channels + changes
@@ -203,6 +211,21 @@ struct RTConnection: Sendable {
                 identity = try await services.identity(identity, token: options["userToken"])
                 await services.feed.reidentify(connection: self.id, as: identity)
                 await services.data.reidentify(connection: self.id, as: identity)
+                await services.commands.reidentify(connection: self.id, as: identity)
+                outbox.send(event("MET_RES", id: id, ("result", .null)))
+            } catch let error as ErrorEnvelope {
+                methodFailed(id, error)
+            } catch {
+                methodFailed(id, .internalError)
+            }
+        case .string("PUB_SUB_COMMAND")?:
+            do {
+                guard case .string(let name)? = options["channel"] else { throw MessagingError.invalidChannel("") }
+                let channel = try ChannelName.validated(name)
+                try await services.access.require(.publish, channel: channel, identity: identity)
+                try await services.commands.send(
+                    type: options["type"] ?? .null, data: options["data"] ?? .null, on: .init(app: identity.appId, channel: channel),
+                    from: identity, connection: self.id)
                 outbox.send(event("MET_RES", id: id, ("result", .null)))
             } catch let error as ErrorEnvelope {
                 methodFailed(id, error)

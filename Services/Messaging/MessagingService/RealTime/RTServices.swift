@@ -10,6 +10,7 @@ import ServiceRuntime
 struct RTServices: Sendable {
     let feed: ChannelFeed
     let data: DataFeed
+    let commands: CommandFeed
     let log: ChangeLog
     let access: ChannelAccess
     let peers: InternalClient
@@ -95,6 +96,11 @@ enum RTError {
     /// A real-time request that names no transport this endpoint speaks.
     static let badTransport = ErrorEnvelope(
         code: 5025, message: "Use EIO=3 or EIO=4 with transport=polling (or a WebSocket upgrade with transport=websocket)", status: 400)
+
+    /// A command whose announcement would not fit PostgreSQL's.
+    static func commandTooLarge(_ limit: Int) -> ErrorEnvelope {
+        ErrorEnvelope(code: 5028, message: "A channel command may take at most \(limit) bytes", status: 400)
+    }
 
     /// This instance keeps as many long-polling sessions as it may.
     static let tooManySessions = ErrorEnvelope(code: 5027, message: "Too many real-time sessions: try again later", status: 503)
