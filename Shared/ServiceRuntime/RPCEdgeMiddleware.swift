@@ -35,7 +35,8 @@ public struct RPCEdgeMiddleware: RouterMiddleware {
         var response: Response
         do {
             context.caller = try await Self.callingService(channel: context.channel)
-            context.call = try callContext(request, requestID: requestID, logger: context.logger)
+            context.call = try Self.callContext(
+                request.headers, requestID: requestID, defaultTimeout: defaultTimeout, logger: context.logger)
             let links = context.call.publicPrefix.map { filesPublicURL + $0 + "/files/" }
             response = try await FileLinks.$base.withValue(links) { try await next(request, context) }
         } catch {
@@ -45,8 +46,10 @@ public struct RPCEdgeMiddleware: RouterMiddleware {
         return response
     }
 
-    private func callContext(_ request: Request, requestID: String, logger: Logger) throws -> CallContext {
-        let headers = request.headers
+    /// The call context `headers` carry (the deadline `defaultTimeout` away when they carry none).
+    static func callContext(
+        _ headers: HTTPFields, requestID: String, defaultTimeout: TimeAmount, logger: Logger
+    ) throws -> CallContext {
         let timeout = headers[.init(InternalHeader.deadline)!].flatMap(Int64.init).map(TimeAmount.milliseconds)
         let identity = try headers[.init(InternalHeader.identity)!].map(Identity.init(headerValue:))
         var context = CallContext(

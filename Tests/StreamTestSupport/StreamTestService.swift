@@ -17,10 +17,6 @@ public enum StreamTestService: BackendService {
     public static let smallLimit = 1 << 20
     /// The socket routes' largest frame.
     public static let socketFrameLimit = 1 << 16
-    /// The idle timeout of `files/echo-brief`: heartbeats keep a silent socket open past it.
-    /// Long enough that a heartbeat (every quarter of it) is never late while the whole suite
-    /// shares two cores: 8 s once expired in a clean-clone run.
-    public static let briefIdle = Duration.seconds(30)
     public static let transfers = TransferLog()
     public static let produced = ProductionCounter()
 
@@ -36,8 +32,7 @@ public enum StreamTestService: BackendService {
             return try .json(["bytes": count])
         }
         routes.stream(.get, "files/blob/:size", options: streamed, download)
-        routes.socket("files/echo", options: .socket(maximumFrame: socketFrameLimit, idleTimeout: .seconds(30)), echo)
-        routes.socket("files/echo-brief", options: .socket(maximumFrame: socketFrameLimit, idleTimeout: briefIdle), echo)
+        routes.socket("files/echo", options: .socket(maximumFrame: socketFrameLimit), echo)
         routes.stream(.get, "files/broken", options: streamed) { _, _ in
             Response(
                 status: .ok, headers: [.contentLength: "\(1 << 20)"],
@@ -49,9 +44,10 @@ public enum StreamTestService: BackendService {
     }
 
     /// Echoes every frame; `close:N` closes the socket with code N. The client's close code is
-    /// recorded under the `id` query parameter.
+    /// recorded under the request id; with a `counter` query parameter, the frames echoed so far
+    /// are counted under its value.
     @Sendable static func echo(
-        _ inbound: SocketInbound<RequestBody>, _ outbound: SocketOutbound, _ context: PublicRequestContext, _: [String: String]
+        _ inbound: SocketInbound, _ outbound: SocketOutbound, _ context: PublicRequestContext, _ query: [String: String]
     ) async throws {
         let id = context.call.requestID
         while let frame = try await inbound.next() {
@@ -64,10 +60,12 @@ public enum StreamTestService: BackendService {
                 continue
             }
             await outbound.send(frame)
+            if let counter = query["counter"] { await echoed.add(counter) }
         }
     }
 
     public static let closes = CloseLog()
+    public static let echoed = EchoCounts()
 
     /// Hashes the body as it arrives and records whether the handler saw it through.
     @Sendable static func hashUpload(_ request: Request, _ context: PublicRequestContext) async throws -> Response {
@@ -163,4 +161,14 @@ public actor CloseLog {
 
     /// Every code received so far.
     public var all: [UInt16] { Array(codes.values) }
+}
+
+/// Frames the echo route has sent, by the `counter` its clients named.
+public actor EchoCounts {
+    private var counts: [String: Int] = [:]
+
+    func add(_ counter: String) { counts[counter, default: 0] += 1 }
+
+    /// The frames echoed under `counter` so far.
+    public func count(_ counter: String) -> Int { counts[counter, default: 0] }
 }

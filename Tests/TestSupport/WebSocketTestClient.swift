@@ -23,11 +23,18 @@ public enum WebSocketTestClient {
         frame.unmaskedData.getInteger(at: frame.unmaskedData.readerIndex, as: UInt16.self)
     }
 
-    /// Connects to `port` on the loopback and upgrades `path`.
-    public static func connect(port: Int, path: String) async throws -> NIOAsyncChannel<WebSocketFrame, WebSocketFrame>? {
-        let outcome: EventLoopFuture<NIOAsyncChannel<WebSocketFrame, WebSocketFrame>?> = try await ClientBootstrap(
-            group: .singletonMultiThreadedEventLoopGroup
-        ).connect(host: "127.0.0.1", port: port) { channel in
+    /// Connects to `port` on the loopback and upgrades `path`; `receiveBuffer` fixes the
+    /// socket's receive buffer (no autotuning), so a client that stops reading pushes back soon.
+    public static func connect(
+        port: Int, path: String, receiveBuffer: Int? = nil
+    ) async throws -> NIOAsyncChannel<WebSocketFrame, WebSocketFrame>? {
+        var bootstrap = ClientBootstrap(group: .singletonMultiThreadedEventLoopGroup)
+        if let receiveBuffer {
+            bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer))
+        }
+        let outcome: EventLoopFuture<NIOAsyncChannel<WebSocketFrame, WebSocketFrame>?> = try await bootstrap.connect(
+            host: "127.0.0.1", port: port
+        ) { channel in
             channel.eventLoop.makeCompletedFuture {
                 let upgrader = NIOTypedWebSocketClientUpgrader<NIOAsyncChannel<WebSocketFrame, WebSocketFrame>?>(
                     maxFrameSize: 1 << 20,

@@ -5,10 +5,10 @@ import NIOWebSocket
 import ServiceLifecycle
 import ServiceRuntime
 
-/// Relays one public WebSocket and its internal stream, frame by frame in both directions:
-/// data frames as they are (fragments included), the close handshake end to end (either side's
-/// code reaches the other), pings answered here, heartbeats on the internal stream. It ends when
-/// the service's side ends.
+/// Relays one public WebSocket and its socket on a lane to the service, frame by frame in both
+/// directions: data frames as they are (fragments included), the close handshake end to end
+/// (either side's code reaches the other), pings answered here. It ends when the service's side
+/// ends.
 struct SocketRelay: Sendable {
     let socket: InternalSocket
     let route: RouteDescriptor
@@ -26,17 +26,12 @@ struct SocketRelay: Sendable {
     }
 
     private func relay(_ client: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, logger: Logger) async {
-        let idle = route.idleTimeoutMilliseconds.map { Duration.milliseconds($0) } ?? .seconds(60)
         do {
             try await client.executeThenClose { inbound, outbound in
                 do {
                     try await withThrowingTaskGroup(of: Side.self) { group in
                         group.addTask { try await toService(inbound, pongs: outbound) }
                         group.addTask { try await toClient(outbound) }
-                        group.addTask {
-                            try await socket.outbound.keepAlive(interval: idle / 4, idle: idle)
-                            return .service
-                        }
                         var finished: Set<Side> = []
                         while let side = try await group.next(), side != .grace {
                             finished.insert(side)
@@ -108,7 +103,7 @@ struct SocketRelay: Sendable {
     /// Service to client: data frames and the close as they come. A stream that ends without a
     /// close (the service was lost) closes the client with 1001.
     private func toClient(_ outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>) async throws -> Side {
-        let frames = SocketInbound(socket.body, maximumPayload: Int(UInt32.max), liveness: socket.outbound.liveness)
+        let frames = socket.inbound()
         while let frame = try await frames.next() {
             switch frame.kind {
             case .close:
@@ -117,8 +112,6 @@ struct SocketRelay: Sendable {
             case .text, .binary, .continuation:
                 let opcode: WebSocketOpcode = frame.kind == .text ? .text : frame.kind == .binary ? .binary : .continuation
                 try await outbound.write(WebSocketFrame(fin: frame.fin, opcode: opcode, data: frame.payload))
-            case .heartbeat:
-                continue
             }
         }
         try await outbound.write(Self.close(code: SocketCloseCode.goingAway, reason: ""))

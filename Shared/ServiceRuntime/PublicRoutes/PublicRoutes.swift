@@ -19,6 +19,10 @@ public struct PublicRoutes: Sendable {
     /// The service serving the routes.
     public let service: ServiceName
     private var entries: [Entry] = []
+    /// The socket routes by path, served over socket lanes.
+    var sockets: [String: SocketRoute] = [:]
+    /// Runs around every buffered handler declared after it is set (a retry, for instance).
+    public var around: (@Sendable (PublicCall, Handler) async throws -> Response)?
 
     /// An empty table for `service`.
     public init(service: ServiceName) {
@@ -38,6 +42,7 @@ public struct PublicRoutes: Sendable {
         options: RouteOptions = .json, _ handler: @escaping Handler
     ) {
         let limit = options.bodyLimit
+        let handler = wrapped(handler)
         declare(method, path, permission: permission, options: options) { request, context in
             let call = PublicCall(
                 method: request.method, uri: request.uri, headers: request.headers,
@@ -45,6 +50,11 @@ public struct PublicRoutes: Sendable {
                 identity: context.identity, context: context.call)
             return try await handler(call)
         }
+    }
+
+    private func wrapped(_ handler: @escaping Handler) -> Handler {
+        guard let around else { return handler }
+        return { call in try await around(call, handler) }
     }
 
     /// Declares a streamed route: the handler reads the request body as it arrives and may
@@ -74,6 +84,9 @@ public struct PublicRoutes: Sendable {
             let method = HTTPRequest.Method(entry.descriptor.method)!
             group.on(RouterPath("/" + entry.descriptor.path), method: method, use: entry.responder)
         }
+        guard !sockets.isEmpty else { return }
+        let lanes = SocketLaneServer(routes: sockets)
+        router.get(RouterPath(SocketLaneServer.path)) { request, context in try lanes.response(request, context: context) }
     }
 
     /// The whole body, refused with 413 by its declared length or once it crosses `limit`.

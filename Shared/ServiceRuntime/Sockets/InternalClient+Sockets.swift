@@ -1,89 +1,84 @@
 import AsyncHTTPClient
 import Hummingbird
 import InternalProtocol
+import Logging
 import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// One public WebSocket's stream to its service, open: the service's frames arrive on `body`,
-/// the client's go out on `outbound`.
+/// One public WebSocket's socket on a lane to its service, open: the service's frames arrive
+/// on `inbound`, the client's go out on `outbound`.
 public struct InternalSocket: Sendable {
-    /// The service's side of the stream.
-    public let body: HTTPClientResponse.Body
-    /// The gateway's side of the stream.
+    private let socket: LaneSocket
+    /// The gateway's side of the socket.
     public let outbound: SocketOutbound
     private let lease: SocketLanes.Lease
 
-    init(body: HTTPClientResponse.Body, outbound: SocketOutbound, lease: SocketLanes.Lease) {
-        self.body = body
-        self.outbound = outbound
+    init(socket: LaneSocket, lease: SocketLanes.Lease) {
+        self.socket = socket
+        outbound = SocketOutbound(socket)
         self.lease = lease
     }
 
-    /// Ends the gateway's side and frees the stream's place on its lane.
+    /// The service's side of the socket, read by one task.
+    public func inbound(maximumPayload: Int = Int(UInt32.max)) -> SocketInbound {
+        SocketInbound(socket, maximumPayload: maximumPayload)
+    }
+
+    /// Ends the gateway's side, stops reading and frees the socket's place on its lane.
     public func release() {
-        outbound.finish()
+        socket.abandon()
         lease.release()
     }
 }
 
 extension InternalClient {
-    /// Opens the internal stream of a public WebSocket on `route` of `service`: a `GET` of the
-    /// route's path carrying the call's context, whose request and answer bodies stay open for
-    /// frames both ways, on a lane apart from the calls' connection. The service's refusal is
-    /// thrown as its envelope.
+    /// Opens a public WebSocket on `route` of `service`: a socket on a lane to the service (see
+    /// ``SocketLane``) carrying the route's path and the call's context. The service's refusal
+    /// is thrown as its envelope; the call's deadline bounds the opening only.
     public func openSocket(
         _ request: Request, resource: String, route: RouteDescriptor, to service: ServiceName, context: CallContext
     ) async throws -> InternalSocket {
         guard let base = peers[service] else { throw ErrorEnvelope.serviceUnavailable(service) }
         let query = request.uri.query.map { "?\($0)" } ?? ""
-        var outgoing = HTTPClientRequest(url: "\(base)/\(resource)\(query)")
-        outgoing.method = .GET
-        outgoing.headers = try Self.contextHeaders(context)
-        try PassthroughHeaders.checkSize(outgoing.headers, target: "/\(resource)\(query)")
-        let outbound = SocketOutbound()
-        outgoing.body = .stream(outbound.bytes, length: .unknown)
-        let lease = try lanes.lease(service: service)
+        let headers = try Self.contextHeaders(context)
+        try PassthroughHeaders.checkSize(headers, target: "/\(resource)\(query)")
+        let opening = SocketOpening(
+            resource: resource + query, headers: headers.map { SocketOpening.Header(name: $0.name, value: $0.value) })
+        let (socket, lease) = try lanes.open(opening, service: service, base: base, logger: context.logger)
+        let answer: LaneSocket.Answer
         do {
-            // The call's deadline bounds the opening only; the open stream lives on heartbeats.
-            let answer = try await withTimeout(.milliseconds(context.remainingMilliseconds)) { [outgoing] in
-                try await self.attempt(on: service, retryingLostConnection: false, context: context) {
-                    try await lease.client.execute(outgoing, deadline: .distantFuture, logger: context.logger)
-                }
-            }
-            guard (200..<300).contains(answer.status.code) else {
-                outbound.finish()
-                let body = try await answer.body.collect(upTo: 1 << 20)
-                throw Self.envelope(from: RawResponse(status: Int(answer.status.code), body: body))
-            }
-            return InternalSocket(body: answer.body, outbound: outbound, lease: lease)
-        } catch is TimeoutError {
-            outbound.finish()
+            answer = try await withTimeout(.milliseconds(context.remainingMilliseconds)) { await socket.answer() }
+        } catch {
+            socket.abandon()
             lease.release()
             throw ErrorEnvelope.deadlineExceeded(service)
-        } catch {
-            outbound.finish()
+        }
+        switch answer {
+        case .accepted:
+            return InternalSocket(socket: socket, lease: lease)
+        case .refused(let status, let body):
             lease.release()
-            throw error
+            throw Self.envelope(from: RawResponse(status: status, body: body))
+        case .lost:
+            lease.release()
+            throw ErrorEnvelope.serviceUnavailable(service)
         }
     }
 }
 
-/// The HTTP clients carrying sockets, apart from the calls' client: AsyncHTTPClient keeps one
-/// HTTP/2 connection per peer and queues requests beyond its 100 concurrent streams, so
-/// long-lived sockets there would starve the calls. Each lane is a client of its own (so a
-/// connection of its own per peer) holding at most ``streamsPerLane`` sockets.
+/// The gateway's lanes to each service, on an HTTP client of their own (apart from the calls'
+/// connection, so a lane's traffic never queues calls): at most ``socketsPerLane`` sockets on
+/// each, a new lane opened when all are full, a lane that ended replaced by the next opening.
 final class SocketLanes: Sendable {
     /// A socket's place on a lane.
     final class Lease: Sendable {
-        let client: HTTPClient
-        private let lane: Int
-        private let service: ServiceName
+        private let lane: SocketLane
         private let lanes: SocketLanes
+        private let service: ServiceName
         private let released = Atomic<Bool>(false)
 
-        fileprivate init(client: HTTPClient, lane: Int, service: ServiceName, lanes: SocketLanes) {
-            self.client = client
+        fileprivate init(lane: SocketLane, service: ServiceName, lanes: SocketLanes) {
             self.lane = lane
             self.service = service
             self.lanes = lanes
@@ -92,49 +87,83 @@ final class SocketLanes: Sendable {
         /// Frees the place; later calls do nothing.
         func release() {
             guard !released.exchange(true, ordering: .relaxed) else { return }
-            lanes.release(lane: lane, service: service)
+            lanes.release(lane, service: service)
         }
     }
 
-    private struct Lane {
-        let client: HTTPClient
-        var open: [ServiceName: Int] = [:]
+    private struct Entry {
+        let lane: SocketLane
+        var open = 0
     }
 
-    /// Sockets per lane and peer, below the services' 100 concurrent HTTP/2 streams.
-    static let streamsPerLane = 90
-    /// The most lanes, so the most sockets per peer is 90 × 200.
-    static let maximumLanes = 200
+    /// Sockets per lane.
+    static let socketsPerLane = 1_000
+    /// The most lanes per service, so the most sockets per service is 1,000 × 64.
+    static let maximumLanes = 64
 
-    private let configuration: HTTPClient.Configuration
-    private let lanes = Mutex<[Lane]>([])
+    private let client: HTTPClient
+    private let entries = Mutex<[ServiceName: [Entry]]>([:])
 
     init(configuration: HTTPClient.Configuration) {
-        self.configuration = configuration
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    /// A place for one more socket to `service`: on the first lane with room, else a new lane.
-    func lease(service: ServiceName) throws -> Lease {
-        try lanes.withLock { lanes in
-            let index: Int
-            if let free = lanes.firstIndex(where: { $0.open[service, default: 0] < Self.streamsPerLane }) {
-                index = free
-            } else {
-                guard lanes.count < Self.maximumLanes else { throw ErrorEnvelope.serviceUnavailable(service) }
-                lanes.append(Lane(client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)))
-                index = lanes.count - 1
+    /// Opens a socket with `opening` on a lane to `service` with room, opening a lane when none has.
+    func open(_ opening: SocketOpening, service: ServiceName, base: String, logger: Logger) throws -> (LaneSocket, Lease) {
+        let (lane, isNew) = try entries.withLock { entries in
+            var lanes = entries[service, default: []].filter { !$0.lane.isClosed }
+            defer { entries[service] = lanes }
+            if let index = lanes.firstIndex(where: { $0.open < Self.socketsPerLane }) {
+                lanes[index].open += 1
+                return (lanes[index].lane, false)
             }
-            lanes[index].open[service, default: 0] += 1
-            return Lease(client: lanes[index].client, lane: index, service: service, lanes: self)
+            guard lanes.count < Self.maximumLanes else { throw ErrorEnvelope.serviceUnavailable(service) }
+            let lane = SocketLane(maximumPayload: 64 << 20)
+            lanes.append(Entry(lane: lane, open: 1))
+            return (lane, true)
+        }
+        if isNew { start(lane, base: base, logger: logger) }
+        guard let socket = lane.open(opening) else { throw ErrorEnvelope.serviceUnavailable(service) }
+        return (socket, Lease(lane: lane, service: service, lanes: self))
+    }
+
+    /// Runs `lane`'s stream until it ends: its frames go out as the request's body, the
+    /// service's come back as the answer's.
+    private func start(_ lane: SocketLane, base: String, logger: Logger) {
+        var request = HTTPClientRequest(url: base + SocketLaneServer.path)
+        request.method = .GET
+        request.headers.add(name: InternalHeader.requestID, value: CallContext.newRequestID())
+        request.body = .stream(lane.writer, length: .unknown)
+        Task { [client] in
+            defer { lane.close() }
+            do {
+                let answer = try await client.execute(request, deadline: .distantFuture, logger: logger)
+                guard answer.status == .ok else {
+                    logger.warning("socket lane refused", metadata: ["status": "\(answer.status.code)"])
+                    return
+                }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await lane.read(answer.body) }
+                    group.addTask { try await lane.keepAlive() }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            } catch {
+                logger.debug("socket lane ended", metadata: ["error": "\(error)"])
+            }
         }
     }
 
-    fileprivate func release(lane: Int, service: ServiceName) {
-        lanes.withLock { $0[lane].open[service, default: 1] -= 1 }
+    fileprivate func release(_ lane: SocketLane, service: ServiceName) {
+        entries.withLock { entries in
+            guard let index = entries[service]?.firstIndex(where: { $0.lane === lane }) else { return }
+            entries[service]![index].open -= 1
+        }
     }
 
-    /// Shuts every lane's client down.
+    /// Ends every lane and shuts the client down.
     func shutdown() async throws {
-        for client in lanes.withLock({ $0.map(\.client) }) { try await client.shutdown() }
+        for lane in entries.withLock({ $0.values.flatMap { $0.map(\.lane) } }) { lane.close() }
+        try await client.shutdown()
     }
 }

@@ -1,5 +1,7 @@
-import AsyncAlgorithms
+import Foundation
+import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import InternalProtocol
 import Logging
 import NIOCore
@@ -12,98 +14,46 @@ extension PublicRoutes {
     /// the client's code when the client closed first. The last argument is the upgrade
     /// request's query parameters (where socket protocols put their options).
     public typealias SocketHandler =
-        @Sendable (SocketInbound<RequestBody>, SocketOutbound, PublicRequestContext, [String: String]) async throws -> Void
+        @Sendable (SocketInbound, SocketOutbound, PublicRequestContext, [String: String]) async throws -> Void
 
     /// Declares a socket route: `GET path` which the gateway answers with a WebSocket upgrade
-    /// and relays, frame by frame, over one internal stream to `handler`.
+    /// and relays, frame by frame, over a socket lane (``SocketLaneServer``) to `handler`.
+    /// Called directly, without the gateway's upgrade, the path answers 426.
     public mutating func socket(
         _ path: String, permission: RoutePermission? = nil, options: RouteOptions = .socket(), _ handler: @escaping SocketHandler
     ) {
         precondition(options.transfer == .bidirectional, "a socket route needs RouteOptions.socket")
-        stream(.get, path, permission: permission, options: options) { request, context in
-            Response(
-                status: .ok, headers: [.contentType: SocketFrame.contentType],
-                body: ResponseBody { writer in
-                    try await SocketSession(options: options, context: context, query: Self.query(request)).serve(request.body, to: &writer, handler)
-                    try await writer.finish(nil)
-                })
+        stream(.get, path, permission: permission, options: options) { _, _ in
+            throw ErrorEnvelope(code: 426, message: "This endpoint takes a WebSocket upgrade", status: 426)
         }
+        sockets[path] = SocketRoute(options: options, handler: handler)
+    }
+
+    /// A socket route's limits and handler.
+    struct SocketRoute: Sendable {
+        let options: RouteOptions
+        let handler: SocketHandler
     }
 }
 
 extension PublicRoutes {
     /// A request's query parameters, decoded (the last of a repeated name wins).
     public static func query(_ request: Request) -> [String: String] {
+        query(request.uri)
+    }
+
+    static func query(_ uri: URI) -> [String: String] {
         var query: [String: String] = [:]
-        for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
+        for (name, value) in uri.queryParameters { query[String(name)] = String(value) }
         return query
     }
 }
 
 extension RouteOptions {
-    /// A socket route: frames of up to `maximumFrame` bytes, the stream closed after
-    /// `idleTimeout` without a frame or heartbeat (each end sends a heartbeat after a quarter of
-    /// it in silence).
-    public static func socket(maximumFrame: Int = 1 << 20, idleTimeout: Duration = .seconds(60)) -> RouteOptions {
-        RouteOptions(bodyLimit: maximumFrame, transfer: .bidirectional, idleTimeout: idleTimeout)
-    }
-}
-
-/// One socket served by a service: runs the route's handler beside the heartbeat and writes
-/// what it sends to the stream's answer.
-struct SocketSession: Sendable {
-    let options: RouteOptions
-    let context: PublicRequestContext
-    let query: [String: String]
-
-    /// Serves the socket whose client frames arrive on `body`, writing frames to `writer` until
-    /// both ends have finished.
-    func serve(
-        _ body: RequestBody, to writer: inout any ResponseBodyWriter, _ handler: @escaping PublicRoutes.SocketHandler
-    ) async throws {
-        let outbound = SocketOutbound()
-        let idle = options.idleTimeout ?? .seconds(60)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                guard !options.handlesShutdown else { return try await run(handler, body: body, outbound: outbound) }
-                // A service shutting down closes its sockets with 1001 and lets the handshake finish.
-                try await withGracefulShutdownHandler {
-                    try await run(handler, body: body, outbound: outbound)
-                } onGracefulShutdown: {
-                    Task { await outbound.close(code: SocketCloseCode.goingAway) }
-                }
-            }
-            group.addTask {
-                do {
-                    try await outbound.keepAlive(interval: idle / 4, idle: idle)
-                } catch {
-                    outbound.finish()
-                    throw error
-                }
-            }
-            for await chunk in outbound.bytes { try await writer.write(chunk) }
-            group.cancelAll()
-            while let result = await group.nextResult() {
-                if case .failure(let error) = result, !(error is CancellationError) { throw error }
-            }
-        }
-    }
-
-    /// Runs the handler, closes the socket as it asks, and waits for the gateway to end its side
-    /// (so the stream never ends while the gateway still sends).
-    private func run(_ handler: PublicRoutes.SocketHandler, body: RequestBody, outbound: SocketOutbound) async throws {
-        defer { outbound.finish() }
-        let inbound = SocketInbound(body, maximumPayload: options.bodyLimit, liveness: outbound.liveness)
-        do {
-            try await handler(inbound, outbound, context, query)
-        } catch is CancellationError {
-            return
-        } catch {
-            context.call.logger.error("socket handler failed", metadata: ["error": "\(error)"])
-            await outbound.close(code: SocketCloseCode.internalError)
-        }
-        await outbound.close(code: inbound.closeReceived?.closeCode ?? SocketCloseCode.normal)
-        try await inbound.drain()
+    /// A socket route: frames of up to `maximumFrame` bytes. Liveness is the lane's: both ends
+    /// of a socket lane send heartbeats and give it up after ``SocketLaneTiming/idleLimit`` of silence.
+    public static func socket(maximumFrame: Int = 1 << 20) -> RouteOptions {
+        RouteOptions(bodyLimit: maximumFrame, transfer: .bidirectional)
     }
 }
 
@@ -124,6 +74,6 @@ public enum SocketCloseCode {
 }
 
 extension SocketFrame {
-    /// The content type of an internal socket stream.
-    public static let contentType = "application/x-baas-socket"
+    /// The content type of a socket lane.
+    public static let contentType = "application/x-baas-socket-lane"
 }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOWebSocket
+import ServiceRuntime
 import StreamTestSupport
 import Testing
 import TestSupport
@@ -60,12 +61,13 @@ import TestSupport
         }
     }
 
-    @Test func heartbeatsKeepASilentSocketOpenPastItsIdleTimeout() async throws {
+    /// The lane's heartbeats keep it, and a socket silent longer than the lane's idle limit, open.
+    @Test func heartbeatsKeepASilentSocketOpenPastTheLanesIdleLimit() async throws {
         try await StreamingTests.withCluster { cluster, _ async throws in
-            let path = cluster.prefix() + "/files/echo-brief"
+            let path = cluster.prefix() + "/files/echo"
             let socket = try #require(try await WebSocketTestClient.connect(port: cluster.port, path: path))
             try await socket.executeThenClose { inbound, outbound in
-                try await Task.sleep(for: StreamTestService.briefIdle * 2 + .seconds(5))
+                try await Task.sleep(for: SocketLaneTiming.idleLimit + .seconds(10))
                 try await outbound.write(WebSocketTestClient.frame(.text, ByteBuffer(string: "still here")))
                 var frames = inbound.makeAsyncIterator()
                 let echo = try await frames.next()
@@ -109,6 +111,52 @@ import TestSupport
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
             #expect(answered == 1_000)
+        }
+    }
+
+    /// Sockets share a lane to their service: a client that stops reading stalls its own socket
+    /// (its window fills, then TCP pushes back on the service's echo), never the lane. While one
+    /// client sends 64 MiB and reads nothing, another socket's echo comes back and the first
+    /// one's echo is held up; the first then reads every frame, in order. (Its receive buffer is
+    /// fixed at 64 KiB: Linux lets a loopback buffer grow to 32 MiB.)
+    @Test func aSocketThatStopsReadingHoldsUpNoOther() async throws {
+        try await StreamingTests.withCluster { cluster, _ async throws in
+            let counter = UUID().uuidString
+            let path = cluster.prefix() + "/files/echo"
+            let stalled = try #require(
+                try await WebSocketTestClient.connect(port: cluster.port, path: path + "?counter=\(counter)", receiveBuffer: 1 << 16))
+            let other = try #require(try await WebSocketTestClient.connect(port: cluster.port, path: path))
+            let (count, size) = (1_024, 1 << 16)
+            try await stalled.executeThenClose { stalledInbound, stalledOutbound in
+                let writing = Task {
+                    for index in 0..<count {
+                        var payload = ByteBuffer(repeating: UInt8(index % 251), count: size)
+                        payload.setInteger(UInt32(index), at: 0)
+                        try await stalledOutbound.write(WebSocketTestClient.frame(.binary, payload))
+                    }
+                }
+                // Until the stalled socket's echo has stopped for want of credit.
+                var (previous, echoed) = (-1, await StreamTestService.echoed.count(counter))
+                while echoed == 0 || echoed != previous {
+                    try await Task.sleep(for: .milliseconds(500))
+                    (previous, echoed) = (echoed, await StreamTestService.echoed.count(counter))
+                }
+                try await other.executeThenClose { inbound, outbound in
+                    try await outbound.write(WebSocketTestClient.frame(.text, ByteBuffer(string: "through")))
+                    var frames = inbound.makeAsyncIterator()
+                    #expect(try await frames.next().map { String(buffer: $0.data) } == "through")
+                    try await outbound.write(WebSocketTestClient.close(code: 1000))
+                }
+                #expect(await StreamTestService.echoed.count(counter) < count, "nothing held the stalled socket's echo up")
+                var expected = 0
+                for try await frame in stalledInbound where frame.opcode == .binary {
+                    #expect(frame.data.readableBytes == size && frame.data.getInteger(at: 0, as: UInt32.self) == UInt32(expected))
+                    expected += 1
+                    if expected == count { break }
+                }
+                try await writing.value
+                #expect(expected == count)
+            }
         }
     }
 

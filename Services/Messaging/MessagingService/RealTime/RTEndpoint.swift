@@ -16,7 +16,7 @@ struct RTEndpoint: Sendable {
 
     func add(to routes: inout PublicRoutes) {
         let settings = services.settings
-        var options = RouteOptions.socket(maximumFrame: settings.maximumPayload, idleTimeout: settings.silenceLimit * 2)
+        var options = RouteOptions.socket(maximumFrame: settings.maximumPayload)
         options.atAppRoot = true
         // The connection flushes what it has queued before it closes with 1001.
         options.handlesShutdown = true
@@ -32,7 +32,7 @@ struct RTEndpoint: Sendable {
     // MARK: WebSocket
 
     private func serveSocket(
-        _ inbound: SocketInbound<RequestBody>, _ outbound: SocketOutbound, context: PublicRequestContext,
+        _ inbound: SocketInbound, _ outbound: SocketOutbound, context: PublicRequestContext,
         query: [String: String]
     ) async throws {
         guard query["transport"] == "websocket", let version = Self.version(query) else {
@@ -48,7 +48,7 @@ struct RTEndpoint: Sendable {
 
     /// Moves polling session `sid` onto this socket (Engine.IO's probe: `2probe`, `3probe`,
     /// then `5`) and feeds it the socket's frames until the client leaves.
-    private func upgrade(_ sid: String, _ inbound: SocketInbound<RequestBody>, _ outbound: SocketOutbound, app: String) async {
+    private func upgrade(_ sid: String, _ inbound: SocketInbound, _ outbound: SocketOutbound, app: String) async {
         guard let transport = await sessions.find(sid, app: app) else {
             return await outbound.close(code: SocketCloseCode.protocolError, reason: "Session ID unknown")
         }

@@ -27,7 +27,7 @@ protocol RTWriter: Sendable {
 
 /// A WebSocket's frames as a session reads them.
 struct SocketReader: RTReader {
-    let inbound: SocketInbound<RequestBody>
+    let inbound: SocketInbound
 
     mutating func next() async -> RTIncoming {
         // A lost stream ends the connection as a close does.

@@ -1,0 +1,231 @@
+import NIOCore
+import Synchronization
+
+/// One public WebSocket on a socket lane, at either end: the frames the other end sent, queued
+/// until read, and the credit to send more. Each direction may have at most ``window`` bytes in
+/// flight (a larger frame goes alone), and the receiver returns credit as it reads, so one slow
+/// socket never holds up the lane's others and nothing queues without bound. Either end ends its
+/// side with ``finish()``; the socket leaves the lane once both have.
+final class LaneSocket: Sendable {
+    /// Bytes one direction may have in flight.
+    static let window = 256 << 10
+
+    /// The service's answer to an opening.
+    enum Answer: Sendable {
+        case accepted
+        case refused(status: Int, body: ByteBuffer)
+        /// The lane ended, or the wait was cancelled.
+        case lost
+    }
+
+    private struct State {
+        var queue: [SocketFrame] = []
+        var head = 0
+        var reader: CheckedContinuation<SocketFrame?, Never>?
+        var consumed = 0
+        var credit = LaneSocket.window
+        var senders: [CheckedContinuation<Bool?, Never>] = []
+        var answer: Answer?
+        var opener: CheckedContinuation<Answer, Never>?
+        /// The other end sent its finish (or the lane ended).
+        var peerFinished = false
+        /// This end sent its finish.
+        var finished = false
+        /// This end reads no more: what arrives is dropped and credited at once.
+        var abandoned = false
+
+        mutating func dequeue() -> SocketFrame? {
+            guard head < queue.count else { return nil }
+            defer {
+                head += 1
+                if head == queue.count { (queue, head) = ([], 0) }
+            }
+            return queue[head]
+        }
+    }
+
+    let id: UInt32
+    let lane: SocketLane
+    private let state = Mutex(State())
+
+    init(id: UInt32, lane: SocketLane) {
+        self.id = id
+        self.lane = lane
+    }
+
+    /// What a frame costs against the window.
+    static func cost(_ frame: SocketFrame) -> Int { frame.payload.readableBytes + 16 }
+
+    // MARK: Reading
+
+    /// The next frame the other end sent; nil once it has finished and all it sent was read.
+    func next() async -> SocketFrame? {
+        let frame: SocketFrame? = await withTaskCancellationHandler {
+            await withCheckedContinuation { reader in
+                let ready: SocketFrame?? = state.withLock { state in
+                    if let frame = state.dequeue() { return .some(frame) }
+                    if state.peerFinished || Task.isCancelled { return .some(nil) }
+                    state.reader = reader
+                    return nil
+                }
+                if let ready { reader.resume(returning: ready) }
+            }
+        } onCancel: {
+            state.withLock { state in defer { state.reader = nil }; return state.reader }?.resume(returning: nil)
+        }
+        if let frame { consumed(Self.cost(frame)) }
+        return frame
+    }
+
+    private func consumed(_ cost: Int) {
+        let credit: Int? = state.withLock { state in
+            state.consumed += cost
+            guard state.consumed >= Self.window / 2, !state.peerFinished else { return nil }
+            defer { state.consumed = 0 }
+            return state.consumed
+        }
+        if let credit { lane.writer.enqueue(.credit(socket: id, bytes: UInt32(credit))) }
+    }
+
+    // MARK: Sending
+
+    /// Sends `frame` once the window has room; false when it cannot go (this end finished, or
+    /// the other end stopped reading).
+    func send(_ frame: SocketFrame) async -> Bool {
+        let cost = Self.cost(frame)
+        while true {
+            switch await reserve(cost) {
+            case true?: return await lane.writer.send(.frame(socket: id, frame))
+            case false?: return false
+            case nil: continue
+            }
+        }
+    }
+
+    /// Takes `cost` from the credit: true when taken, false when nothing more may be sent, nil
+    /// when credit arrived while waiting (try again).
+    private func reserve(_ cost: Int) async -> Bool? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (sender: CheckedContinuation<Bool?, Never>) in
+                let ready: Bool?? = state.withLock { state in
+                    if state.finished || Task.isCancelled { return .some(false) }
+                    if state.credit >= cost || state.credit == Self.window {
+                        state.credit -= cost
+                        return .some(true)
+                    }
+                    state.senders.append(sender)
+                    return nil
+                }
+                if let ready { sender.resume(returning: ready) }
+            }
+        } onCancel: {
+            releaseSenders()
+        }
+    }
+
+    /// Ends this end's side: nothing more is sent on the socket.
+    func finish() {
+        let send = state.withLock { state in
+            defer { state.finished = true }
+            return !state.finished
+        }
+        guard send else { return }
+        lane.writer.enqueue(.finish(socket: id))
+        releaseSenders()
+        leaveIfDone()
+    }
+
+    /// Ends this end's side and stops reading: what still arrives is dropped.
+    func abandon() {
+        state.withLock { state in
+            state.abandoned = true
+            state.queue = []
+            state.head = 0
+        }
+        finish()
+    }
+
+    // MARK: Opening
+
+    /// The service's answer to this socket's opening.
+    func answer() async -> Answer {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { opener in
+                let ready: Answer? = state.withLock { state in
+                    if let answer = state.answer { return answer }
+                    if Task.isCancelled { return .lost }
+                    state.opener = opener
+                    return nil
+                }
+                if let ready { opener.resume(returning: ready) }
+            }
+        } onCancel: {
+            state.withLock { state in defer { state.opener = nil }; return state.opener }?.resume(returning: .lost)
+        }
+    }
+
+    // MARK: From the lane's reader
+
+    /// The other end sent `frame`.
+    func received(_ frame: SocketFrame) {
+        let (reader, dropped): (CheckedContinuation<SocketFrame?, Never>?, Bool) = state.withLock { state in
+            if state.abandoned || state.peerFinished { return (nil, true) }
+            if let reader = state.reader {
+                state.reader = nil
+                return (reader, false)
+            }
+            state.queue.append(frame)
+            return (nil, false)
+        }
+        if dropped {
+            lane.writer.enqueue(.credit(socket: id, bytes: UInt32(Self.cost(frame))))
+        } else if let reader {
+            reader.resume(returning: frame)
+        }
+    }
+
+    /// The other end may send `bytes` more.
+    func credited(_ bytes: Int) {
+        let senders = state.withLock { state in
+            state.credit += bytes
+            defer { state.senders = [] }
+            return state.senders
+        }
+        // Woken senders try again, in turn.
+        for sender in senders { sender.resume(returning: nil) }
+    }
+
+    /// The service answered the opening.
+    func answered(_ answer: Answer) {
+        state.withLock { state in
+            state.answer = answer
+            defer { state.opener = nil }
+            return state.opener
+        }?.resume(returning: answer)
+    }
+
+    /// The other end finished its side (or the lane ended: `lost`).
+    func peerEnded(lost: Bool = false) {
+        let reader = state.withLock { state in
+            state.peerFinished = true
+            if lost { state.finished = true }
+            defer { state.reader = nil }
+            return state.head < state.queue.count ? nil : state.reader
+        }
+        reader?.resume(returning: nil)
+        if lost {
+            answered(.lost)
+            releaseSenders()
+        } else {
+            leaveIfDone()
+        }
+    }
+
+    private func releaseSenders() {
+        state.withLock { state in defer { state.senders = [] }; return state.senders }.forEach { $0.resume(returning: false) }
+    }
+
+    private func leaveIfDone() {
+        if state.withLock({ $0.finished && $0.peerFinished }) { lane.remove(id) }
+    }
+}
