@@ -1,4 +1,5 @@
 import InternalProtocol
+import Logging
 import Permissions
 
 /// An allowed operation, optionally restricted to the rows a SQL predicate admits.
@@ -73,6 +74,34 @@ extension AccessControl {
 }
 
 extension DataEngine {
+    /// The codes of a request that names a table or column the app's schema lacks.
+    static let schemaMisses: Set<Int> = [1009, 1011]
+
+    /// Runs `body` for `app`; when it fails for a table or column this process's catalog cache
+    /// does not know, and the committed schema is newer than the cache (a change made through
+    /// another service a moment ago, not yet announced here), runs it once more on the fresh
+    /// schema. Safe for writes: a miss is found before anything is written, or rolls back.
+    public func retryingOnStaleSchema<Result>(
+        app: String, logger: Logger, _ body: () async throws -> Result
+    ) async throws -> Result {
+        let cached = try await cache.catalog(for: app).version
+        do {
+            return try await body()
+        } catch let miss as ErrorEnvelope where Self.schemaMisses.contains(miss.code) {
+            guard try await refreshIfStale(app, cached: cached, logger: logger) else { throw miss }
+            return try await body()
+        }
+    }
+
+    /// Drops the cached catalog of `app` when the committed one is newer than `cached`;
+    /// whether it was (one query).
+    private func refreshIfStale(_ app: String, cached: Int64, logger: Logger) async throws -> Bool {
+        let committed = try await CatalogStore.version(appID: app, session: session(logger))
+        guard committed > cached else { return false }
+        await cache.invalidate(app, below: committed)
+        return true
+    }
+
     /// Asks ``AccessControl`` under the app's current permissions (from the catalog cache). A
     /// refusal stands only against the committed rules: a grant made through another service a
     /// moment ago may not have reached this process's cache yet (one query, on refusals only).
@@ -81,9 +110,7 @@ extension DataEngine {
         do {
             return try access.authorize(identity, operation, table: table, catalog: catalog)
         } catch let refusal as ErrorEnvelope where refusal.code == 1023 {
-            let committed = try await CatalogStore.version(appID: identity.appId, session: session(logger))
-            guard committed > catalog.version else { throw refusal }
-            await cache.invalidate(identity.appId, below: committed)
+            guard try await refreshIfStale(identity.appId, cached: catalog.version, logger: logger) else { throw refusal }
             return try access.authorize(identity, operation, table: table, catalog: try await cache.catalog(for: identity.appId))
         }
     }

@@ -36,4 +36,28 @@ import TestSupport
             await #expect(throws: ErrorEnvelope.self) { _ = try await create() }
         }
     }
+
+    /// A table or column made through one engine a moment ago is found by another whose cache
+    /// has not heard of it: the miss is checked against the committed schema and the request
+    /// runs once more; a name the committed schema lacks too is still refused.
+    @Test func aSchemaMissIsCheckedAgainstTheCommittedSchema() async throws {
+        try await EngineFixture.with { fixture in
+            _ = try await fixture.create("Doc", #"{"n": 1}"#)
+            let other = DataEngine(database: fixture.database, logger: fixture.logger)
+            func count(_ table: String, _ clause: String) async throws -> Int {
+                let query = try FindQuery(QueryParameters(queryItems: [(name: "where", value: clause)]))
+                return try await other.count(table, query: query, identity: fixture.rest, logger: fixture.logger)
+            }
+            func retried(_ table: String, _ clause: String) async throws -> Int {
+                try await other.retryingOnStaleSchema(app: fixture.appID, logger: fixture.logger) { try await count(table, clause) }
+            }
+            #expect(try await count("Doc", "n = 1") == 1, "the other engine caches the schema")
+            _ = try await fixture.create("Doc", #"{"n": 2, "late": "x"}"#)
+            _ = try await fixture.create("Fresh", #"{"n": 3}"#)
+            await #expect(throws: DataError.columnNotFound("late", table: "Doc")) { _ = try await count("Doc", "late = 'x'") }
+            #expect(try await retried("Doc", "late = 'x'") == 1)
+            #expect(try await retried("Fresh", "n = 3") == 1)
+            await #expect(throws: DataError.columnNotFound("never", table: "Doc")) { _ = try await retried("Doc", "never = 1") }
+        }
+    }
 }

@@ -212,11 +212,15 @@ import TestSupport
     }
 
     @Test func aCertificateFromAnotherAuthorityIsRefused() async throws {
-        try await expectRefused(presenting: TestPKI.foreignMaterial(commonName: "gateway"), with: ErrorEnvelope.serviceUnavailable(.data))
+        // The handshake fails on every try; the client reports the last failure (503) unless
+        // the call's deadline timer, racing the pool's own, fires first (504) on a busy machine.
+        try await expectRefused(
+            presenting: TestPKI.foreignMaterial(commonName: "gateway"),
+            with: [ErrorEnvelope.serviceUnavailable(.data), ErrorEnvelope.deadlineExceeded(.data)])
     }
 
     @Test func aCertificateNamingNoServiceIsRefused() async throws {
-        try await expectRefused(presenting: TestPKI.material(commonName: "intruder"), with: ErrorEnvelope.originRefused)
+        try await expectRefused(presenting: TestPKI.material(commonName: "intruder"), with: [ErrorEnvelope.originRefused])
     }
 
     @Test func aMalformedBodyIsA400() async throws {
@@ -230,22 +234,24 @@ import TestSupport
     }
 
     @Test func aCallerTheOperationDoesNotNameNeverReachesItsHandler() async throws {
-        try await expectRefused(presenting: TestPKI.material(for: .users), with: ErrorEnvelope.callerRefused)
+        try await expectRefused(presenting: TestPKI.material(for: .users), with: [ErrorEnvelope.callerRefused])
     }
 
-    /// Calls the echo and fail operations presenting `material`: each is refused with `expected`
-    /// and no handler runs.
-    private func expectRefused(presenting material: TLSMaterial, with expected: ErrorEnvelope) async throws {
+    /// Calls the echo and fail operations presenting `material`: each is refused with one of
+    /// `expected` and no handler runs.
+    private func expectRefused(presenting material: TLSMaterial, with expected: [ErrorEnvelope]) async throws {
         try await withServer { _, baseURL, counter async throws in
             let caller = try InternalClient(
                 tls: material, peers: [.data: baseURL], connectTimeout: TestPKI.connectTimeout)
             try await caller.using { caller in
-                await #expect(throws: expected) {
+                let echo = await #expect(throws: ErrorEnvelope.self) {
                     try await caller.call(EchoOperation.self, Empty(), on: .data, context: context())
                 }
-                await #expect(throws: expected) {
+                let fail = await #expect(throws: ErrorEnvelope.self) {
                     try await caller.call(FailOperation.self, Empty(), on: .data, context: context())
                 }
+                #expect(echo.map(expected.contains) == true, "\(String(describing: echo))")
+                #expect(fail.map(expected.contains) == true, "\(String(describing: fail))")
             }
             #expect(counter.count == 0)
         }

@@ -17,6 +17,11 @@ public enum RelationsService: BackendService {
     ) throws {
         let engine = DataEngine(database: environment.database, logger: environment.logger)
         environment.background.add(engine.listener)
+        // A table or column made through another service a moment ago may not have reached this
+        // process's catalog cache: such a miss is checked against the committed schema.
+        routes.around = { call, handler in
+            try await engine.retryingOnStaleSchema(app: call.identity.appId, logger: call.context.logger) { try await handler(call) }
+        }
         RelationRoutes(engine: engine).add(to: &routes)
     }
 }
