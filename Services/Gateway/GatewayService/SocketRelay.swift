@@ -4,6 +4,7 @@ import NIOCore
 import NIOWebSocket
 import ServiceLifecycle
 import ServiceRuntime
+import Synchronization
 
 /// Relays one public WebSocket and its socket on a lane to the service, frame by frame in both
 /// directions: data frames as they are (fragments included), the close handshake end to end
@@ -26,53 +27,39 @@ struct SocketRelay: Sendable {
     }
 
     private func relay(_ client: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, logger: Logger) async {
+        let toClient = ServiceToClient(channel: client.channel)
+        socket.push { frame in toClient.write(frame) }
         do {
             try await client.executeThenClose { inbound, outbound in
                 do {
-                    try await withThrowingTaskGroup(of: Side.self) { group in
-                        group.addTask { try await toService(inbound, pongs: outbound) }
-                        group.addTask { try await toClient(outbound) }
-                        var finished: Set<Side> = []
-                        while let side = try await group.next(), side != .grace {
-                            finished.insert(side)
-                            if finished.count == 2 { break }
-                            // RFC 6455 §7.1.1: the client may answer the service's close before
-                            // the connection closes.
-                            if side == .service { group.addTask { try await Task.sleep(for: Self.closeGrace); return .grace } }
-                        }
-                        group.cancelAll()
-                    }
+                    try await toService(inbound, pongs: outbound)
                 } catch {
                     logger.debug("socket stream failed", metadata: ["error": "\(error)"])
                     try? await outbound.write(Self.close(code: SocketCloseCode.goingAway, reason: ""))
                 }
+                // The client closed or went: the service's answering close still reaches it.
+                try? await withTimeout(Self.closeGrace) { await toClient.ended() }
             }
         } catch {
             logger.debug("socket ended", metadata: ["error": "\(error)"])
         }
     }
 
-    /// Which side of the relay finished.
-    private enum Side: Sendable, Hashable {
-        case client, service, grace
-    }
-
-    /// How long the connection stays open for the client's answer to the service's close.
+    /// How long the connection stays open for the other side's answer to a close.
     static let closeGrace = Duration.seconds(2)
 
     /// Client to service: data frames relayed, pings answered, the close relayed and the
-    /// stream's side ended after it (or when the client goes without one). The relay goes on
-    /// until the service answers the close.
+    /// socket's side ended after it (or when the client goes without one).
     private func toService(
         _ inbound: NIOAsyncChannelInboundStream<WebSocketFrame>, pongs: NIOAsyncChannelOutboundWriter<WebSocketFrame>
-    ) async throws -> Side {
+    ) async throws {
         defer { socket.outbound.finish() }
         for try await frame in inbound {
             guard frame.maskKey != nil else {
                 // RFC 6455 §5.1: a client's frames are masked.
                 await socket.outbound.close(code: SocketCloseCode.protocolError)
                 try await pongs.write(Self.close(code: SocketCloseCode.protocolError, reason: "unmasked frame"))
-                return .client
+                return
             }
             let data = frame.unmaskedData
             switch frame.opcode {
@@ -84,38 +71,19 @@ struct SocketRelay: Sendable {
                 var payload = data
                 let code = payload.readInteger(as: UInt16.self) ?? SocketCloseCode.noStatus
                 await socket.outbound.close(code: code, reason: payload.readString(length: payload.readableBytes) ?? "")
-                return .client
+                return
             case .text, .binary, .continuation:
                 guard data.readableBytes <= route.bodyLimit else {
                     await socket.outbound.close(code: SocketCloseCode.tooLarge)
-                    return .client
+                    return
                 }
                 let kind: SocketFrame.Kind = frame.opcode == .text ? .text : frame.opcode == .binary ? .binary : .continuation
                 await socket.outbound.send(SocketFrame(kind: kind, fin: frame.fin, payload: data))
             default:
                 await socket.outbound.close(code: SocketCloseCode.protocolError)
-                return .client
+                return
             }
         }
-        return .client
-    }
-
-    /// Service to client: data frames and the close as they come. A stream that ends without a
-    /// close (the service was lost) closes the client with 1001.
-    private func toClient(_ outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>) async throws -> Side {
-        let frames = socket.inbound()
-        while let frame = try await frames.next() {
-            switch frame.kind {
-            case .close:
-                try await outbound.write(Self.close(code: frame.closeCode, reason: frame.closeReason))
-                return .service
-            case .text, .binary, .continuation:
-                let opcode: WebSocketOpcode = frame.kind == .text ? .text : frame.kind == .binary ? .binary : .continuation
-                try await outbound.write(WebSocketFrame(fin: frame.fin, opcode: opcode, data: frame.payload))
-            }
-        }
-        try await outbound.write(Self.close(code: SocketCloseCode.goingAway, reason: ""))
-        return .service
     }
 
     /// A close frame to the client; a code of 1005 (none was sent) goes as a close without one.
@@ -126,5 +94,81 @@ struct SocketRelay: Sendable {
             payload.writeString(reason)
         }
         return WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)
+    }
+}
+
+/// Service to client, driven by the lane rather than a task: each frame the service sends is
+/// written to the client's channel as it arrives (its credit returns once written, so a slow
+/// client holds at most the socket's window), the service's close is passed on and the
+/// connection closed after the client's grace to answer, and a service side that ends without
+/// a close (the service or its lane was lost) closes the client with 1001.
+final class ServiceToClient: Sendable {
+    private struct State {
+        var closeSent = false
+        var ended = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let channel: any Channel
+    private let state = Mutex(State())
+
+    init(channel: any Channel) {
+        self.channel = channel
+    }
+
+    /// Writes `frame` (nil: the service's side ended) to the client.
+    func write(_ frame: SocketFrame?) -> EventLoopFuture<Void>? {
+        guard let frame else {
+            let first = state.withLock { state in
+                defer { state.closeSent = true }
+                return !state.closeSent
+            }
+            guard first else { return nil }
+            let channel = self.channel
+            channel.writeAndFlush(SocketRelay.close(code: SocketCloseCode.goingAway, reason: "")).whenComplete { _ in
+                channel.close(promise: nil)
+                self.end()
+            }
+            return nil
+        }
+        switch frame.kind {
+        case .close:
+            state.withLock { $0.closeSent = true }
+            let written = channel.writeAndFlush(SocketRelay.close(code: frame.closeCode, reason: frame.closeReason))
+            written.whenComplete { _ in self.end() }
+            // RFC 6455 §7.1.1: the client may answer the service's close before the connection closes.
+            let channel = self.channel
+            channel.eventLoop.scheduleTask(in: .seconds(Int64(SocketRelay.closeGrace.components.seconds))) { channel.close(promise: nil) }
+            return written
+        case .text, .binary, .continuation:
+            let opcode: WebSocketOpcode = frame.kind == .text ? .text : frame.kind == .binary ? .binary : .continuation
+            return channel.writeAndFlush(WebSocketFrame(fin: frame.fin, opcode: opcode, data: frame.payload))
+        }
+    }
+
+    /// Returns once the service's side has ended and its close was written (or on cancellation).
+    func ended() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { waiter in
+                let done = state.withLock { state in
+                    if !state.ended && !Task.isCancelled { state.waiter = waiter }
+                    return state.ended || Task.isCancelled
+                }
+                if done { waiter.resume() }
+            }
+        } onCancel: {
+            state.withLock { state in
+                defer { state.waiter = nil }
+                return state.waiter
+            }?.resume()
+        }
+    }
+
+    private func end() {
+        state.withLock { state in
+            state.ended = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }?.resume()
     }
 }

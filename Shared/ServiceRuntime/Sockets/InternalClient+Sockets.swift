@@ -20,9 +20,12 @@ public struct InternalSocket: Sendable {
         self.lease = lease
     }
 
-    /// The service's side of the socket, read by one task.
-    public func inbound(maximumPayload: Int = Int(UInt32.max)) -> SocketInbound {
-        SocketInbound(socket, maximumPayload: maximumPayload)
+    /// Hands each frame the service sends to `sink` as it arrives, and nil once the service
+    /// has ended its side (or the lane ended). The frame's credit returns when the future the
+    /// sink answers completes: a sink answering with the client's write lets at most the
+    /// socket's window wait on a slow client. No task waits on an idle socket.
+    public func push(to sink: @escaping @Sendable (SocketFrame?) -> EventLoopFuture<Void>?) {
+        socket.push(to: sink)
     }
 
     /// Ends the gateway's side, stops reading and frees the socket's place on its lane.

@@ -33,6 +33,12 @@ final class LaneSocket: Sendable {
         var finished = false
         /// This end reads no more: what arrives is dropped and credited at once.
         var abandoned = false
+        /// Where frames go as they arrive, when they are pushed rather than read.
+        var sink: Sink?
+        /// A caller is handing queued frames to the sink.
+        var flushing = false
+        /// The sink has been told that the other end finished.
+        var endDelivered = false
 
         mutating func dequeue() -> SocketFrame? {
             guard head < queue.count else { return nil }
@@ -43,6 +49,11 @@ final class LaneSocket: Sendable {
             return queue[head]
         }
     }
+
+    /// Takes each frame the other end sends, as it arrives, and nil once the other end has
+    /// finished (or the lane ended); the frame's credit returns when the future it answers
+    /// completes (at once for nil).
+    typealias Sink = @Sendable (SocketFrame?) -> EventLoopFuture<Void>?
 
     let id: UInt32
     let lane: SocketLane
@@ -77,6 +88,7 @@ final class LaneSocket: Sendable {
         return frame
     }
 
+    /// Counts `cost` bytes of frames as read: credit goes back once half the window has been.
     private func consumed(_ cost: Int) {
         let credit: Int? = state.withLock { state in
             state.consumed += cost
@@ -85,6 +97,43 @@ final class LaneSocket: Sendable {
             return state.consumed
         }
         if let credit { lane.writer.enqueue(.credit(socket: id, bytes: UInt32(credit))) }
+    }
+
+    // MARK: Pushing
+
+    /// Pushes every frame the other end sends to `sink` from now on (those already queued
+    /// first), instead of keeping them for ``next()``.
+    func push(to sink: @escaping Sink) {
+        state.withLock { $0.sink = sink }
+        flush()
+    }
+
+    /// Hands what is queued to the sink, in order, unless another caller is doing so (that one
+    /// takes what arrived meanwhile too).
+    private func flush() {
+        while true {
+            let step: (Sink, [SocketFrame], Bool)? = state.withLock { state in
+                guard let sink = state.sink, !state.flushing else { return nil }
+                let frames = Array(state.queue[state.head...])
+                (state.queue, state.head) = ([], 0)
+                let end = state.peerFinished && !state.endDelivered
+                if end { state.endDelivered = true }
+                guard !frames.isEmpty || end else { return nil }
+                state.flushing = true
+                return (sink, frames, end)
+            }
+            guard let (sink, frames, end) = step else { return }
+            for frame in frames {
+                let cost = Self.cost(frame)
+                if let written = sink(frame) {
+                    written.whenComplete { _ in self.consumed(cost) }
+                } else {
+                    consumed(cost)
+                }
+            }
+            if end { _ = sink(nil) }
+            state.withLock { $0.flushing = false }
+        }
     }
 
     // MARK: Sending
@@ -181,6 +230,8 @@ final class LaneSocket: Sendable {
             lane.writer.enqueue(.credit(socket: id, bytes: UInt32(Self.cost(frame))))
         } else if let reader {
             reader.resume(returning: frame)
+        } else {
+            flush()
         }
     }
 
@@ -213,6 +264,7 @@ final class LaneSocket: Sendable {
             return state.head < state.queue.count ? nil : state.reader
         }
         reader?.resume(returning: nil)
+        flush()
         if lost {
             answered(.lost)
             releaseSenders()
