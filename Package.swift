@@ -33,8 +33,8 @@ let engines: [String: [Target.Dependency]] = [
     "Messaging": [
         "QueryLanguage", "DataEngine", "DataAPI", "Permissions", product("NIOPosix", "swift-nio"), product("NIOSSL", "swift-nio-ssl"),
         product("_CryptoExtras", "swift-crypto"), product("AsyncHTTPClient", "async-http-client"), product("NIOHTTP1", "swift-nio"),
-        // Real-time connection and subscription gauges.
-        product("Metrics", "swift-metrics"),
+        // Real-time connection and subscription gauges; sessions' queues.
+        product("Metrics", "swift-metrics"), product("DequeModule", "swift-collections"),
     ],
     // Stored bytes on local disk (unnamed temporary files linked into place once complete) or
     // in S3-compatible storage over HTTP; uploads from URLs resolve their host first; directories
@@ -126,7 +126,7 @@ var targets: [Target] = [
             product("UnixSignals", "swift-service-lifecycle"), product("NIOHTTPTypes", "swift-nio-extras"),
             // WebSocket upgrades on the public port and the socket streams behind them.
             product("NIOWebSocket", "swift-nio"), product("NIOHTTPTypesHTTP1", "swift-nio-extras"),
-            product("AsyncAlgorithms", "swift-async-algorithms"),
+            product("AsyncAlgorithms", "swift-async-algorithms"), product("DequeModule", "swift-collections"),
         ],
         path: "Shared/ServiceRuntime", swiftSettings: strict),
     .target(name: "QueryLanguage", path: "Shared/QueryLanguage", swiftSettings: strict),
@@ -228,6 +228,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-async-algorithms.git", from: "1.1.4"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),

@@ -200,40 +200,81 @@ import TestSupport
         }
     }
 
+    /// One timer beats every session: an Engine.IO 4 client is pinged every interval and kept
+    /// while it answers; silent for interval and timeout together, it is sent the close packet
+    /// and the socket closes.
+    @Test func sessionsArePingedAndASilentOneIsClosed() async throws {
+        let heartbeat = ["BAAS_RT_PING_INTERVAL_MS": "300", "BAAS_RT_PING_TIMEOUT_MS": "300"]
+        try await TestCluster.with(environment: heartbeat) { cluster async throws in
+            let path = "/\(cluster.app.id)/?EIO=4&transport=websocket&apiKey=\(cluster.app.keys[.rest]!)"
+            let socket = try #require(try await WebSocketTestClient.connect(port: cluster.port, path: path))
+            try await socket.executeThenClose { inbound, outbound in
+                var raw = RawFrames(inbound, outbound)
+                #expect(try await raw.next()?.contains(#""pingInterval":300"#) == true)
+                // Answered pings keep the session past interval and timeout, several times over.
+                for _ in 0..<6 {
+                    #expect(try await raw.next() == "2")
+                    try await raw.send("3")
+                }
+                // Unanswered, they end it.
+                var heard: [String] = []
+                while let frame = try await raw.next() {
+                    heard.append(frame)
+                    if frame.hasPrefix("close:") { break }
+                }
+                #expect(heard.last == "close:1000" && heard.dropLast().last == "1", "\(heard)")
+                #expect(heard.dropLast(2).allSatisfy { $0 == "2" }, "\(heard)")
+            }
+        }
+    }
+
     @Test func engineIO3OverARawWebSocketAndMalformedFrames() async throws {
         try await TestCluster.with { cluster async throws in
             let path = "/\(cluster.app.id)/?EIO=3&transport=websocket&apiKey=\(cluster.app.keys[.rest]!)&userToken=null"
             let socket = try #require(try await WebSocketTestClient.connect(port: cluster.port, path: path))
             try await socket.executeThenClose { inbound, outbound in
-                var frames = inbound.makeAsyncIterator()
-                func next() async throws -> String? {
-                    guard let frame = try await frames.next() else { return nil }
-                    return frame.opcode == .text ? String(buffer: frame.unmaskedData) : "close:\(WebSocketTestClient.code(of: frame) ?? 0)"
-                }
-                func send(_ text: String) async throws {
-                    try await outbound.write(WebSocketTestClient.frame(.text, ByteBuffer(string: text)))
-                }
-                let open = try #require(try await next())
+                var raw = RawFrames(inbound, outbound)
+                let open = try #require(try await raw.next())
                 #expect(open.hasPrefix("0{") && open.contains("\"pingInterval\"") && !open.contains("maxPayload"), "\(open)")
-                #expect(try await next() == "40")
-                try await send("2")
-                #expect(try await next() == "3")
-                try await send("40/wrong,")
-                #expect(try await next() == #"44/wrong,"Invalid namespace: connect to /\#(cluster.app.id)""#)
-                try await send("40/\(cluster.app.id)?apiKey=x&clientId=c,")
-                #expect(try await next() == "40/\(cluster.app.id),")
-                try await send(#"42/\#(cluster.app.id),["SUB_ON",{"id":"S","name":"PUB_SUB_MESSAGES","options":{"channel":"raw"}}]"#)
-                #expect(try await next() == #"42/\#(cluster.app.id),["SUB_READY",{"id":"S"}]"#)
+                #expect(try await raw.next() == "40")
+                try await raw.send("2")
+                #expect(try await raw.next() == "3")
+                try await raw.send("40/wrong,")
+                #expect(try await raw.next() == #"44/wrong,"Invalid namespace: connect to /\#(cluster.app.id)""#)
+                try await raw.send("40/\(cluster.app.id)?apiKey=x&clientId=c,")
+                #expect(try await raw.next() == "40/\(cluster.app.id),")
+                try await raw.send(#"42/\#(cluster.app.id),["SUB_ON",{"id":"S","name":"PUB_SUB_MESSAGES","options":{"channel":"raw"}}]"#)
+                #expect(try await raw.next() == #"42/\#(cluster.app.id),["SUB_READY",{"id":"S"}]"#)
                 _ = try await Self.publish(cluster, "raw", #"{"message": 1}"#)
-                #expect(try await next()?.hasPrefix(#"42/\#(cluster.app.id),["SUB_RES",{"id":"S","data":{"messageId":"#) == true)
+                #expect(try await raw.next()?.hasPrefix(#"42/\#(cluster.app.id),["SUB_RES",{"id":"S","data":{"messageId":"#) == true)
                 // Not Socket.IO: the connection ends with a protocol error, as socket.io servers do.
-                try await send("4Z")
-                #expect(try await next() == "close:1002")
+                try await raw.send("4Z")
+                #expect(try await raw.next() == "close:1002")
             }
             // Other sockets on the same gateway are unaffected, and a polling transport is refused.
             let refused = try await WebSocketTestClient.connect(
                 port: cluster.port, path: "/\(cluster.app.id)/?EIO=3&transport=websocket&apiKey=wrong")
             #expect(refused == nil)
         }
+    }
+}
+
+/// A raw WebSocket's frames as text: a text frame's text, a close as `close:CODE`.
+struct RawFrames {
+    private var frames: NIOAsyncChannelInboundStream<WebSocketFrame>.AsyncIterator
+    private let outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>
+
+    init(_ inbound: NIOAsyncChannelInboundStream<WebSocketFrame>, _ outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>) {
+        frames = inbound.makeAsyncIterator()
+        self.outbound = outbound
+    }
+
+    mutating func next() async throws -> String? {
+        guard let frame = try await frames.next() else { return nil }
+        return frame.opcode == .text ? String(buffer: frame.unmaskedData) : "close:\(WebSocketTestClient.code(of: frame) ?? 0)"
+    }
+
+    func send(_ text: String) async throws {
+        try await outbound.write(WebSocketTestClient.frame(.text, ByteBuffer(string: text)))
     }
 }

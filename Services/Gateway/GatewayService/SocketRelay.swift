@@ -28,7 +28,10 @@ struct SocketRelay: Sendable {
 
     private func relay(_ client: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, logger: Logger) async {
         let toClient = ServiceToClient(channel: client.channel)
-        socket.push { frame in toClient.write(frame) }
+        socket.push { frame, done in
+            guard let written = toClient.write(frame) else { return done() }
+            written.whenComplete { _ in done() }
+        }
         do {
             try await client.executeThenClose { inbound, outbound in
                 do {

@@ -120,13 +120,13 @@ public enum MessagingService: BackendService {
             PeriodicService(every: .seconds(10), logger: logger, failure: "change log not swept") {
                 try await log.sweep(retention: settings.logRetention)
             })
-        let sessions = PollingSessions()
-        environment.background.add(sessions)
+        let live = RTSessions(settings: settings)
+        environment.background.add(live)
         RTEndpoint(
             services: RTServices(
                 feed: feed, data: dataFeed, commands: commands, log: log, access: access, peers: environment.peers, settings: settings,
                 context: CallContext(deadline: .now(), logger: logger)),
-            sessions: sessions
+            polling: PollingSessions(), live: live
         ).add(to: &routes)
     }
 }

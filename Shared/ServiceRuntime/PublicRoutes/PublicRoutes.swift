@@ -116,9 +116,6 @@ public struct RouteOptions: Sendable {
     public var changesPermissions = false
     /// Also served at `/{appId}/` with the credentials in the query (see ``RouteDescriptor/atAppRoot``).
     public var atAppRoot = false
-    /// For sockets: the handler closes its socket itself when the process shuts down (to
-    /// flush what it has queued first); otherwise the socket is closed with 1001 at once.
-    public var handlesShutdown = false
 
     /// Creates options.
     public init(bodyLimit: Int, transfer: RouteDescriptor.Transfer, idleTimeout: Duration? = nil) {

@@ -21,10 +21,10 @@ public struct InternalSocket: Sendable {
     }
 
     /// Hands each frame the service sends to `sink` as it arrives, and nil once the service
-    /// has ended its side (or the lane ended). The frame's credit returns when the future the
-    /// sink answers completes: a sink answering with the client's write lets at most the
-    /// socket's window wait on a slow client. No task waits on an idle socket.
-    public func push(to sink: @escaping @Sendable (SocketFrame?) -> EventLoopFuture<Void>?) {
+    /// has ended its side (or the lane ended). The frame's credit returns when the sink calls
+    /// `done`: a sink that calls it once the client's write completes lets at most the socket's
+    /// window wait on a slow client. No task waits on an idle socket.
+    public func push(to sink: @escaping @Sendable (SocketFrame?, _ done: @escaping @Sendable () -> Void) -> Void) {
         socket.push(to: sink)
     }
 

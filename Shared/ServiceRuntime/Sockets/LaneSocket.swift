@@ -1,3 +1,4 @@
+import DequeModule
 import NIOCore
 import Synchronization
 
@@ -19,8 +20,7 @@ final class LaneSocket: Sendable {
     }
 
     private struct State {
-        var queue: [SocketFrame] = []
-        var head = 0
+        var queue = Deque<SocketFrame>()
         var reader: CheckedContinuation<SocketFrame?, Never>?
         var consumed = 0
         var credit = LaneSocket.window
@@ -39,21 +39,14 @@ final class LaneSocket: Sendable {
         var flushing = false
         /// The sink has been told that the other end finished.
         var endDelivered = false
+        /// What closes the socket when the process shuts down, for sockets no task serves.
+        var onShutdown: (@Sendable () -> Void)?
 
-        mutating func dequeue() -> SocketFrame? {
-            guard head < queue.count else { return nil }
-            defer {
-                head += 1
-                if head == queue.count { (queue, head) = ([], 0) }
-            }
-            return queue[head]
-        }
     }
 
     /// Takes each frame the other end sends, as it arrives, and nil once the other end has
-    /// finished (or the lane ended); the frame's credit returns when the future it answers
-    /// completes (at once for nil).
-    typealias Sink = @Sendable (SocketFrame?) -> EventLoopFuture<Void>?
+    /// finished (or the lane ended); the frame's credit returns when the sink calls `done`.
+    typealias Sink = @Sendable (SocketFrame?, _ done: @escaping @Sendable () -> Void) -> Void
 
     let id: UInt32
     let lane: SocketLane
@@ -74,7 +67,7 @@ final class LaneSocket: Sendable {
         let frame: SocketFrame? = await withTaskCancellationHandler {
             await withCheckedContinuation { reader in
                 let ready: SocketFrame?? = state.withLock { state in
-                    if let frame = state.dequeue() { return .some(frame) }
+                    if let frame = state.queue.popFirst() { return .some(frame) }
                     if state.peerFinished || Task.isCancelled { return .some(nil) }
                     state.reader = reader
                     return nil
@@ -114,8 +107,8 @@ final class LaneSocket: Sendable {
         while true {
             let step: (Sink, [SocketFrame], Bool)? = state.withLock { state in
                 guard let sink = state.sink, !state.flushing else { return nil }
-                let frames = Array(state.queue[state.head...])
-                (state.queue, state.head) = ([], 0)
+                let frames = Array(state.queue)
+                state.queue = []
                 let end = state.peerFinished && !state.endDelivered
                 if end { state.endDelivered = true }
                 guard !frames.isEmpty || end else { return nil }
@@ -125,15 +118,28 @@ final class LaneSocket: Sendable {
             guard let (sink, frames, end) = step else { return }
             for frame in frames {
                 let cost = Self.cost(frame)
-                if let written = sink(frame) {
-                    written.whenComplete { _ in self.consumed(cost) }
-                } else {
-                    consumed(cost)
-                }
+                sink(frame) { self.consumed(cost) }
             }
-            if end { _ = sink(nil) }
-            state.withLock { $0.flushing = false }
+            if end { sink(nil) {} }
+            state.withLock { state in
+                state.flushing = false
+                // Nothing follows the end: the sink, and what it holds, can go.
+                if end { state.sink = nil }
+            }
         }
+    }
+
+    /// Runs `handler` when the process shuts down (see ``shutDown()``).
+    func onShutdown(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onShutdown = handler }
+    }
+
+    /// The process is shutting down: the socket's shutdown handler runs, once.
+    func shutDown() {
+        state.withLock { state in
+            defer { state.onShutdown = nil }
+            return state.onShutdown
+        }?()
     }
 
     // MARK: Sending
@@ -189,7 +195,6 @@ final class LaneSocket: Sendable {
         state.withLock { state in
             state.abandoned = true
             state.queue = []
-            state.head = 0
         }
         finish()
     }
@@ -261,11 +266,12 @@ final class LaneSocket: Sendable {
             state.peerFinished = true
             if lost { state.finished = true }
             defer { state.reader = nil }
-            return state.head < state.queue.count ? nil : state.reader
+            return state.queue.isEmpty ? state.reader : nil
         }
         reader?.resume(returning: nil)
         flush()
         if lost {
+            state.withLock { $0.onShutdown = nil }
             answered(.lost)
             releaseSenders()
         } else {
@@ -278,6 +284,11 @@ final class LaneSocket: Sendable {
     }
 
     private func leaveIfDone() {
-        if state.withLock({ $0.finished && $0.peerFinished }) { lane.remove(id) }
+        let done = state.withLock { state in
+            guard state.finished && state.peerFinished else { return false }
+            state.onShutdown = nil
+            return true
+        }
+        if done { lane.remove(id) }
     }
 }

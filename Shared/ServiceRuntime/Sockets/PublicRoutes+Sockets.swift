@@ -22,17 +22,40 @@ extension PublicRoutes {
     public mutating func socket(
         _ path: String, permission: RoutePermission? = nil, options: RouteOptions = .socket(), _ handler: @escaping SocketHandler
     ) {
+        declareSocket(path, permission: permission, options: options, .task(handler))
+    }
+
+    /// A socket route served without a task: `accept` is called as each socket opens (it must
+    /// not wait) and keeps the ``ServedSocket``, which pushes the client's frames to it. The
+    /// route closes its own sockets when the process shuts down.
+    public typealias SocketAcceptor = @Sendable (ServedSocket, PublicRequestContext, [String: String]) -> Void
+
+    /// Declares a socket route served by `accept` (see ``SocketAcceptor``).
+    public mutating func socket(
+        _ path: String, permission: RoutePermission? = nil, options: RouteOptions = .socket(), accept: @escaping SocketAcceptor
+    ) {
+        declareSocket(path, permission: permission, options: options, .pushed(accept))
+    }
+
+    private mutating func declareSocket(_ path: String, permission: RoutePermission?, options: RouteOptions, _ serving: SocketRoute.Serving) {
         precondition(options.transfer == .bidirectional, "a socket route needs RouteOptions.socket")
         stream(.get, path, permission: permission, options: options) { _, _ in
             throw ErrorEnvelope(code: 426, message: "This endpoint takes a WebSocket upgrade", status: 426)
         }
-        sockets[path] = SocketRoute(options: options, handler: handler)
+        sockets[path] = SocketRoute(options: options, serving: serving)
     }
 
-    /// A socket route's limits and handler.
+    /// A socket route's limits and how it is served.
     struct SocketRoute: Sendable {
+        enum Serving: Sendable {
+            /// A handler reading in a task of its own.
+            case task(SocketHandler)
+            /// An acceptor the frames are pushed to.
+            case pushed(SocketAcceptor)
+        }
+
         let options: RouteOptions
-        let handler: SocketHandler
+        let serving: Serving
     }
 }
 

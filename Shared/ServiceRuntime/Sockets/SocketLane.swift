@@ -130,13 +130,15 @@ final class SocketLane: Sendable {
         }
     }
 
-    /// Closes the lane once its last socket has left, refusing new ones meanwhile.
+    /// Closes the lane once its last socket has left, refusing new ones meanwhile; sockets no
+    /// task serves are told to close.
     func drain() {
-        let close = table.withLock { table in
+        let (close, sockets) = table.withLock { table in
             table.draining = true
-            return table.sockets.isEmpty
+            return (table.sockets.isEmpty, Array(table.sockets.values))
         }
         if close { self.close() }
+        for socket in sockets { socket.shutDown() }
     }
 
     /// Whether the lane is closing once its sockets have left.

@@ -62,6 +62,11 @@ struct SocketLaneServer: Sendable {
             }
         } onGracefulShutdown: {
             lane.drain()
+            // A socket that never leaves holds the process no longer than this.
+            Task {
+                try? await Task.sleep(for: Self.shutdownLimit)
+                lane.close()
+            }
         }
     }
 
@@ -71,6 +76,8 @@ struct SocketLaneServer: Sendable {
 
     /// How long an ended lane waits for the gateway to end its side.
     static let closeGrace = Duration.seconds(5)
+    /// How long a shutting-down service waits for its sockets to leave.
+    static let shutdownLimit = Duration.seconds(10)
 
     /// Opens socket `id` on its route, or refuses it with an envelope.
     private func open(_ id: UInt32, _ opening: SocketOpening, on lane: SocketLane, context: RPCRequestContext) {
@@ -87,11 +94,15 @@ struct SocketLaneServer: Sendable {
             socketContext.call = try RPCEdgeMiddleware.callContext(
                 fields, requestID: fields[.init(InternalHeader.requestID)!] ?? CallContext.newRequestID(),
                 defaultTimeout: Self.defaultTimeout, logger: context.logger)
-            let session = SocketSession(
-                socket: socket, route: route, context: try PublicRequestContext(context: socketContext),
-                query: PublicRoutes.query(URI("/" + opening.resource)))
+            let (publicContext, query) = (try PublicRequestContext(context: socketContext), PublicRoutes.query(URI("/" + opening.resource)))
             lane.writer.enqueue(.accepted(socket: id))
-            Task { await session.run() }
+            switch route.serving {
+            case .task(let handler):
+                let session = SocketSession(socket: socket, route: route, handler: handler, context: publicContext, query: query)
+                Task { await session.run() }
+            case .pushed(let accept):
+                accept(ServedSocket(socket), publicContext, query)
+            }
         } catch {
             let envelope = ErrorEnvelope.from(error) ?? .internalError
             let body = (try? JSONEncoder.sortedKeys.encode(envelope)) ?? Data()
@@ -106,6 +117,7 @@ struct SocketLaneServer: Sendable {
 struct SocketSession: Sendable {
     let socket: LaneSocket
     let route: PublicRoutes.SocketRoute
+    let handler: PublicRoutes.SocketHandler
     let context: PublicRequestContext
     let query: [String: String]
 
@@ -113,7 +125,6 @@ struct SocketSession: Sendable {
         let inbound = SocketInbound(socket, maximumPayload: route.options.bodyLimit)
         let outbound = SocketOutbound(socket)
         defer { socket.finish() }
-        guard !route.options.handlesShutdown else { return await serve(inbound, outbound) }
         // A service shutting down closes its sockets with 1001 and lets the handshake finish.
         await withGracefulShutdownHandler {
             await serve(inbound, outbound)
@@ -125,7 +136,7 @@ struct SocketSession: Sendable {
     /// Runs the handler, closes the socket as it asks, and waits for the gateway to end its side.
     private func serve(_ inbound: SocketInbound, _ outbound: SocketOutbound) async {
         do {
-            try await route.handler(inbound, outbound, context, query)
+            try await handler(inbound, outbound, context, query)
         } catch is CancellationError {
         } catch {
             context.call.logger.error("socket handler failed", metadata: ["error": "\(error)"])

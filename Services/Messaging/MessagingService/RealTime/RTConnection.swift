@@ -61,14 +61,7 @@ struct RTConnection: Sendable {
         case .open: return false
         case .message(let data):
             guard let message = SocketIOPacket(data) else { return false }
-            // Handled in a task of its own: a task keeps the memory its deepest call needed for
-            // as long as it lives, and the connection's reading task lives as long as the
-            // socket, idle most of that time.
-            self = await Task { [self] in
-                var connection = self
-                await connection.handle(message)
-                return connection
-            }.value
+            await handle(message)
         }
         return true
     }

@@ -15,8 +15,6 @@ final class PollingTransport: RTWriter {
     let limit: Int
     /// When the client was last heard from (a poll, a post, a frame).
     let heard: SocketLiveness
-    let incoming: AsyncStream<RTIncoming>
-    private let posted: AsyncStream<RTIncoming>.Continuation
     private let state = Mutex(State())
 
     private typealias Poll = CheckedContinuation<[String]?, Never>
@@ -26,8 +24,10 @@ final class PollingTransport: RTWriter {
         var closed = false
         /// The client has been given the close packet.
         var closeTaken = false
+        /// The session the client's packets go to, until it ends.
+        var session: RTSession?
         /// The socket the client upgraded to, once it did.
-        var socket: SocketOutbound?
+        var socket: ServedSocket?
         /// While what waited goes down the new socket, senders wait (order is kept).
         var flushing = false
         /// The GET waiting for packets, if any.
@@ -36,8 +36,6 @@ final class PollingTransport: RTWriter {
         var pollNumber: UInt64 = 0
         /// Senders waiting for room.
         var senders: [CheckedContinuation<Void, Never>] = []
-        /// Who waits for the session's end (the upgraded socket's handler).
-        var endWaiters: [CheckedContinuation<Void, Never>] = []
 
         /// Everything waiting, taken.
         mutating func take() -> [String] {
@@ -48,7 +46,7 @@ final class PollingTransport: RTWriter {
 
     private enum SendStep {
         case sent(Poll?, [String])
-        case socket(SocketOutbound)
+        case socket(ServedSocket)
         case wait
         case closed
     }
@@ -59,7 +57,16 @@ final class PollingTransport: RTWriter {
         self.version = version
         self.limit = limit
         self.heard = heard
-        (incoming, posted) = AsyncStream.makeStream(of: RTIncoming.self)
+    }
+
+    /// The process is shutting down: the session closes, what it queued sent first.
+    func shutDown() {
+        state.withLock { $0.session }?.outbox.finish(.goingAway)
+    }
+
+    /// Sends what the client posts (and, once it upgraded, what its socket brings) to `session`.
+    func deliver(to session: RTSession) {
+        state.withLock { $0.session = session }
     }
 
     // MARK: The session's side
@@ -79,7 +86,7 @@ final class PollingTransport: RTWriter {
             case .sent(let poll, let packets):
                 poll?.resume(returning: packets)
                 return true
-            case .socket(let socket): return await socket.send(text)
+            case .socket(let socket): return await socket.outbound.send(text)
             case .closed: return false
             case .wait: await room()
             }
@@ -87,29 +94,18 @@ final class PollingTransport: RTWriter {
     }
 
     func close(code: UInt16, reason: String) async {
-        let (poll, packets, waiters, socket): (Poll?, [String], [CheckedContinuation<Void, Never>], SocketOutbound?) =
+        let (poll, packets, waiters, socket, session): (Poll?, [String], [CheckedContinuation<Void, Never>], ServedSocket?, RTSession?) =
             state.withLock { state in
                 state.closed = true
                 state.closeTaken = state.poll != nil
-                defer { state.poll = nil; state.senders = []; state.endWaiters = [] }
+                defer { state.poll = nil; state.senders = []; state.session = nil }
                 // Without a poll waiting, what is left (and the close) goes to the next one.
-                return (state.poll, state.poll == nil ? [] : state.take(), state.senders + state.endWaiters, state.socket)
+                return (state.poll, state.poll == nil ? [] : state.take(), state.senders, state.socket, state.session)
             }
         poll?.resume(returning: packets + [EnginePacket.close.encoded])
-        posted.finish()
-        if let socket { await socket.close(code: code, reason: reason) }
+        session?.received(.closed)
+        if let socket { await socket.end(code: code, reason: reason) }
         for waiter in waiters { waiter.resume() }
-    }
-
-    /// Returns once the session has closed.
-    func ended() async {
-        await withCheckedContinuation { waiter in
-            let closed = state.withLock { state in
-                if !state.closed { state.endWaiters.append(waiter) }
-                return state.closed
-            }
-            if closed { waiter.resume() }
-        }
     }
 
     /// Returns once a sender may try again.
@@ -137,7 +133,8 @@ final class PollingTransport: RTWriter {
     /// Packets the client posted.
     func post(_ packets: [String]) {
         heard.received()
-        for packet in packets { posted.yield(.text(packet)) }
+        let session = state.withLock { $0.session }
+        for packet in packets { session?.received(.text(packet)) }
     }
 
     /// What the session sent since the last poll, waiting up to `hold` when nothing has been
@@ -192,7 +189,7 @@ final class PollingTransport: RTWriter {
 
     /// The client moved to `socket`: what waits goes down it first and a waiting poll gets a
     /// noop; from then on the socket carries everything.
-    func upgrade(to socket: SocketOutbound) async {
+    func upgrade(to socket: ServedSocket) async {
         let (waiting, poll) = state.withLock { state in
             state.flushing = true
             state.socket = socket
@@ -200,27 +197,15 @@ final class PollingTransport: RTWriter {
             return (state.take(), state.poll)
         }
         poll?.resume(returning: [EnginePacket.noop.encoded])
-        for packet in waiting { _ = await socket.send(packet) }
+        for packet in waiting { _ = await socket.outbound.send(packet) }
         state.withLock { $0.flushing = false }
         wakeSenders()
     }
 
-    /// What the upgraded socket brought.
-    func received(_ incoming: RTIncoming) {
+    /// What the upgraded socket brought; `done` once the session has handled it.
+    func received(_ incoming: RTIncoming, done: @escaping @Sendable () -> Void) {
         heard.received()
-        posted.yield(incoming)
-    }
-}
-
-/// The posted packets as the session reads them.
-struct PollingReader: RTReader {
-    var packets: AsyncStream<RTIncoming>.AsyncIterator
-
-    init(_ transport: PollingTransport) {
-        packets = transport.incoming.makeAsyncIterator()
-    }
-
-    mutating func next() async -> RTIncoming {
-        await packets.next() ?? .closed
+        guard let session = state.withLock({ $0.session }) else { return done() }
+        session.received(incoming, done: done)
     }
 }
