@@ -4,41 +4,61 @@ import Synchronization
 
 /// This process's real-time sessions: one timer beats every session's heartbeat, and when the
 /// process shuts down each session is told to close (1001, what it has queued sent first) and
-/// given a moment to keep its resume points.
+/// given a moment to keep its resume points. The sessions are spread over ``buckets`` beaten in
+/// turn, so each is pinged once per interval without all of them being pinged at once (10,000
+/// pings and their answers at one instant held up deliveries by most of a second).
 final class RTSessions: Service, Sendable {
-    private let sessions = Mutex<[UUID: RTSession]>([:])
-    private let settings: RealTimeSettings
+    /// Parts of the interval the heartbeat is spread over.
+    static let buckets = 16
     /// How long a shutdown waits for sessions to end.
     static let shutdownGrace = Duration.seconds(5)
+
+    private struct State {
+        var buckets = [[UUID: RTSession]](repeating: [:], count: RTSessions.buckets)
+        var bucketOf: [UUID: Int] = [:]
+        var added = 0
+    }
+
+    private let state = Mutex(State())
+    private let stopping = Atomic<Bool>(false)
+    private let settings: RealTimeSettings
 
     init(settings: RealTimeSettings) {
         self.settings = settings
     }
 
     func add(_ session: RTSession) {
-        sessions.withLock { $0[session.id] = session }
+        state.withLock { state in
+            let bucket = state.added % Self.buckets
+            state.added &+= 1
+            state.buckets[bucket][session.id] = session
+            state.bucketOf[session.id] = bucket
+        }
         if stopping.load(ordering: .relaxed) { session.outbox.finish(.goingAway) }
     }
 
     func remove(_ session: RTSession) {
-        sessions.withLock { $0[session.id] = nil }
+        state.withLock { state in
+            guard let bucket = state.bucketOf.removeValue(forKey: session.id) else { return }
+            state.buckets[bucket][session.id] = nil
+        }
     }
 
     /// How many sessions are live.
-    var count: Int { sessions.withLock { $0.count } }
-
-    private let stopping = Atomic<Bool>(false)
+    var count: Int { state.withLock { $0.bucketOf.count } }
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
+            var bucket = 0
             while !Task.isCancelled {
-                try? await Task.sleep(for: self.settings.pingInterval)
+                try? await Task.sleep(for: self.settings.pingInterval / Self.buckets)
                 guard !Task.isCancelled else { return }
-                for session in self.sessions.withLock({ Array($0.values) }) { session.beat(self.settings) }
+                for session in self.state.withLock({ Array($0.buckets[bucket].values) }) { session.beat(self.settings) }
+                bucket = (bucket + 1) % Self.buckets
             }
         }
         stopping.store(true, ordering: .relaxed)
-        for session in sessions.withLock({ Array($0.values) }) { session.outbox.finish(.goingAway) }
+        for session in state.withLock({ $0.buckets.flatMap(\.values) }) { session.outbox.finish(.goingAway) }
         let deadline = ContinuousClock.now + Self.shutdownGrace
         while count > 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
     }
