@@ -22,7 +22,10 @@ let engines: [String: [Target.Dependency]] = [
     "Relations": ["QueryLanguage", "DataEngine", "Permissions", "DataAPI"],
     // Refuses what the permission model denies for every row before routing; relays WebSockets.
     // Sends downloads from files-service's local store itself when it can read it.
-    "Gateway": ["Permissions", product("NIOWebSocket", "swift-nio"), product("_NIOFileSystem", "swift-nio")],
+    "Gateway": [
+        "Permissions", product("NIOWebSocket", "swift-nio"), product("_NIOFileSystem", "swift-nio"),
+        product("DequeModule", "swift-collections"),
+    ],
     // Profiles are rows of the app's Users table, written in the same transaction as credentials.
     "Users": [
         "QueryLanguage", "DataEngine", product("HummingbirdBcrypt", "hummingbird-auth"), product("NIOPosix", "swift-nio"),

@@ -12,8 +12,9 @@ import NIOWebSocket
 /// each upgrade request (head only) and either accepts it with the relay to run on the
 /// upgraded connection, or refuses it with the response the client gets instead.
 public struct WebSocketUpgrades: Sendable {
-    /// Runs an upgraded connection until it ends.
-    public typealias Relay = @Sendable (NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, Logger) async -> Void
+    /// Sets an upgraded connection's pipeline up to carry its frames (on its event loop; no
+    /// task serves the connection after the upgrade).
+    public typealias Relay = @Sendable (any Channel) throws -> Void
 
     /// The answer to an upgrade request.
     public enum Decision: Sendable {
@@ -40,7 +41,7 @@ public struct WebSocketUpgrades: Sendable {
 /// everything else to Hummingbird's HTTP/1.1 handling.
 struct HTTP1UpgradableChannel: Sendable {
     enum Outcome: Sendable {
-        case webSocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, WebSocketUpgrades.Relay)
+        case webSocket
         case http(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
     }
 
@@ -92,8 +93,9 @@ struct HTTP1UpgradableChannel: Sendable {
     func handle(value: Value, logger: Logger) async {
         do {
             switch try await value.outcome.get() {
-            case .webSocket(let socket, let relay):
-                await relay(socket, logger)
+            case .webSocket:
+                // The relay in the channel's pipeline carries the connection from here.
+                return
             case .http(let http):
                 if case .refuse(let refusal) = value.decision.withLockedValue({ $0 }) {
                     await refuse(refusal, on: http)
@@ -162,9 +164,8 @@ struct HTTP1UpgradableChannel: Sendable {
                     guard case .upgrade(let relay, _) = decision.withLockedValue({ $0 }) else {
                         throw ChannelError.inappropriateOperationForState
                     }
-                    let socket = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
-                        wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
-                    return .webSocket(socket, relay)
+                    try relay(channel)
+                    return .webSocket
                 }
             })
     }

@@ -33,6 +33,37 @@ import TestSupport
         }
     }
 
+    /// A restart closes sockets cleanly, so clients reconnect: a messaging-service stopped with
+    /// SIGTERM closes its sessions with 1001 through the gateway, and a gateway stopped the same
+    /// way closes its connections with 1001 through the service; both processes exit.
+    @Test func aProcessThatStopsClosesItsSocketsWith1001() async throws {
+        try await TestCluster.with { cluster async throws in
+            try await ServiceReplica.with(cluster: cluster) { replica in
+                let port = try #require(URLComponents(string: replica.gatewayURL)?.port)
+                let path = "/\(cluster.app.id)/?EIO=4&transport=websocket&apiKey=\(cluster.app.keys[.rest]!)"
+                func closeCode(stopping stop: @escaping @Sendable () async -> Void) async throws -> [String] {
+                    let socket = try #require(try await WebSocketTestClient.connect(port: port, path: path))
+                    return try await socket.executeThenClose { inbound, outbound in
+                        var raw = RawFrames(inbound, outbound)
+                        #expect(try await raw.next()?.hasPrefix("0{") == true)
+                        async let stopped: Void = stop()
+                        var heard: [String] = []
+                        while let frame = try await raw.next() {
+                            heard.append(frame)
+                            if frame.hasPrefix("close:") { break }
+                        }
+                        try? await outbound.write(WebSocketTestClient.close(code: 1000))
+                        await stopped
+                        return heard
+                    }
+                }
+                #expect(try await closeCode { await replica.stopMessaging() }.last == "close:1001")
+                try await replica.startMessaging()
+                #expect(try await closeCode { await replica.stopGateway() }.last == "close:1001")
+            }
+        }
+    }
+
     /// Subscribes every client (the second of each pair with a where clause), writes through both
     /// gateways with the replica's messaging-service restarted in the middle, and checks what each
     /// client received.

@@ -82,6 +82,12 @@ public actor ServiceReplica {
         await messaging.stop()
     }
 
+    /// Stops the gateway as `docker stop` would (SIGTERM) and waits for it to exit (it is not
+    /// started again).
+    public func stopGateway() async {
+        await gateway.stop()
+    }
+
     /// Starts the messaging-service again, on the port the gateway knows.
     public func startMessaging() async throws {
         messaging = try await Self.start(.messaging, cluster: cluster, folder: folder, environment: messagingEnvironment)

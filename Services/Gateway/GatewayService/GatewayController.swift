@@ -132,7 +132,7 @@ struct GatewayController: Sendable {
         // At the app's root the path names no route: the route's own path does.
         let resource = credentials == .query ? route.path : Self.resource(path: request.uri.path, credentials: credentials)
         let socket = try await peers.openSocket(request, resource: resource, route: route, to: service, context: call)
-        slot.fill(SocketRelay(socket: socket, route: route))
+        slot.fill(OpenedSocket(socket: socket, route: route))
         return Response(status: .switchingProtocols)
     }
 

@@ -1,92 +1,143 @@
+import DequeModule
 import InternalProtocol
-import Logging
 import NIOCore
 import NIOWebSocket
-import ServiceLifecycle
 import ServiceRuntime
 import Synchronization
 
 /// Relays one public WebSocket and its socket on a lane to the service, frame by frame in both
-/// directions: data frames as they are (fragments included), the close handshake end to end
-/// (either side's code reaches the other), pings answered here. It ends when the service's side
-/// ends.
-struct SocketRelay: Sendable {
-    let socket: InternalSocket
-    let route: RouteDescriptor
+/// directions, from the connection's channel pipeline rather than a task: data frames as they are
+/// (fragments included), the close handshake end to end (either side's code reaches the other),
+/// pings answered here. The client's frames go out as the socket's window allows; while it is
+/// full the connection stops reading, so TCP pushes back on the client. The service's frames are
+/// written as the lane brings them (``ServiceToClient``). An idle socket costs its channel and
+/// its state, no task.
+final class SocketRelay: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
 
-    /// Runs the relay on the upgraded connection `client` until the socket ends. When the
-    /// gateway shuts down, the socket is closed with 1001 through the service, so both ends
-    /// see the handshake.
-    func run(_ client: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, logger: Logger) async {
-        defer { socket.release() }
-        await withGracefulShutdownHandler {
-            await relay(client, logger: logger)
-        } onGracefulShutdown: { [socket] in
-            Task { await socket.outbound.close(code: SocketCloseCode.goingAway) }
-        }
+    /// How long the connection stays open for the other side's answer to a close.
+    static let closeGrace = TimeAmount.seconds(2)
+
+    private let socket: InternalSocket
+    private let route: RouteDescriptor
+    /// The client's frames the socket's window has no room for yet.
+    private var waiting = Deque<SocketFrame>()
+    /// The client has closed, gone or broken the protocol: it sends nothing more.
+    private var clientDone = false
+    private var released = false
+    private var toClient: ServiceToClient?
+
+    init(socket: InternalSocket, route: RouteDescriptor) {
+        self.socket = socket
+        self.route = route
     }
 
-    private func relay(_ client: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, logger: Logger) async {
-        let toClient = ServiceToClient(channel: client.channel)
+    func handlerAdded(context: ChannelHandlerContext) {
+        let toClient = ServiceToClient(channel: context.channel)
+        self.toClient = toClient
         socket.push { frame, done in
             guard let written = toClient.write(frame) else { return done() }
             written.whenComplete { _ in done() }
         }
-        do {
-            try await client.executeThenClose { inbound, outbound in
-                do {
-                    try await toService(inbound, pongs: outbound)
-                } catch {
-                    logger.debug("socket stream failed", metadata: ["error": "\(error)"])
-                    try? await outbound.write(Self.close(code: SocketCloseCode.goingAway, reason: ""))
-                }
-                // The client closed or went: the service's answering close still reaches it.
-                try? await withTimeout(Self.closeGrace) { await toClient.ended() }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        guard !clientDone else { return }
+        guard frame.maskKey != nil else {
+            // RFC 6455 §5.1: a client's frames are masked.
+            context.writeAndFlush(wrapOutboundOut(Self.close(code: SocketCloseCode.protocolError, reason: "unmasked frame")), promise: nil)
+            return clientEnded(sending: .close(code: SocketCloseCode.protocolError), context: context)
+        }
+        let data = frame.unmaskedData
+        switch frame.opcode {
+        case .ping:
+            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: data)), promise: nil)
+        case .pong:
+            return
+        case .connectionClose:
+            var payload = data
+            let code = payload.readInteger(as: UInt16.self) ?? SocketCloseCode.noStatus
+            clientEnded(sending: .close(code: code, reason: payload.readString(length: payload.readableBytes) ?? ""), context: context)
+        case .text, .binary, .continuation:
+            guard data.readableBytes <= route.bodyLimit else {
+                return clientEnded(sending: .close(code: SocketCloseCode.tooLarge), context: context)
             }
-        } catch {
-            logger.debug("socket ended", metadata: ["error": "\(error)"])
+            let kind: SocketFrame.Kind = frame.opcode == .text ? .text : frame.opcode == .binary ? .binary : .continuation
+            send(SocketFrame(kind: kind, fin: frame.fin, payload: data), context: context)
+        default:
+            clientEnded(sending: .close(code: SocketCloseCode.protocolError), context: context)
         }
     }
 
-    /// How long the connection stays open for the other side's answer to a close.
-    static let closeGrace = Duration.seconds(2)
+    /// The client went: the service hears the end of its side.
+    func channelInactive(context: ChannelHandlerContext) {
+        clientDone = true
+        waiting.removeAll()
+        release()
+        context.fireChannelInactive()
+    }
 
-    /// Client to service: data frames relayed, pings answered, the close relayed and the
-    /// socket's side ended after it (or when the client goes without one).
-    private func toService(
-        _ inbound: NIOAsyncChannelInboundStream<WebSocketFrame>, pongs: NIOAsyncChannelOutboundWriter<WebSocketFrame>
-    ) async throws {
-        defer { socket.outbound.finish() }
-        for try await frame in inbound {
-            guard frame.maskKey != nil else {
-                // RFC 6455 §5.1: a client's frames are masked.
-                await socket.outbound.close(code: SocketCloseCode.protocolError)
-                try await pongs.write(Self.close(code: SocketCloseCode.protocolError, reason: "unmasked frame"))
-                return
-            }
-            let data = frame.unmaskedData
-            switch frame.opcode {
-            case .ping:
-                try await pongs.write(WebSocketFrame(fin: true, opcode: .pong, data: data))
-            case .pong:
-                continue
-            case .connectionClose:
-                var payload = data
-                let code = payload.readInteger(as: UInt16.self) ?? SocketCloseCode.noStatus
-                await socket.outbound.close(code: code, reason: payload.readString(length: payload.readableBytes) ?? "")
-                return
-            case .text, .binary, .continuation:
-                guard data.readableBytes <= route.bodyLimit else {
-                    await socket.outbound.close(code: SocketCloseCode.tooLarge)
-                    return
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    /// The gateway is shutting down: the socket closes with 1001 through the service, so both
+    /// ends see the handshake (and the connection closes after the grace if the service is gone).
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
+        if !clientDone { clientEnded(sending: .close(code: SocketCloseCode.goingAway), context: context) }
+        let channel = context.channel
+        context.eventLoop.scheduleTask(in: Self.closeGrace * 2) { channel.close(promise: nil) }
+    }
+
+    private func clientEnded(sending close: SocketFrame, context: ChannelHandlerContext) {
+        clientDone = true
+        toClient?.clientClosed()
+        send(close, context: context)
+    }
+
+    /// Sends `frame` to the service, after those still waiting for room.
+    private func send(_ frame: SocketFrame, context: ChannelHandlerContext) {
+        waiting.append(frame)
+        drain(context: context)
+    }
+
+    private func drain(context: ChannelHandlerContext) {
+        while let next = waiting.first {
+            switch socket.trySend(next) {
+            case true?:
+                waiting.removeFirst()
+            case nil:
+                waiting.removeAll()
+            case false?:
+                // Reading stops until the service returns credit.
+                context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+                let resume = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                socket.whenRoom {
+                    resume.eventLoop.execute {
+                        let (relay, context) = resume.value
+                        relay.resumed(context: context)
+                    }
                 }
-                let kind: SocketFrame.Kind = frame.opcode == .text ? .text : frame.opcode == .binary ? .binary : .continuation
-                await socket.outbound.send(SocketFrame(kind: kind, fin: frame.fin, payload: data))
-            default:
-                await socket.outbound.close(code: SocketCloseCode.protocolError)
                 return
             }
         }
+        if clientDone { socket.finish() }
+    }
+
+    private func resumed(context: ChannelHandlerContext) {
+        drain(context: context)
+        guard waiting.isEmpty, !clientDone, context.channel.isActive else { return }
+        context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
+        context.read()
+    }
+
+    private func release() {
+        guard !released else { return }
+        released = true
+        socket.release()
     }
 
     /// A close frame to the client; a code of 1005 (none was sent) goes as a close without one.
@@ -103,13 +154,14 @@ struct SocketRelay: Sendable {
 /// Service to client, driven by the lane rather than a task: each frame the service sends is
 /// written to the client's channel as it arrives (its credit returns once written, so a slow
 /// client holds at most the socket's window), the service's close is passed on and the
-/// connection closed after the client's grace to answer, and a service side that ends without
-/// a close (the service or its lane was lost) closes the client with 1001.
+/// connection closed once the client has answered it (or after its grace to), and a service
+/// side that ends without a close (the service or its lane was lost) closes the client with 1001.
 final class ServiceToClient: Sendable {
     private struct State {
         var closeSent = false
-        var ended = false
-        var waiter: CheckedContinuation<Void, Never>?
+        /// The service's close has reached the client.
+        var closeWritten = false
+        var clientClosed = false
     }
 
     private let channel: any Channel
@@ -130,18 +182,23 @@ final class ServiceToClient: Sendable {
             let channel = self.channel
             channel.writeAndFlush(SocketRelay.close(code: SocketCloseCode.goingAway, reason: "")).whenComplete { _ in
                 channel.close(promise: nil)
-                self.end()
             }
             return nil
         }
         switch frame.kind {
         case .close:
             state.withLock { $0.closeSent = true }
-            let written = channel.writeAndFlush(SocketRelay.close(code: frame.closeCode, reason: frame.closeReason))
-            written.whenComplete { _ in self.end() }
-            // RFC 6455 §7.1.1: the client may answer the service's close before the connection closes.
             let channel = self.channel
-            channel.eventLoop.scheduleTask(in: .seconds(Int64(SocketRelay.closeGrace.components.seconds))) { channel.close(promise: nil) }
+            let written = channel.writeAndFlush(SocketRelay.close(code: frame.closeCode, reason: frame.closeReason))
+            written.whenComplete { _ in
+                let clientClosed = self.state.withLock { state in
+                    state.closeWritten = true
+                    return state.clientClosed
+                }
+                if clientClosed { channel.close(promise: nil) }
+            }
+            // RFC 6455 §7.1.1: the client may answer the service's close before the connection closes.
+            channel.eventLoop.scheduleTask(in: SocketRelay.closeGrace) { channel.close(promise: nil) }
             return written
         case .text, .binary, .continuation:
             let opcode: WebSocketOpcode = frame.kind == .text ? .text : frame.kind == .binary ? .binary : .continuation
@@ -149,29 +206,18 @@ final class ServiceToClient: Sendable {
         }
     }
 
-    /// Returns once the service's side has ended and its close was written (or on cancellation).
-    func ended() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { waiter in
-                let done = state.withLock { state in
-                    if !state.ended && !Task.isCancelled { state.waiter = waiter }
-                    return state.ended || Task.isCancelled
-                }
-                if done { waiter.resume() }
-            }
-        } onCancel: {
-            state.withLock { state in
-                defer { state.waiter = nil }
-                return state.waiter
-            }?.resume()
+    /// The client has closed: once the service's close is written, the connection closes (or
+    /// after the grace, if the service never answers).
+    func clientClosed() {
+        let closeWritten = state.withLock { state in
+            state.clientClosed = true
+            return state.closeWritten
         }
-    }
-
-    private func end() {
-        state.withLock { state in
-            state.ended = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }?.resume()
+        let channel = self.channel
+        if closeWritten {
+            channel.close(promise: nil)
+        } else {
+            channel.eventLoop.scheduleTask(in: SocketRelay.closeGrace) { channel.close(promise: nil) }
+        }
     }
 }

@@ -1,22 +1,34 @@
 import Hummingbird
+import InternalProtocol
 import Logging
 import NIOCore
 import NIOWebSocket
 import ServiceRuntime
 import Synchronization
 
+/// A socket opened on its lane, waiting for the upgrade to complete.
+struct OpenedSocket: Sendable {
+    let socket: InternalSocket
+    let route: RouteDescriptor
+
+    /// The relay of the upgraded connection.
+    func handler() -> SocketRelay {
+        SocketRelay(socket: socket, route: route)
+    }
+}
+
 /// Carries a socket route's relay from the route's handler, which runs on the upgrade request's
 /// head, to the upgraded connection.
 final class SocketSlot: Sendable {
-    private let relay = Mutex<SocketRelay?>(nil)
+    private let relay = Mutex<OpenedSocket?>(nil)
 
     /// Leaves the relay of an opened socket.
-    func fill(_ relay: SocketRelay) {
+    func fill(_ relay: OpenedSocket) {
         self.relay.withLock { $0 = relay }
     }
 
     /// The relay left here, taken out.
-    func take() -> SocketRelay? {
+    func take() -> OpenedSocket? {
         relay.withLock { $0.take() }
     }
 }
@@ -41,8 +53,7 @@ extension GatewayService {
                 slot.take()?.socket.release()
                 return .refuse(response)
             }
-            return .upgrade(
-                { connection, logger in await relay.run(connection, logger: logger) }, abandon: { relay.socket.release() })
+            return .upgrade({ channel in try channel.pipeline.syncOperations.addHandler(relay.handler()) }, abandon: { relay.socket.release() })
         }
     }
 }

@@ -28,6 +28,23 @@ public struct InternalSocket: Sendable {
         socket.push(to: sink)
     }
 
+    /// Sends the client's `frame` now if the socket's window has room, without waiting: true
+    /// when sent, false when there is no room (``whenRoom(_:)`` says when to try again), nil
+    /// when the socket has ended. For one caller at a time.
+    public func trySend(_ frame: SocketFrame) -> Bool? {
+        socket.trySend(frame)
+    }
+
+    /// Calls `waiter` once, when the service next returns credit or the socket ends.
+    public func whenRoom(_ waiter: @escaping @Sendable () -> Void) {
+        socket.whenRoom(waiter)
+    }
+
+    /// Ends the gateway's side: the client sends nothing more.
+    public func finish() {
+        socket.finish()
+    }
+
     /// Ends the gateway's side, stops reading and frees the socket's place on its lane.
     public func release() {
         socket.abandon()

@@ -41,6 +41,8 @@ final class LaneSocket: Sendable {
         var endDelivered = false
         /// What closes the socket when the process shuts down, for sockets no task serves.
         var onShutdown: (@Sendable () -> Void)?
+        /// Who waits, without a task, for credit (see ``trySend(_:)``).
+        var roomWaiter: (@Sendable () -> Void)?
 
     }
 
@@ -178,6 +180,38 @@ final class LaneSocket: Sendable {
         }
     }
 
+    /// Sends `frame` now if the window has room, without waiting: true when sent, false when
+    /// there is no room (``whenRoom(_:)`` says when to try again), nil when nothing more may be
+    /// sent. For one caller at a time.
+    func trySend(_ frame: SocketFrame) -> Bool? {
+        let cost = Self.cost(frame)
+        let room: Bool? = state.withLock { state in
+            if state.finished { return nil }
+            guard state.credit >= cost || state.credit == Self.window else { return false }
+            state.credit -= cost
+            return true
+        }
+        if room == true { lane.writer.enqueue(.frame(socket: id, frame)) }
+        return room
+    }
+
+    /// Calls `waiter` once, when credit next arrives or nothing more may be sent.
+    func whenRoom(_ waiter: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state in
+            if state.finished { return true }
+            state.roomWaiter = waiter
+            return false
+        }
+        if now { waiter() }
+    }
+
+    private func wakeRoomWaiter() {
+        state.withLock { state in
+            defer { state.roomWaiter = nil }
+            return state.roomWaiter
+        }?()
+    }
+
     /// Ends this end's side: nothing more is sent on the socket.
     func finish() {
         let send = state.withLock { state in
@@ -187,6 +221,7 @@ final class LaneSocket: Sendable {
         guard send else { return }
         lane.writer.enqueue(.finish(socket: id))
         releaseSenders()
+        wakeRoomWaiter()
         leaveIfDone()
     }
 
@@ -249,6 +284,7 @@ final class LaneSocket: Sendable {
         }
         // Woken senders try again, in turn.
         for sender in senders { sender.resume(returning: nil) }
+        wakeRoomWaiter()
     }
 
     /// The service answered the opening.
@@ -274,6 +310,7 @@ final class LaneSocket: Sendable {
             state.withLock { $0.onShutdown = nil }
             answered(.lost)
             releaseSenders()
+            wakeRoomWaiter()
         } else {
             leaveIfDone()
         }
