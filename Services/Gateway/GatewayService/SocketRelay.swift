@@ -87,6 +87,8 @@ final class SocketRelay: ChannelInboundHandler, RemovableChannelHandler {
     /// ends see the handshake (and the connection closes after the grace if the service is gone).
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
+        // The gateway is the one going away: the client hears 1001 from it, whatever the service answers.
+        toClient?.close(code: SocketCloseCode.goingAway)
         if !clientDone { clientEnded(sending: .close(code: SocketCloseCode.goingAway), context: context) }
         let channel = context.channel
         context.eventLoop.scheduleTask(in: Self.closeGrace * 2) { channel.close(promise: nil) }
@@ -153,13 +155,14 @@ final class SocketRelay: ChannelInboundHandler, RemovableChannelHandler {
 
 /// Service to client, driven by the lane rather than a task: each frame the service sends is
 /// written to the client's channel as it arrives (its credit returns once written, so a slow
-/// client holds at most the socket's window), the service's close is passed on and the
-/// connection closed once the client has answered it (or after its grace to), and a service
-/// side that ends without a close (the service or its lane was lost) closes the client with 1001.
+/// client holds at most the socket's window), the first close (the service's, or the gateway's
+/// when it goes away) is passed on and the connection closed once the client has answered it (or
+/// after its grace to), and a service side that ends without a close (the service or its lane was
+/// lost) closes the client with 1001.
 final class ServiceToClient: Sendable {
     private struct State {
         var closeSent = false
-        /// The service's close has reached the client.
+        /// The close has reached the client.
         var closeWritten = false
         var clientClosed = false
     }
@@ -174,11 +177,7 @@ final class ServiceToClient: Sendable {
     /// Writes `frame` (nil: the service's side ended) to the client.
     func write(_ frame: SocketFrame?) -> EventLoopFuture<Void>? {
         guard let frame else {
-            let first = state.withLock { state in
-                defer { state.closeSent = true }
-                return !state.closeSent
-            }
-            guard first else { return nil }
+            guard firstClose() else { return nil }
             let channel = self.channel
             channel.writeAndFlush(SocketRelay.close(code: SocketCloseCode.goingAway, reason: "")).whenComplete { _ in
                 channel.close(promise: nil)
@@ -187,27 +186,34 @@ final class ServiceToClient: Sendable {
         }
         switch frame.kind {
         case .close:
-            state.withLock { $0.closeSent = true }
-            let channel = self.channel
-            let written = channel.writeAndFlush(SocketRelay.close(code: frame.closeCode, reason: frame.closeReason))
-            written.whenComplete { _ in
-                let clientClosed = self.state.withLock { state in
-                    state.closeWritten = true
-                    return state.clientClosed
-                }
-                if clientClosed { channel.close(promise: nil) }
-            }
-            // RFC 6455 §7.1.1: the client may answer the service's close before the connection closes.
-            channel.eventLoop.scheduleTask(in: SocketRelay.closeGrace) { channel.close(promise: nil) }
-            return written
+            return close(code: frame.closeCode, reason: frame.closeReason)
         case .text, .binary, .continuation:
             let opcode: WebSocketOpcode = frame.kind == .text ? .text : frame.kind == .binary ? .binary : .continuation
             return channel.writeAndFlush(WebSocketFrame(fin: frame.fin, opcode: opcode, data: frame.payload))
         }
     }
 
-    /// The client has closed: once the service's close is written, the connection closes (or
-    /// after the grace, if the service never answers).
+    /// Sends the client a close with `code` unless one was sent, then closes the connection once
+    /// the client has answered it, or after its grace to.
+    @discardableResult
+    func close(code: UInt16, reason: String = "") -> EventLoopFuture<Void>? {
+        guard firstClose() else { return nil }
+        let channel = self.channel
+        let written = channel.writeAndFlush(SocketRelay.close(code: code, reason: reason))
+        written.whenComplete { _ in
+            let clientClosed = self.state.withLock { state in
+                state.closeWritten = true
+                return state.clientClosed
+            }
+            if clientClosed { channel.close(promise: nil) }
+        }
+        // RFC 6455 §7.1.1: the client may answer the close before the connection closes.
+        channel.eventLoop.scheduleTask(in: SocketRelay.closeGrace) { channel.close(promise: nil) }
+        return written
+    }
+
+    /// The client has closed: once a close is written to it, the connection closes (or after the
+    /// grace, if the service never answers).
     func clientClosed() {
         let closeWritten = state.withLock { state in
             state.clientClosed = true
@@ -218,6 +224,14 @@ final class ServiceToClient: Sendable {
             channel.close(promise: nil)
         } else {
             channel.eventLoop.scheduleTask(in: SocketRelay.closeGrace) { channel.close(promise: nil) }
+        }
+    }
+
+    /// Whether no close has been sent yet (and marks one sent).
+    private func firstClose() -> Bool {
+        state.withLock { state in
+            defer { state.closeSent = true }
+            return !state.closeSent
         }
     }
 }

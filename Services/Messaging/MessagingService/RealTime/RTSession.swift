@@ -53,6 +53,8 @@ final class RTSession: Sendable {
 
     /// What the client sent (or that it closed, or went); `done` once it has been handled.
     func received(_ packet: RTIncoming, done: @escaping @Sendable () -> Void = {}) {
+        // Heard when it arrives, not when a busy process gets to it.
+        if case .text = packet { heard.received() }
         let feed: Bool? = state.withLock { state in
             guard !state.over else { return nil }
             state.queue.append(Incoming(packet: packet, done: done))
@@ -86,7 +88,6 @@ final class RTSession: Sendable {
                 outbox.finish(.protocolError)
                 return await end(&connection)
             case .text(let text):
-                heard.received()
                 guard await connection.receive(text) else {
                     outbox.finish(.protocolError)
                     return await end(&connection)
