@@ -38,6 +38,14 @@ psql_super "$state/pg" "$pg_port" -d postgres -c "ALTER ROLE baas CREATEDB"
 # Tests drop their databases WITH (FORCE); an autovacuum worker in one is not the role's own
 # process, and without this membership PostgreSQL refuses to end it (a flaky 42501).
 psql_super "$state/pg" "$pg_port" -d postgres -c "GRANT pg_signal_backend TO baas"
+# The cluster outlives a run; change slots a killed run left behind would keep the log from
+# every later run (uncapped here): none is in use before the tests start.
+# (A logical slot is dropped from its own database.)
+psql_super "$state/pg" "$pg_port" -d postgres -At -c \
+  "SELECT slot_name || ' ' || database FROM pg_replication_slots WHERE NOT active AND database IS NOT NULL" |
+  while read -r slot database; do
+    psql_super "$state/pg" "$pg_port" -d "$database" -c "SELECT pg_drop_replication_slot('$slot')" >/dev/null
+  done
 
 python3 Deploy/check-deploy.py
 
