@@ -78,17 +78,19 @@ extension DataEngine {
     static let schemaMisses: Set<Int> = [1009, 1011]
 
     /// Runs `body` for `app`; when it fails for a table or column this process's catalog cache
-    /// does not know, and the committed schema is newer than the cache (a change made through
-    /// another service a moment ago, not yet announced here), runs it once more on the fresh
-    /// schema. Safe for writes: a miss is found before anything is written, or rolls back.
+    /// did not know, the cache is brought up to the committed schema (a change made through
+    /// another service a moment ago may not be announced here yet) and `body` runs once more.
+    /// Nothing is added to a request that succeeds; a genuine miss is refused again. Safe for
+    /// writes: a miss is found before anything is written, or rolls back.
     public func retryingOnStaleSchema<Result>(
         app: String, logger: Logger, _ body: () async throws -> Result
     ) async throws -> Result {
-        let cached = try await cache.catalog(for: app).version
         do {
             return try await body()
         } catch let miss as ErrorEnvelope where Self.schemaMisses.contains(miss.code) {
-            guard try await refreshIfStale(app, cached: cached, logger: logger) else { throw miss }
+            // The schema the failed attempt used is unknown (an announcement may have arrived
+            // since): compare with the cache as it is now, and try once more either way.
+            _ = try await refreshIfStale(app, cached: try await cache.catalog(for: app).version, logger: logger)
             return try await body()
         }
     }

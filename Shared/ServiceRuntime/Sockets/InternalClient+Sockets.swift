@@ -6,17 +6,14 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// One public WebSocket's socket on a lane to its service, open: the service's frames arrive
-/// on `inbound`, the client's go out on `outbound`.
+/// One public WebSocket's socket on a lane to its service, open: the service's frames are
+/// pushed to the gateway as they arrive, the client's go out as the window allows.
 public struct InternalSocket: Sendable {
     private let socket: LaneSocket
-    /// The gateway's side of the socket.
-    public let outbound: SocketOutbound
     private let lease: SocketLanes.Lease
 
     init(socket: LaneSocket, lease: SocketLanes.Lease) {
         self.socket = socket
-        outbound = SocketOutbound(socket)
         self.lease = lease
     }
 

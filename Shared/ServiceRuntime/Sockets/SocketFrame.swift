@@ -69,6 +69,4 @@ public enum SocketStreamError: Error, Sendable, Equatable {
     case frameTooLarge
     /// Nothing arrived, not even a heartbeat, within the idle timeout.
     case idle
-    /// The lane ended, or the process is shutting down.
-    case laneClosed
 }
