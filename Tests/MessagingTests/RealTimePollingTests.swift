@@ -94,4 +94,34 @@ import TestSupport
             #expect(badKey.status == 401 || badKey.status == 403, "\(badKey.status) \(badKey.text)")
         }
     }
+
+    /// WebSockets the endpoint cannot serve close with 1002: a revision it does not speak, an
+    /// upgrade naming no session here, and an upgrade that skips Engine.IO's probe (the polling
+    /// session it named goes on).
+    @Test func webSocketsThatCannotBeServedCloseWith1002() async throws {
+        try await TestCluster.with { cluster async throws in
+            let (app, key) = (cluster.app.id, cluster.app.keys[.rest]!)
+            func firstFrames(_ query: String, sending: String? = nil) async throws -> [String] {
+                let socket = try #require(try await WebSocketTestClient.connect(port: cluster.port, path: "/\(app)/?\(query)&apiKey=\(key)"))
+                return try await socket.executeThenClose { inbound, outbound in
+                    var raw = RawFrames(inbound, outbound)
+                    if let sending { try await raw.send(sending) }
+                    var heard: [String] = []
+                    while let frame = try await raw.next() {
+                        heard.append(frame)
+                        if frame.hasPrefix("close:") { break }
+                    }
+                    return heard
+                }
+            }
+            #expect(try await firstFrames("EIO=9&transport=websocket") == ["close:1002"])
+            #expect(try await firstFrames("EIO=4&transport=websocket&sid=nope") == ["close:1002"])
+            let opened = try await HTTPTestClient.send(.GET, "\(cluster.gatewayURL)/\(app)/?EIO=4&transport=polling&apiKey=\(key)")
+            let open = try JSONSerialization.jsonObject(with: Data(opened.text.dropFirst().prefix { $0 != "\u{1e}" }.utf8)) as? [String: Any]
+            let sid = try #require(open?["sid"] as? String, "\(opened.text)")
+            #expect(try await firstFrames("EIO=4&transport=websocket&sid=\(sid)", sending: "2ping") == ["close:1002"])
+            let poll = try await HTTPTestClient.send(.GET, "\(cluster.gatewayURL)/\(app)/?EIO=4&transport=polling&sid=\(sid)&apiKey=\(key)")
+            #expect(poll.status == 200, "\(poll.text)")
+        }
+    }
 }
