@@ -184,6 +184,13 @@ var targets: [Target] = [
     .executableTarget(
         name: "stream-test-service", dependencies: ["StreamTestSupport", "ServiceRuntime"],
         path: "Tests/StreamTestServer", swiftSettings: testSettings),
+    // The benchmark's single-process floor of GET by id (Benchmarks/README.md).
+    .executableTarget(
+        name: "bench-floor",
+        dependencies: [
+            product("Hummingbird", "hummingbird"), product("PostgresNIO", "postgres-nio"), product("Logging", "swift-log"),
+        ],
+        path: "Benchmarks/Floor", swiftSettings: strict),
     .testTarget(
         name: "EndToEndTests",
         dependencies: services.map { .target(name: "\($0.name)Service") } + testProducts,

@@ -20,8 +20,11 @@ import report
 import streams
 from drivers import LoadError, pgbench, wrk
 from kinto_peer import AUTHORIZATION, Kinto
-from procstats import ProcessGroup
-from product import PASSWORD, Product
+import subprocess
+
+from procstats import ProcessGroup, status_mib
+from product import PASSWORD, Product, object_id
+from web import call, wait_until
 
 HERE = pathlib.Path(__file__).resolve().parent
 LUA, SQL = HERE.parent / "wrk", HERE.parent / "pgbench"
@@ -55,6 +58,7 @@ class Run:
         self.results: list[dict] = []
         self.streams: list[dict] = []
         self.peak: dict[str, float] = {}
+        self.idle: dict[str, float] = {}
         self.database = {"host": "127.0.0.1", "port": options.pg_port, "user": "baas",
                          "password": options.pg_password_file.read_text().strip(), "database": "baas_bench",
                          "kinto_database": "kinto_bench"}
@@ -131,6 +135,42 @@ class Run:
         self.run_product_case(product, case)
         if floor:
             self.run_floor_case(case, product.schema, product.parts_link, product.app_id)
+        if case == "get_by_id":
+            self.run_single_process_floor(product)
+
+    def record_idle_memory(self, product: Product):
+        """Each process's resident set once the product is up and quiet, before any load."""
+        groups = [ProcessGroup(name, pid) for name, pid in product.pids().items()]
+        self.settle(groups)
+        time.sleep(2)
+        self.idle = {group.name: round(status_mib(group.pid, "VmRSS"), 1) for group in groups}
+        print("  idle RSS (MiB): " + ", ".join(f"{name} {mib}" for name, mib in self.idle.items()), flush=True)
+
+    def run_single_process_floor(self, product: Product):
+        """GET by id from the smallest Swift server that can answer it (`Benchmarks/Floor`): one
+        process, Hummingbird and PostgresNIO, one prepared statement, the same JSON."""
+        port = 8089
+        env = {**os.environ, "BENCH_FLOOR_PORT": str(port), "BENCH_SCHEMA": product.schema,
+               "BENCH_PG_HOST": self.database["host"], "BENCH_PG_PORT": self.database["port"],
+               "BENCH_PG_USER": self.database["user"], "BENCH_PG_PASSWORD": self.database["password"],
+               "BENCH_PG_DATABASE": self.database["database"]}
+        log = open(self.options.state / "logs" / "bench-floor.log", "w")
+        process = subprocess.Popen([str(self.options.bin / "bench-floor")], env=env, stdout=log, stderr=log)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            first = f"{url}{product.prefix().removeprefix(product.url)}/data/Item/{object_id(1)}"
+            wait_until(lambda: call("GET", first)[0] == 200, 30, "the single-process floor to answer")
+            group = ProcessGroup("swift-floor", process.pid)
+            env = {"BENCH_LUA_DIR": str(LUA), "BENCH_ROWS": str(self.options.rows), "BENCH_BUCKETS": str(self.buckets),
+                   "BENCH_PREFIX": product.prefix().removeprefix(product.url)}
+            if not self.options.quick:
+                wrk(url, LUA / "get_by_id.lua", 32, 2, env)  # warm-up, not recorded
+            for connections in self.connections:
+                self.measure("swift-floor", "get_by_id", connections, [group, self.postgres],
+                             lambda: wrk(url, LUA / "get_by_id.lua", connections, self.seconds, env))
+        finally:
+            process.terminate()
+            process.wait(timeout=20)
 
     def run_floor_case(self, case: str, schema: str, parts_link: str, app_id: str):
         connection = {key: self.database[key] for key in ["host", "port", "user", "password", "database"]}
@@ -259,6 +299,7 @@ class Run:
         try:
             print("starting the product and seeding", flush=True)
             product.start()
+            self.record_idle_memory(product)
             product.seed(self.options.rows, self.buckets)
             # Reads first, each beside its floor, on the table as seeded; then the writes and
             # their floors; login last, since it ends the ACL user's other sessions.
@@ -283,7 +324,7 @@ class Run:
             print("Kinto", flush=True)
             self.run_peer()
         run = {"started": started, "mode": "quick" if self.options.quick else "full", "seconds": self.seconds,
-               "rows": self.options.rows, "machine": machine(), "results": self.results, "peak_rss_mib": self.peak, "streams": self.streams}
+               "rows": self.options.rows, "machine": machine(), "results": self.results, "peak_rss_mib": self.peak, "idle_rss_mib": self.idle, "streams": self.streams}
         out = self.options.out or (self.options.state / "results" if self.options.quick else HERE.parent / "results")
         data, table = report.write(run, out)
         print(table.read_text())

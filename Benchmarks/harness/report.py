@@ -24,6 +24,9 @@ def add_ratios(results: list[dict]):
         peer = _find(results, "kinto", PEER.get(result["case"], ""), result["connections"])
         if floor:
             result["vs_postgresql"] = round(result["requests_per_second"] / floor["requests_per_second"], 3)
+        swift = _find(results, "swift-floor", result["case"], result["connections"])
+        if swift:
+            result["vs_swift_floor"] = round(result["requests_per_second"] / swift["requests_per_second"], 3)
         nats = _find(results, "nats", result["case"], result["connections"])
         if nats:
             result["vs_nats"] = round(result["requests_per_second"] / nats["requests_per_second"], 3)
@@ -41,6 +44,9 @@ def markdown(run: dict) -> str:
         "|---|---|---:|---:|---:|---:|---|---:|---:|---:|",
     ]
     for r in run["results"]:
+        if r["system"] == "swift-floor":
+            r = {**r, "cpu_ms_per_request": {"data-service": r["cpu_ms_per_request"].get("swift-floor", 0),
+                                             "postgresql": r["cpu_ms_per_request"].get("postgresql", 0)}}
         # The service column is the backend the case exercises: data-, geo- or messaging-service.
         service = next((s for s in ["geo-service", "messaging-service"] if s in r["cpu_ms_per_request"]), "data-service")
         cpu = " · ".join(f"{r['cpu_ms_per_request'].get(p, 0):.3f}" if p in r["cpu_ms_per_request"] else "–"
@@ -51,6 +57,13 @@ def markdown(run: dict) -> str:
             f"| {r['system']} | {r['case']} | {r['connections']} | {r['requests_per_second']:,.0f} | {r['p50_ms']:.2f} "
             f"| {r['p99_ms']:.2f} | {cpu} | {floor} | {r.get('vs_kinto', '–')} | {r['errors'] or ''} |")
     lines += ["", "Peak RSS (MiB): " + ", ".join(f"{name} {mib:.1f}" for name, mib in run["peak_rss_mib"].items()) + "."]
+    if run.get("idle_rss_mib"):
+        lines += ["", "Idle RSS once started, before any load (MiB): "
+                  + ", ".join(f"{name} {mib:.1f}" for name, mib in run["idle_rss_mib"].items()) + "."]
+    swift = [r for r in run["results"] if "vs_swift_floor" in r]
+    if swift:
+        lines += ["", "GET by id against the single-process Swift floor (`Benchmarks/Floor`): "
+                  + ", ".join(f"{r['vs_swift_floor']} at {r['connections']}" for r in swift) + "."]
     if run.get("streams"):
         lines += ["", "| large body | MiB | seconds | MiB/s | peak RSS MiB during the transfer | over the bound |",
                   "|---|---:|---:|---:|---|---|"]

@@ -16,14 +16,18 @@ public struct DataEngine: Sendable {
     let logger: Logger
     /// Every statement this engine has sent.
     public let statements: StatementCounter
+    /// The statements prepared on the pool's connections.
+    public let prepared: PreparedStatements
 
-    /// Creates an engine over `database`.
-    public init(database: PostgresClient, logger: Logger) {
+    /// Creates an engine over `database`, preparing repeated statements with `prepared` (one per
+    /// pool: engines over the same pool share it).
+    public init(database: PostgresClient, logger: Logger, prepared: PreparedStatements = PreparedStatements()) {
         self.database = database
         self.logger = logger
+        self.prepared = prepared
         let counter = StatementCounter()
         statements = counter
-        let loaderSession = DatabaseSession(pool: database, logger: logger, counter: counter)
+        let loaderSession = DatabaseSession(pool: database, logger: logger, counter: counter, prepared: prepared)
         cache = CatalogCache { appID in try await CatalogStore.load(appID: appID, session: loaderSession) }
     }
 
@@ -34,7 +38,7 @@ public struct DataEngine: Sendable {
 
     /// A session on the pool, logging to `logger`.
     func session(_ logger: Logger) -> DatabaseSession {
-        DatabaseSession(pool: database, logger: logger, counter: statements)
+        DatabaseSession(pool: database, logger: logger, counter: statements, prepared: prepared)
     }
 
     func editor(_ logger: Logger) -> SchemaEditor {

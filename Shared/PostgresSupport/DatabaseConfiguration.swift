@@ -15,11 +15,13 @@ public struct DatabaseConfiguration: Sendable, Equatable {
     public var database: String
     /// Most connections the pool opens.
     public var maximumConnections: Int
+    /// Named statements each connection keeps prepared (0: none).
+    public var preparedStatementsPerConnection: Int
 
     /// Creates a configuration.
     public init(
         host: String, port: Int, username: String, password: String?, database: String,
-        maximumConnections: Int = 20
+        maximumConnections: Int = 20, preparedStatementsPerConnection: Int = 100
     ) {
         self.host = host
         self.port = port
@@ -27,6 +29,7 @@ public struct DatabaseConfiguration: Sendable, Equatable {
         self.password = password
         self.database = database
         self.maximumConnections = maximumConnections
+        self.preparedStatementsPerConnection = preparedStatementsPerConnection
     }
 
     /// The same server and credentials, another database.

@@ -26,6 +26,8 @@ public struct ServiceEnvironment: Sendable {
     public let configuration: RuntimeConfiguration
     /// The database pool.
     public let database: PostgresClient
+    /// The statements prepared on the pool's connections, shared by everything using the pool.
+    public let preparedStatements: PreparedStatements
     /// The client for calling other services.
     public let peers: InternalClient
     /// The service's logger.
@@ -81,7 +83,9 @@ extension BackendService {
         let database = PostgresClient(configuration.database, logger: logger)
         let peers = try InternalClient(tls: tls, configuration: configuration)
         let environment = ServiceEnvironment(
-            configuration: configuration, database: database, peers: peers, logger: logger)
+            configuration: configuration, database: database,
+            preparedStatements: PreparedStatements(perConnection: configuration.database.preparedStatementsPerConnection),
+            peers: peers, logger: logger)
         let readiness = DatabaseReadiness(
             service: name, database: database,
             timeout: .milliseconds(configuration.readinessTimeoutMilliseconds), logger: logger)

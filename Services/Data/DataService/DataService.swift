@@ -14,7 +14,8 @@ public enum DataService: BackendService {
     public static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
-        let engine = DataEngine(database: environment.database, logger: environment.logger)
+        let engine = DataEngine(
+            database: environment.database, logger: environment.logger, prepared: environment.preparedStatements)
         environment.background.add(engine.listener)
         operations.register(PermissionRulesLookup.self) { request, _ in
             let catalog = try await engine.cache.catalog(for: request.appId)

@@ -53,7 +53,8 @@ public enum FilesService: BackendService {
             sources: sources, renditions: try renditions(reader, catalog: catalog, storage: storage, environment: environment))
         files.add(to: &routes)
         FileContentOperations(catalog: catalog, storage: storage).register(in: &operations)
-        let engine = DataEngine(database: environment.database, logger: environment.logger)
+        let engine = DataEngine(
+            database: environment.database, logger: environment.logger, prepared: environment.preparedStatements)
         environment.background.add(engine.listener)
         FileFieldRoutes(files: files, engine: engine).add(to: &routes)
     }

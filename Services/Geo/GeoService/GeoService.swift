@@ -14,7 +14,8 @@ public enum GeoService: BackendService {
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
         let store = GeoStore(database: environment.database, logger: environment.logger)
-        let engine = DataEngine(database: environment.database, logger: environment.logger)
+        let engine = DataEngine(
+            database: environment.database, logger: environment.logger, prepared: environment.preparedStatements)
         let table = store.categoryRuleTable
         let rules = CategoryRulesCache(channel: table.channel) { app in CategoryRules(rules: try await table.rules(app: app)) }
         environment.background.add(engine.listener)

@@ -36,7 +36,8 @@ public enum MessagingService: BackendService {
         }
         EmailRoutes(mailer: mailer).add(to: &routes)
         // Template criteria find users through the data engine, with the caller's rights.
-        let engine = DataEngine(database: environment.database, logger: environment.logger)
+        let engine = DataEngine(
+            database: environment.database, logger: environment.logger, prepared: environment.preparedStatements)
         let templates = EmailTemplateStore(database: environment.database, logger: environment.logger)
         EmailTemplateRoutes(
             store: templates, mailer: TemplateMailer(templates: templates, mailer: mailer, engine: engine, logger: environment.logger)

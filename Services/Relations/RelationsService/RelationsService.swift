@@ -15,7 +15,8 @@ public enum RelationsService: BackendService {
     public static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
-        let engine = DataEngine(database: environment.database, logger: environment.logger)
+        let engine = DataEngine(
+            database: environment.database, logger: environment.logger, prepared: environment.preparedStatements)
         environment.background.add(engine.listener)
         // A table or column made through another service a moment ago may not have reached this
         // process's catalog cache: such a miss is checked against the committed schema.

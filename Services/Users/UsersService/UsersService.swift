@@ -36,7 +36,8 @@ public enum UsersService: BackendService {
         operations.register(GetApp.self) { request, context in
             try await apps.app(id: request.appId, logger: context.logger)
         }
-        let engine = DataEngine(database: environment.database, logger: environment.logger)
+        let engine = DataEngine(
+            database: environment.database, logger: environment.logger, prepared: environment.preparedStatements)
         environment.background.add(engine.listener)
         let accounts = Accounts(
             engine: engine, database: environment.database, bcryptCost: try bcryptCost(environment.configuration),

@@ -2,6 +2,7 @@ import InternalProtocol
 import Logging
 import Metrics
 import PostgresNIO
+import PostgresSupport
 import Synchronization
 
 /// Counts the statements an engine sends (tests assert round trips with it).
@@ -32,20 +33,27 @@ public struct DatabaseSession: Sendable {
 
     private let target: Target
     private let counter: StatementCounter
+    private let prepared: PreparedStatements
     /// The logger statements log to.
     public let logger: Logger
 
-    /// Statements on the pool, counted by `counter`.
-    public init(pool: PostgresClient, logger: Logger, counter: StatementCounter = StatementCounter()) {
+    /// Statements on the pool, counted by `counter`, those that repeat prepared by `prepared`
+    /// (which must belong to `pool`).
+    public init(
+        pool: PostgresClient, logger: Logger, counter: StatementCounter = StatementCounter(),
+        prepared: PreparedStatements = PreparedStatements(perConnection: 0)
+    ) {
         target = .pool(pool)
         self.logger = logger
         self.counter = counter
+        self.prepared = prepared
     }
 
-    private init(connection: PostgresConnection, logger: Logger, counter: StatementCounter) {
+    private init(connection: PostgresConnection, logger: Logger, counter: StatementCounter, prepared: PreparedStatements) {
         target = .connection(connection)
         self.logger = logger
         self.counter = counter
+        self.prepared = prepared
     }
 
     /// Runs `sql` and returns its rows.
@@ -53,9 +61,22 @@ public struct DatabaseSession: Sendable {
         Self.statements.increment()
         counter.increment()
         switch target {
-        case .pool(let client): return try await client.query(sql.query, logger: logger).collect()
-        case .connection(let connection): return try await connection.query(sql.query, logger: logger).collect()
+        case .pool(let client):
+            return try await client.withConnection { connection in
+                do {
+                    return try await rows(sql, on: connection)
+                } catch where PreparedStatements.isStalePlan(error) {
+                    // The name was retired: this prepares the statement afresh.
+                    return try await rows(sql, on: connection)
+                }
+            }
+        case .connection(let connection):
+            return try await rows(sql, on: connection)
         }
+    }
+
+    private func rows(_ sql: SQL, on connection: PostgresConnection) async throws -> [PostgresRow] {
+        try await prepared.rows(sql.text, bindings: sql.bindings, types: sql.bindingTypes, on: connection, logger: logger)
     }
 
     /// Runs `sql` and decodes the first column of every row.
@@ -77,17 +98,28 @@ public struct DatabaseSession: Sendable {
         case .connection:
             return try await body(self)
         case .pool(let client):
-            return try await client.withConnection { connection in
-                let session = DatabaseSession(connection: connection, logger: logger, counter: counter)
-                try await session.execute("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
-                do {
-                    let result = try await body(session)
-                    try await session.execute("COMMIT")
-                    return result
-                } catch {
-                    try? await session.execute("ROLLBACK")
-                    throw error
-                }
+            do {
+                return try await transaction(on: client, isolation: isolation, body)
+            } catch where PreparedStatements.isStalePlan(error) {
+                // Rolled back whole, and the stale name retired: the second run prepares afresh.
+                return try await transaction(on: client, isolation: isolation, body)
+            }
+        }
+    }
+
+    private func transaction<Result: Sendable>(
+        on client: PostgresClient, isolation: IsolationLevel, _ body: (DatabaseSession) async throws -> Result
+    ) async throws -> Result {
+        try await client.withConnection { connection in
+            let session = DatabaseSession(connection: connection, logger: logger, counter: counter, prepared: prepared)
+            try await session.execute("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
+            do {
+                let result = try await body(session)
+                try await session.execute("COMMIT")
+                return result
+            } catch {
+                try? await session.execute("ROLLBACK")
+                throw error
             }
         }
     }

@@ -26,6 +26,19 @@ public enum SQLValue: Sendable, Hashable {
         case .null(let type): type
         }
     }
+
+    /// The type the value is sent as (before its cast); NULL leaves it to the cast.
+    var bindingType: PostgresDataType {
+        switch self {
+        case .text, .json: .text
+        case .integer: .int8
+        case .double: .float8
+        case .boolean: .bool
+        case .timestamp: .timestamptz
+        case .textArray: .textArray
+        case .null: .null
+        }
+    }
 }
 
 /// A statement under construction: trusted SQL text from the engine, identifiers quoted by
@@ -35,6 +48,8 @@ public struct SQL: Sendable {
     public private(set) var text = ""
     /// The bound values, in placeholder order.
     public private(set) var bindings = PostgresBindings()
+    /// The types the bound values are sent as, in placeholder order.
+    public private(set) var bindingTypes: [PostgresDataType] = []
 
     /// An empty statement.
     public init() {}
@@ -71,6 +86,7 @@ public struct SQL: Sendable {
         case .textArray(let strings): bindings.append(strings)
         case .null: bindings.appendNull()
         }
+        bindingTypes.append(value.bindingType)
         text += "$\(bindings.count)::\(value.castType)"
     }
 
