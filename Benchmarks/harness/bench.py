@@ -143,8 +143,12 @@ class Run:
         groups = [ProcessGroup(name, pid) for name, pid in product.pids().items()]
         self.settle(groups)
         time.sleep(2)
-        self.idle = {group.name: round(status_mib(group.pid, "VmRSS"), 1) for group in groups}
-        print("  idle RSS (MiB): " + ", ".join(f"{name} {mib}" for name, mib in self.idle.items()), flush=True)
+        # RssAnon is the process's own memory; RssFile its mapped code and libraries, clean pages
+        # the kernel shares and can drop (most of an idle Swift service's resident set).
+        self.idle = {group.name: {field: round(status_mib(group.pid, field), 1) for field in ["VmRSS", "RssAnon", "RssFile"]}
+                     for group in groups}
+        print("  idle RSS (MiB, anon + file): " + ", ".join(
+            f"{name} {mib['VmRSS']} ({mib['RssAnon']} + {mib['RssFile']})" for name, mib in self.idle.items()), flush=True)
 
     def run_single_process_floor(self, product: Product):
         """GET by id from the smallest Swift server that can answer it (`Benchmarks/Floor`): one

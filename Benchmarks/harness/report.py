@@ -58,8 +58,9 @@ def markdown(run: dict) -> str:
             f"| {r['p99_ms']:.2f} | {cpu} | {floor} | {r.get('vs_kinto', '–')} | {r['errors'] or ''} |")
     lines += ["", "Peak RSS (MiB): " + ", ".join(f"{name} {mib:.1f}" for name, mib in run["peak_rss_mib"].items()) + "."]
     if run.get("idle_rss_mib"):
-        lines += ["", "Idle RSS once started, before any load (MiB): "
-                  + ", ".join(f"{name} {mib:.1f}" for name, mib in run["idle_rss_mib"].items()) + "."]
+        lines += ["", "Idle RSS once started, before any load (MiB, anonymous + file-backed): " + ", ".join(
+            f"{name} {mib['VmRSS']:.1f} ({mib['RssAnon']:.1f} + {mib['RssFile']:.1f})"
+            for name, mib in run["idle_rss_mib"].items()) + "."]
     swift = [r for r in run["results"] if "vs_swift_floor" in r]
     if swift:
         lines += ["", "GET by id against the single-process Swift floor (`Benchmarks/Floor`): "

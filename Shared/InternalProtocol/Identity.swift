@@ -1,7 +1,7 @@
 /// Who a request acts for: the app, the key kind it came with, the user (if a token was given)
 /// and every role that applies. The gateway builds it; services trust it only from
 /// authenticated peers.
-public struct Identity: Codable, Sendable, Equatable {
+public struct Identity: Codable, Sendable, Hashable {
     /// The app's id, an upper-case hyphenated UUID.
     public var appId: String
     /// The kind of API key the request carried.

@@ -22,6 +22,32 @@ import Testing
         #expect(try !identity.headerValue().contains(where: { "+/=".contains($0) }))
     }
 
+    @Test func identityHeadersAreRememberedPerIdentityWithoutMixingThem() throws {
+        let anonymous = Identity(appId: "A", keyKind: .rest, roles: ["NotAuthenticatedUser"])
+        var user = anonymous
+        user.userId = "U"
+        for _ in 0..<3 {
+            #expect(try Identity(headerValue: anonymous.headerValue()) == anonymous)
+            #expect(try Identity(headerValue: user.headerValue()) == user)
+        }
+        #expect(try anonymous.headerValue() != user.headerValue())
+    }
+
+    @Test func aMemoKeepsItsBoundAndForgetsFailures() throws {
+        let memo = BoundedMemo<Int, Int>(capacity: 2)
+        var computed = 0
+        for key in [1, 2, 1, 2, 3, 1] {
+            let value = memo.value(for: key) { key in
+                computed += 1
+                return key * 10
+            }
+            #expect(value == key * 10)
+        }
+        #expect(computed == 4)  // 1, 2, then 3 emptied the full memo, then 1 again
+        #expect(throws: ErrorEnvelope.self) { try memo.value(for: 9) { _ in throw ErrorEnvelope.internalError } }
+        #expect(memo.value(for: 9) { $0 } == 9)
+    }
+
     @Test func malformedIdentityHeaderIsABadRequest() {
         #expect(throws: ErrorEnvelope.self) { try Identity(headerValue: "%%%") }
     }

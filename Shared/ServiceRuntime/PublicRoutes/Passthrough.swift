@@ -120,12 +120,14 @@ extension InternalClient {
                     try await self.http.execute(outgoing, deadline: deadline, logger: context.logger)
                 }
             }
-            if upload != nil, answer.headers.first(name: InternalHeader.fileLocation) == nil,
+            if answer.headers.first(name: InternalHeader.fileLocation) == nil,
                 let length = answer.headers.first(name: "content-length").flatMap(Int.init), length <= Self.smallAnswer
             {
-                // An answer that may have come before the upload ended (a refusal) is read whole
-                // while the upload is still open: ending the upload first let the HTTP/2 client
-                // fail, now and then, an answer body it had not handed over yet.
+                // A small answer goes to the client in one write (head, body and end; streamed,
+                // each part was a write and a system call of its own). An answer that may have
+                // come before an upload ended (a refusal) is read whole while the upload is still
+                // open: ending the upload first let the HTTP/2 client fail, now and then, an
+                // answer body it had not handed over yet.
                 small = try await answer.body.collect(upTo: Self.smallAnswer)
             }
         } catch {
@@ -160,8 +162,8 @@ extension InternalClient {
         return (path, start..<end)
     }
 
-    /// The largest request body sent whole, and the largest answer to an upload read whole
-    /// before the upload is ended.
+    /// The largest request body sent whole, and the largest answer read whole (before an
+    /// upload is ended) and written to the client at once.
     static let smallAnswer = 64 << 10
 
     /// Whether the public request carries a body to pass on.

@@ -50,7 +50,7 @@ public final class SocketOutbound: Sendable {
     /// Sends the close (once; later closes are dropped). Data sent after it is dropped.
     public func close(code: UInt16, reason: String = "") async {
         guard !closed.exchange(true, ordering: .relaxed) else { return }
-        await socket.send(.close(code: code, reason: reason))
+        _ = await socket.send(.close(code: code, reason: reason))
     }
 
     /// Whether this end has sent its close.

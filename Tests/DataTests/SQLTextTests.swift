@@ -1,0 +1,12 @@
+import DataEngine
+import Testing
+
+/// Identifiers are quoted for PostgreSQL whatever they hold.
+@Suite struct SQLTextTests {
+    @Test func identifiersAreDoubleQuotedWithEmbeddedQuotesDoubled() {
+        #expect(SQL.quoted("Item") == #""Item""#)
+        #expect(SQL.quoted(#"a"b""#) == #""a""b""""#)
+        #expect(SQL.quoted(#"""#) == #""""""#)
+        #expect(SQL.quoted("é\"ü") == "\"é\"\"ü\"")
+    }
+}
