@@ -105,7 +105,7 @@ var targets: [Target] = [
         name: "PostgresSupport",
         dependencies: [
             product("PostgresNIO", "postgres-nio"), product("Logging", "swift-log"),
-            product("ServiceLifecycle", "swift-service-lifecycle"),
+            product("ServiceLifecycle", "swift-service-lifecycle"), product("NIOCore", "swift-nio"),
         ],
         path: "Shared/PostgresSupport", swiftSettings: strict),
     .target(

