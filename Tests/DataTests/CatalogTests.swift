@@ -57,4 +57,23 @@ import TestSupport
         #expect(try await cache.catalog(for: "a").version == 3, "a stale store outlived a newer announcement")
         #expect(loadsCount.withLock { $0 } == 2)
     }
+
+    @Test func theCacheKeepsAtMostItsCapacityAndStillAnswersEveryApp() async throws {
+        let loads = Mutex<[String: Int]>([:])
+        let cache = CatalogCache(capacity: 3) { appID in
+            loads.withLock { $0[appID, default: 0] += 1 }
+            return AppCatalog(appID: appID)
+        }
+        let apps = (0..<10).map { "app\($0)" }
+        for _ in 0..<2 {
+            for app in apps { #expect(try await cache.catalog(for: app).appID == app) }
+        }
+        #expect(await cache.count == 3)
+        #expect(loads.withLock { $0.values.reduce(0, +) } > apps.count, "dropped apps are loaded again")
+        // Announcements beyond four times the capacity start afresh rather than grow.
+        for (offset, app) in (0..<13).map({ "announced\($0)" }).enumerated() {
+            await cache.invalidate(app, below: Int64(offset + 1))
+        }
+        #expect(await cache.count == 0)
+    }
 }

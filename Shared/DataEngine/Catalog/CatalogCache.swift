@@ -1,8 +1,11 @@
-/// The in-memory catalog of every app this process has served. Reads never query the
-/// catalog tables: a miss loads an app once (concurrent misses share the load), and
-/// the catalog listener drops an app's entry when any instance announces a newer catalog
-/// version than the entry holds.
+/// The in-memory catalog of the apps this process has served, at most ``capacity`` of them
+/// (beyond it an entry is dropped to make room; a dropped app is loaded again on its next
+/// request). Reads never query the catalog tables: a miss loads an app once (concurrent misses
+/// share the load), and the catalog listener drops an app's entry when any instance announces a
+/// newer catalog version than the entry holds.
 public actor CatalogCache {
+    /// The most apps kept.
+    public nonisolated let capacity: Int
     private var entries: [String: AppCatalog] = [:]
     private var loads: [String: Task<AppCatalog, any Error>] = [:]
     /// The newest catalog version announced per app; nothing older may be kept.
@@ -13,10 +16,14 @@ public actor CatalogCache {
     /// True while a listener is subscribed to schema changes (entries can be trusted).
     public private(set) var isListening = false
 
-    /// Creates a cache that loads misses with `loader`.
-    public init(loader: @escaping @Sendable (String) async throws -> AppCatalog) {
+    /// Creates a cache of at most `capacity` apps that loads misses with `loader`.
+    public init(capacity: Int = 1_000, loader: @escaping @Sendable (String) async throws -> AppCatalog) {
+        self.capacity = max(1, capacity)
         self.loader = loader
     }
+
+    /// The apps whose catalogs are kept now.
+    public var count: Int { entries.count }
 
     /// The app's catalog, loading it on a miss.
     public func catalog(for appID: String) async throws -> AppCatalog {
@@ -40,6 +47,11 @@ public actor CatalogCache {
 
     /// Records that the app's catalog reached `version` and drops an entry older than that.
     public func invalidate(_ appID: String, below version: Int64) {
+        if announced[appID] == nil, announced.count >= 4 * capacity {
+            // Forgetting announcements would let an older load be kept: start afresh instead.
+            announced.removeAll()
+            invalidateAll()
+        }
         announced[appID] = max(announced[appID, default: 0], version)
         if let entry = entries[appID], entry.version < version {
             entries[appID] = nil
@@ -66,6 +78,7 @@ public actor CatalogCache {
     private func keep(_ catalog: AppCatalog) {
         guard catalog.version >= announced[catalog.appID, default: 0] else { return }
         if let entry = entries[catalog.appID], entry.version > catalog.version { return }
+        if entries[catalog.appID] == nil, entries.count >= capacity { entries.remove(at: entries.startIndex) }
         entries[catalog.appID] = catalog
     }
 }
