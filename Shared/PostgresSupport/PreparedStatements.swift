@@ -22,13 +22,14 @@ public final class PreparedStatements: Sendable {
     }
 
     /// Runs `text` with `bindings` (whose PostgreSQL types are `types`) on `connection`, the
-    /// statement prepared there once; every row collected.
+    /// statement prepared there once unless `preparing` is false; every row collected.
     public func rows(
         _ text: String, bindings: PostgresBindings, types: [PostgresDataType], on connection: PostgresConnection,
-        logger: Logger
+        preparing: Bool = true, logger: Logger
     ) async throws -> [PostgresRow] {
         let key = StatementKey(text: text, types: types)
-        let choice = connections.withLock { $0.name(for: key, on: connection.id, keeping: perConnection) }
+        let limit = preparing ? perConnection : 0
+        let choice = connections.withLock { $0.name(for: key, on: connection.id, keeping: limit) }
         guard case .named(let name, let evicted) = choice else {
             return try await connection.query(PostgresQuery(unsafeSQL: text, binds: bindings), logger: logger).collect()
         }

@@ -1,8 +1,9 @@
-import DataEngine
+@testable import DataEngine
 import Foundation
 import InternalProtocol
 import PostgresNIO
 import PostgresSupport
+import QueryLanguage
 import Testing
 import TestSupport
 
@@ -63,6 +64,34 @@ import TestSupport
             }
             let kept = try await preparedNames(session)
             #expect(kept.count == 4, "\(kept)")
+        }
+    }
+
+    @Test func statementsWhosePlanDependsOnTheirValuesAreNeverPrepared() async throws {
+        try await withOneConnection { session, _ in
+            for value: Int64 in 1...4 {
+                var sql = bound("SELECT (", value, " * 3)::text")
+                sql.markPlanSensitive()
+                let answer = try await session.column(sql, as: String.self)
+                #expect(answer == ["\(value * 3)"])
+            }
+            let kept = try await preparedNames(session)
+            #expect(kept.isEmpty)
+        }
+    }
+
+    @Test func likeAndDistanceMakeAFindPlanSensitive() throws {
+        let table = TableSchema(name: "Place", columns: [
+            ColumnSchema(name: "name", type: .string), ColumnSchema(name: "lat", type: .double),
+            ColumnSchema(name: "lon", type: .double),
+        ])
+        for (clause, sensitive) in [
+            ("name = 'x'", false), ("name LIKE 'x%'", true), ("distance(lat, lon, 1, 2) < km(5)", true), ("lat > km(1)", false),
+        ] {
+            var query = FindQuery()
+            query.condition = try QueryParser.condition(clause)
+            let page = try FindStatement(query: query, table: table, schema: "app_x", grant: .allRows).page()
+            #expect(page.isPlanSensitive == sensitive, "\(clause)")
         }
     }
 

@@ -92,6 +92,7 @@ struct ExpressionCompiler {
         guard type?.isTextual ?? true else {
             throw DataError.invalidQuery("LIKE applies to text properties, not to '\(describe(value))'")
         }
+        sql.markPlanSensitive()
         sql.append("(")
         _ = try self.value(value, context: .string, into: &sql)
         sql.append(negated ? " NOT LIKE " : " LIKE ")

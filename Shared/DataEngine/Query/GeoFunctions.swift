@@ -33,6 +33,7 @@ extension ExpressionCompiler {
         guard arguments.count == 4 else {
             throw DataError.invalidQuery("distance() takes four numbers: latitude, longitude, latitude, longitude")
         }
+        sql.markPlanSensitive()
         sql.append("data.distance(")
         for (index, argument) in arguments.enumerated() {
             if index > 0 { sql.append(", ") }

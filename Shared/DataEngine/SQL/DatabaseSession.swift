@@ -76,7 +76,9 @@ public struct DatabaseSession: Sendable {
     }
 
     private func rows(_ sql: SQL, on connection: PostgresConnection) async throws -> [PostgresRow] {
-        try await prepared.rows(sql.text, bindings: sql.bindings, types: sql.bindingTypes, on: connection, logger: logger)
+        try await prepared.rows(
+            sql.text, bindings: sql.bindings, types: sql.bindingTypes, on: connection, preparing: !sql.isPlanSensitive,
+            logger: logger)
     }
 
     /// Runs `sql` and decodes the first column of every row.

@@ -50,6 +50,10 @@ public struct SQL: Sendable {
     public private(set) var bindings = PostgresBindings()
     /// The types the bound values are sent as, in placeholder order.
     public private(set) var bindingTypes: [PostgresDataType] = []
+    /// Whether the best plan depends on the bound values (a `LIKE` pattern, a PostGIS function):
+    /// such a statement runs unnamed, since PostgreSQL may settle a prepared one on a generic plan
+    /// (a radius search prepared that way cost ten times the CPU of its custom plan).
+    public private(set) var isPlanSensitive = false
 
     /// An empty statement.
     public init() {}
@@ -57,6 +61,11 @@ public struct SQL: Sendable {
     /// A statement starting with trusted text.
     public init(_ text: String) {
         self.text = text
+    }
+
+    /// Marks the statement as one whose plan depends on its values (see ``isPlanSensitive``).
+    public mutating func markPlanSensitive() {
+        isPlanSensitive = true
     }
 
     /// Appends trusted SQL text written by the engine (never client input).

@@ -72,6 +72,6 @@ public struct Accounts: Sendable {
     }
 
     func pool(_ logger: Logger) -> DatabaseSession {
-        DatabaseSession(pool: database, logger: logger)
+        DatabaseSession(pool: database, logger: logger, prepared: engine.prepared)
     }
 }
