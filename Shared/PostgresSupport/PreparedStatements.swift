@@ -28,8 +28,9 @@ public final class PreparedStatements: Sendable {
         preparing: Bool = true, logger: Logger
     ) async throws -> [PostgresRow] {
         let key = StatementKey(text: text, types: types)
-        let limit = preparing ? perConnection : 0
-        let choice = connections.withLock { $0.name(for: key, on: connection.id, keeping: limit) }
+        let choice =
+            preparing && perConnection > 0
+            ? connections.withLock { $0.name(for: key, on: connection.id, keeping: perConnection) } : .unnamed
         guard case .named(let name, let evicted) = choice else {
             return try await connection.query(PostgresQuery(unsafeSQL: text, binds: bindings), logger: logger).collect()
         }
@@ -95,7 +96,7 @@ struct ConnectionTable: Sendable {
 
     /// The name `key` runs under on `connection`.
     mutating func name(for key: StatementKey, on connection: PostgresConnection.ID, keeping limit: Int) -> Choice {
-        guard limit > 0, key.text.utf8.count <= Self.longestPrepared else { return .unnamed }
+        guard key.text.utf8.count <= Self.longestPrepared else { return .unnamed }
         clock += 1
         if byConnection[connection]?.names[key] == nil, !admits(key) { return .unnamed }
         if byConnection[connection] == nil { forgetIdleConnectionIfFull() }

@@ -63,12 +63,7 @@ public struct DatabaseSession: Sendable {
         switch target {
         case .pool(let client):
             return try await client.withConnection { connection in
-                do {
-                    return try await rows(sql, on: connection)
-                } catch where PreparedStatements.isStalePlan(error) {
-                    // The name was retired: this prepares the statement afresh.
-                    return try await rows(sql, on: connection)
-                }
+                try await Self.onceMoreIfStalePlan { try await rows(sql, on: connection) }
             }
         case .connection(let connection):
             return try await rows(sql, on: connection)
@@ -100,12 +95,18 @@ public struct DatabaseSession: Sendable {
         case .connection:
             return try await body(self)
         case .pool(let client):
-            do {
-                return try await transaction(on: client, isolation: isolation, body)
-            } catch where PreparedStatements.isStalePlan(error) {
-                // Rolled back whole, and the stale name retired: the second run prepares afresh.
-                return try await transaction(on: client, isolation: isolation, body)
-            }
+            // A transaction that met a stale plan was rolled back whole, so it may run again.
+            return try await Self.onceMoreIfStalePlan { try await transaction(on: client, isolation: isolation, body) }
+        }
+    }
+
+    /// Runs `work`, and once more when it met a stale plan: the failure retired the plan's
+    /// name, so the second run prepares the statement afresh.
+    private static func onceMoreIfStalePlan<Result>(_ work: () async throws -> Result) async throws -> Result {
+        do {
+            return try await work()
+        } catch where PreparedStatements.isStalePlan(error) {
+            return try await work()
         }
     }
 
