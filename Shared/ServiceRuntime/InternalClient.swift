@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import InternalProtocol
 import Logging
 import NIOCore
@@ -22,8 +23,13 @@ public final class InternalClient: Service, Sendable {
     /// The underlying client, for tests that need raw HTTP.
     public let http: HTTPClient
     let peers: [ServiceName: String]
-    /// The clients carrying sockets.
+    /// The clients carrying lanes (no read timeout: lanes live on heartbeats), one for sockets
+    /// and one for calls, so neither kind's traffic queues the other's on a connection.
+    private let laneClients: [HTTPClient]
+    /// The lanes carrying sockets.
     let lanes: SocketLanes
+    /// The lanes carrying calls.
+    let callLanes: CallLanes
     /// Largest response body accepted from a peer.
     static let maximumResponseBytes = 256 << 20
 
@@ -40,10 +46,14 @@ public final class InternalClient: Service, Sendable {
         configuration.boundReceiveBuffers()
         // No tracer is bootstrapped; the no-op spans were 2 % of the gateway's CPU per request.
         configuration.tracing.tracer = nil
-        // Sockets have no read timeout: their streams live on heartbeats.
         var lanesConfiguration = configuration
         lanesConfiguration.timeout = .init(connect: connectTimeout)
-        lanes = SocketLanes(configuration: lanesConfiguration)
+        // A lane that cannot connect fails at once, and the calls waiting on it with 503: with
+        // retries they would wait for their deadlines (lanes have none of their own).
+        lanesConfiguration.connectionPool.retryConnectionEstablishment = false
+        laneClients = (0..<2).map { _ in HTTPClient(eventLoopGroupProvider: .singleton, configuration: lanesConfiguration) }
+        lanes = SocketLanes(client: laneClients[0])
+        callLanes = CallLanes(client: laneClients[1])
         configuration.timeout = .init(connect: connectTimeout, read: idleRead)
         http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.peers = peers
@@ -55,9 +65,11 @@ public final class InternalClient: Service, Sendable {
         try await shutdown()
     }
 
-    /// Closes every connection, the sockets' lanes too.
+    /// Closes every connection, the lanes too.
     public func shutdown() async throws {
-        try await lanes.shutdown()
+        lanes.closeAll()
+        callLanes.closeAll()
+        for client in laneClients { try await client.shutdown() }
         try await http.shutdown()
     }
 
@@ -152,15 +164,32 @@ public final class InternalClient: Service, Sendable {
         }
     }
 
-    /// The headers carrying a call's context: request id, deadline, trace, client address, identity.
+    /// The headers carrying a call's context, for AsyncHTTPClient (``contextFields(_:)``).
     static func contextHeaders(_ context: CallContext) throws -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        headers.add(name: InternalHeader.requestID, value: context.requestID)
-        headers.add(name: InternalHeader.deadline, value: String(context.remainingMilliseconds))
-        if let traceparent = context.traceparent { headers.add(name: InternalHeader.traceparent, value: traceparent) }
-        if let address = context.clientAddress { headers.add(name: InternalHeader.clientAddress, value: address) }
-        if let identity = context.identity { headers.add(name: InternalHeader.identity, value: try identity.headerValue()) }
-        return headers
+        HTTPHeaders(try contextFields(context).map { ($0.name.rawName, $0.value) })
+    }
+
+    /// The headers carrying a call's context: request id, deadline, trace, client address, identity.
+    static func contextFields(_ context: CallContext) throws -> HTTPFields {
+        var fields = HTTPFields()
+        fields.reserveCapacity(6)
+        fields[ContextField.requestID] = context.requestID
+        fields[ContextField.deadline] = String(context.remainingMilliseconds)
+        if let traceparent = context.traceparent { fields[ContextField.traceparent] = traceparent }
+        if let address = context.clientAddress { fields[ContextField.clientAddress] = address }
+        if let identity = context.identity { fields[ContextField.identity] = try identity.headerValue() }
+        return fields
+    }
+
+    /// The context headers' names, as fields.
+    enum ContextField {
+        static let requestID = HTTPField.Name(InternalHeader.requestID)!
+        static let deadline = HTTPField.Name(InternalHeader.deadline)!
+        static let traceparent = HTTPField.Name(InternalHeader.traceparent)!
+        static let clientAddress = HTTPField.Name(InternalHeader.clientAddress)!
+        static let identity = HTTPField.Name(InternalHeader.identity)!
+        static let publicPrefix = HTTPField.Name(InternalHeader.publicPrefix)!
+        static let sessionsChanged = HTTPField.Name(InternalHeader.sessionsChanged)!
     }
 
     /// The envelope in a non-2xx answer, or a 500 when the peer sent something else.

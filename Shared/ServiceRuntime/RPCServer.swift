@@ -6,7 +6,8 @@ import NIOCore
 
 /// The internal server of a backend over HTTP/2 with TLS 1.3 and a required client certificate
 /// (HTTP/1.1 remains possible over the same TLS, for tools): `POST /rpc/{operation}` for typed
-/// operations, and the service's public routes at their public paths, passed through by the gateway.
+/// operations, the service's public routes at their public paths, passed through by the gateway,
+/// and call lanes (``CallLaneServer``) on which a peer sends many of those requests at once.
 public enum RPCServer {
     /// The application type the builder returns, so callers can add start-up work.
     public typealias App = Application<RouterResponder<RPCRequestContext>>
@@ -24,9 +25,14 @@ public enum RPCServer {
             let operation = try context.parameters.require("operation")
             return try await registry.respond(to: request, operation: operation, context: context)
         }
+        let slot = RouterSlot()
+        let calls = CallLaneServer(router: slot)
+        router.get(RouterPath(CallLaneServer.path)) { request, context in calls.response(request, context: context) }
         routes.register(on: router)
+        let responder = router.buildResponder()
+        slot.set(responder)
         return Application(
-            router: router,
+            responder: responder,
             server: try .http2Upgrade(tlsConfiguration: tls.serverConfiguration()),
             configuration: .init(address: .hostname(host, port: port), serverName: service.executable),
             onServerRunning: { channel in await ports.bound(.rpc, channel.localAddress?.port ?? 0) },

@@ -23,7 +23,7 @@ import Testing
     func everyFrameSurvivesTheWireInPiecesOfAnySize(piece: Int) throws {
         var wire = ByteBuffer()
         for frame in Self.frames { frame.encode(into: &wire) }
-        var decoder = LaneFrameDecoder(maximumPayload: 1 << 16)
+        var decoder = LaneFrameDecoder<LaneFrame>(maximumPayload: 1 << 16)
         var decoded: [LaneFrame] = []
         while wire.readableBytes > 0 {
             decoder.append(wire.readSlice(length: min(piece, wire.readableBytes))!)
@@ -35,7 +35,7 @@ import Testing
     @Test func framesOverTheLimitAndUnknownKindsAreRefused() {
         var large = ByteBuffer()
         LaneFrame.frame(socket: 1, .binary(ByteBuffer(repeating: 0, count: 2_000))).encode(into: &large)
-        var decoder = LaneFrameDecoder(maximumPayload: 1_000)
+        var decoder = LaneFrameDecoder<LaneFrame>(maximumPayload: 1_000)
         decoder.append(large)
         #expect(throws: SocketStreamError.frameTooLarge) { try decoder.next() }
 
@@ -43,7 +43,7 @@ import Testing
         unknown.writeInteger(UInt8(99))
         unknown.writeInteger(UInt32(1))
         unknown.writeInteger(UInt32(0))
-        var other = LaneFrameDecoder(maximumPayload: 1_000)
+        var other = LaneFrameDecoder<LaneFrame>(maximumPayload: 1_000)
         other.append(unknown)
         #expect(throws: SocketStreamError.malformed) { try other.next() }
     }

@@ -33,6 +33,7 @@ public enum StreamTestService: BackendService {
         }
         routes.stream(.get, "files/blob/:size", options: streamed, download)
         routes.socket("files/echo", options: .socket(maximumFrame: socketFrameLimit), echo)
+        registerLaneRoutes(&routes)
         routes.stream(.get, "files/broken", options: streamed) { _, _ in
             Response(
                 status: .ok, headers: [.contentLength: "\(1 << 20)"],
@@ -40,6 +41,51 @@ public enum StreamTestService: BackendService {
                     try await writer.write(BytePattern.bytes(0..<(64 << 10)))
                     throw ErrorEnvelope.internalError
                 })
+        }
+    }
+
+    /// Buffered routes, which the gateway passes as calls on a lane: `files/lane/blob/:size`
+    /// answers `size` pattern bytes (a transfer `id` in the query is logged completed or
+    /// aborted), `files/lane/slow?id=` never answers (logged aborted once cancelled), and
+    /// `files/lane/broken` fails after its first 128 KiB.
+    static func registerLaneRoutes(_ routes: inout PublicRoutes) {
+        routes.stream(.get, "files/lane/blob/:size", options: .json) { request, context in
+            let size = try context.parameters.require("size", as: Int.self)
+            let id = request.uri.queryParameters["id"].map(String.init)
+            return Response(
+                status: .ok, headers: [.contentType: "application/octet-stream"],
+                body: ResponseBody(contentLength: size) { writer in
+                    try await logged(id) {
+                        for try await chunk in CountedChunks(base: BytePattern(range: 0..<size), id: id) { try await writer.write(chunk) }
+                        try await writer.finish(nil)
+                    }
+                })
+        }
+        routes.stream(.get, "files/lane/slow", options: .json) { request, _ in
+            try await logged(request.uri.queryParameters["id"].map(String.init)) {
+                try await Task.sleep(for: .seconds(3_600))
+            }
+            return Response(status: .noContent)
+        }
+        routes.stream(.get, "files/lane/broken", options: .json) { _, _ in
+            Response(
+                status: .ok, headers: [.contentLength: "\(1 << 20)"],
+                body: ResponseBody(contentLength: 1 << 20) { writer in
+                    try await writer.write(BytePattern.bytes(0..<(128 << 10)))
+                    try await writer.write(BytePattern.bytes(0..<1))
+                    throw ErrorEnvelope.internalError
+                })
+        }
+    }
+
+    /// Runs `work`, logging under `id` whether it completed or was aborted.
+    private static func logged(_ id: String?, _ work: () async throws -> Void) async throws {
+        do {
+            try await work()
+            if let id { await transfers.record(id, .completed) }
+        } catch {
+            if let id { await transfers.record(id, .aborted) }
+            throw error
         }
     }
 

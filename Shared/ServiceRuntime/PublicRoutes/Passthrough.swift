@@ -1,5 +1,6 @@
 import AsyncAlgorithms
 import AsyncHTTPClient
+import HTTPTypes
 import Hummingbird
 import InternalProtocol
 import Logging
@@ -23,6 +24,11 @@ public enum PassthroughHeaders {
 }
 
 extension PassthroughHeaders {
+    /// ``request`` as field names.
+    static let requestFields = request.map { HTTPField.Name($0)! }
+    /// ``response`` as field names.
+    static let responseFields = response.map { HTTPField.Name($0)! }
+
     /// The most header bytes a passed request may carry, counted as HPACK counts them (name,
     /// value and 32 per field, the path included): the services' HTTP/2 servers refuse a header
     /// list over 16 KiB by failing the whole connection, so the gateway refuses it first and
@@ -32,7 +38,15 @@ extension PassthroughHeaders {
     /// Refuses a request whose headers could not cross to the service: 414 when the path and
     /// query take most of the budget, 431 otherwise.
     static func checkSize(_ headers: HTTPHeaders, target: String) throws {
-        let fields = headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 32 }
+        try checkSize(fields: headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 32 }, target: target)
+    }
+
+    /// ``checkSize(_:target:)`` for header fields (a call on a lane is held to the same budget).
+    static func checkSize(_ headers: HTTPFields, target: String) throws {
+        try checkSize(fields: headers.reduce(0) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 32 }, target: target)
+    }
+
+    private static func checkSize(fields: Int, target: String) throws {
         let path = target.utf8.count + 32
         guard fields + path > budget else { return }
         if path > budget / 2 {
@@ -72,38 +86,29 @@ extension InternalClient {
             throw ErrorEnvelope.badRequest("The path holds a malformed percent escape or bytes that are not UTF-8")
         }
         let query = request.uri.query.map { "?\($0)" } ?? ""
+        // The path is `prefix/resource`, the resource cut from its end by the gateway.
+        let prefix = String(Substring(request.uri.path.utf8.dropLast(resource.utf8.count + 1)))
+        let hasBody = Self.hasBody(request)
+        let length = request.headers[.contentLength].flatMap(Int64.init)
+        if Self.travelsOnLane(request, route: route, hasBody: hasBody, length: length, offeringFiles: offeringFiles) {
+            let call = PassedCall(target: "/\(resource)\(query)", prefix: prefix, route: route, service: service, hasBody: hasBody)
+            return try await passOnLane(request, call, context: context, eventLoop: eventLoop)
+        }
         var outgoing = HTTPClientRequest(url: "\(base)/\(resource)\(query)")
         outgoing.method = .init(rawValue: request.method.rawValue)
         outgoing.headers = try Self.contextHeaders(context)
-        // The path is `prefix/resource`, the resource cut from its end by the gateway.
-        let prefix = request.uri.path.utf8.dropLast(resource.utf8.count + 1)
-        outgoing.headers.add(name: InternalHeader.publicPrefix, value: String(Substring(prefix)))
+        outgoing.headers.add(name: InternalHeader.publicPrefix, value: prefix)
         if offeringFiles { outgoing.headers.add(name: InternalHeader.fileDirect, value: "1") }
         for name in PassthroughHeaders.request {
             for value in request.headers[values: .init(name)!] { outgoing.headers.add(name: name, value: value) }
         }
         try PassthroughHeaders.checkSize(outgoing.headers, target: "/\(resource)\(query)")
         let activity = TransferActivity(idle: route.idleTimeoutMilliseconds.map { .milliseconds($0) })
-        let hasBody = Self.hasBody(request)
         var upload: BodyPump?
-        let length = request.headers[.contentLength].flatMap(Int64.init)
         if hasBody, let length, length <= Self.smallAnswer {
             // A small body goes whole, so the request has ended before the service can answer:
             // an answer that comes first (a refusal) would otherwise race the stream's reset.
-            let body = request.limitedBody(limit: min(route.bodyLimit, Self.smallAnswer), activity: activity)
-            // A client that stops sending is bounded as the call would be: by the route's idle
-            // timeout, or by the call's deadline.
-            let wait = Duration.nanoseconds(max(0, (context.deadline - .now()).nanoseconds))
-            let small = try await activity.watch(service: service) {
-                do {
-                    return try await withTimeout(route.transfer == .buffered ? wait : .seconds(86_400)) {
-                        try await body.reduce(into: ByteBuffer()) { $0.writeImmutableBuffer($1) }
-                    }
-                } catch is TimeoutError {
-                    throw ErrorEnvelope(code: 408, message: "The request body did not arrive in time", status: 408)
-                }
-            }
-            outgoing.body = .bytes(small)
+            outgoing.body = .bytes(try await Self.smallBody(of: request, route: route, activity: activity, service: service, context: context))
         } else if hasBody {
             let pump = BodyPump(request.limitedBody(limit: route.bodyLimit, activity: activity))
             outgoing.body = .stream(pump.chunks, length: length.map { .known($0) } ?? .unknown)
@@ -162,6 +167,24 @@ extension InternalClient {
         return (path, start..<end)
     }
 
+    /// The whole of a small request body (``smallAnswer`` at most). A client that stops sending
+    /// is bounded as the call would be: by the route's idle timeout, or by the call's deadline (408).
+    static func smallBody(
+        of request: Request, route: RouteDescriptor, activity: TransferActivity, service: ServiceName, context: CallContext
+    ) async throws -> ByteBuffer {
+        let body = request.limitedBody(limit: min(route.bodyLimit, Self.smallAnswer), activity: activity)
+        let wait = Duration.nanoseconds(max(0, (context.deadline - .now()).nanoseconds))
+        return try await activity.watch(service: service) {
+            do {
+                return try await withTimeout(route.transfer == .buffered ? wait : .seconds(86_400)) {
+                    try await body.reduce(into: ByteBuffer()) { $0.writeImmutableBuffer($1) }
+                }
+            } catch is TimeoutError {
+                throw ErrorEnvelope(code: 408, message: "The request body did not arrive in time", status: 408)
+            }
+        }
+    }
+
     /// The largest request body sent whole, and the largest answer read whole (before an
     /// upload is ended) and written to the client at once.
     static let smallAnswer = 64 << 10
@@ -178,9 +201,9 @@ extension InternalClient {
     /// failing mid-body ends the client's response with an error, never a truncated success.
     private static func response(_ answer: HTTPClientResponse, eventLoop: any EventLoop) -> Response {
         var headers = HTTPFields()
-        for name in PassthroughHeaders.response {
+        for (name, field) in zip(PassthroughHeaders.response, PassthroughHeaders.responseFields) {
             let values = answer.headers[name]
-            if !values.isEmpty { headers[values: .init(name)!] = values }
+            if !values.isEmpty { headers[values: field] = values }
         }
         let length = answer.headers.first(name: "content-length").flatMap(Int.init)
         return Response(

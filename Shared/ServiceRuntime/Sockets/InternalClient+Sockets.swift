@@ -84,8 +84,7 @@ extension InternalClient {
     }
 }
 
-/// The gateway's lanes to each service, on an HTTP client of their own (apart from the calls'
-/// connection, so a lane's traffic never queues calls): at most ``socketsPerLane`` sockets on
+/// The gateway's lanes to each service, on the lanes' HTTP client: at most ``socketsPerLane`` sockets on
 /// each, a new lane opened when all are full, a lane that ended replaced by the next opening.
 final class SocketLanes: Sendable {
     /// A socket's place on a lane.
@@ -121,8 +120,9 @@ final class SocketLanes: Sendable {
     private let client: HTTPClient
     private let entries = Mutex<[ServiceName: [Entry]]>([:])
 
-    init(configuration: HTTPClient.Configuration) {
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    /// Lanes opened on `client`, which the caller shuts down.
+    init(client: HTTPClient) {
+        self.client = client
     }
 
     /// Opens a socket with `opening` on a lane to `service` with room, opening a lane when none has.
@@ -139,36 +139,9 @@ final class SocketLanes: Sendable {
             lanes.append(Entry(lane: lane, open: 1))
             return (lane, true)
         }
-        if isNew { start(lane, base: base, logger: logger) }
+        if isNew { lane.open(url: base + SocketLaneServer.path, client: client, logger: logger) }
         guard let socket = lane.open(opening) else { throw ErrorEnvelope.serviceUnavailable(service) }
         return (socket, Lease(lane: lane, service: service, lanes: self))
-    }
-
-    /// Runs `lane`'s stream until it ends: its frames go out as the request's body, the
-    /// service's come back as the answer's.
-    private func start(_ lane: SocketLane, base: String, logger: Logger) {
-        var request = HTTPClientRequest(url: base + SocketLaneServer.path)
-        request.method = .GET
-        request.headers.add(name: InternalHeader.requestID, value: CallContext.newRequestID())
-        request.body = .stream(lane.writer, length: .unknown)
-        Task { [client] in
-            defer { lane.close() }
-            do {
-                let answer = try await client.execute(request, deadline: .distantFuture, logger: logger)
-                guard answer.status == .ok else {
-                    logger.warning("socket lane refused", metadata: ["status": "\(answer.status.code)"])
-                    return
-                }
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await lane.read(answer.body) }
-                    group.addTask { try await lane.keepAlive() }
-                    try await group.next()
-                    group.cancelAll()
-                }
-            } catch {
-                logger.debug("socket lane ended", metadata: ["error": "\(error)"])
-            }
-        }
     }
 
     fileprivate func release(_ lane: SocketLane, service: ServiceName) {
@@ -178,9 +151,8 @@ final class SocketLanes: Sendable {
         }
     }
 
-    /// Ends every lane and shuts the client down.
-    func shutdown() async throws {
+    /// Ends every lane.
+    func closeAll() {
         for lane in entries.withLock({ $0.values.flatMap { $0.map(\.lane) } }) { lane.close() }
-        try await client.shutdown()
     }
 }

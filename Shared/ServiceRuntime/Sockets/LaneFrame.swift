@@ -3,9 +3,8 @@ import NIOCore
 /// One frame of a socket lane, the internal stream between the gateway and a service that
 /// carries many public WebSockets at once: a socket's opening and the service's answer to it,
 /// the socket's frames, credit for more of them, the end of one side of a socket, or a
-/// heartbeat for the lane. On the stream a frame is a one-byte kind (the data frame's `fin` bit
-/// in its top bit), the socket's four-byte number, a four-byte length and the payload.
-enum LaneFrame: Sendable, Equatable {
+/// heartbeat for the lane. A data frame's kind carries its `fin` bit in its top bit.
+enum LaneFrame: LaneFrameCoding, Equatable {
     /// The gateway opens socket `socket` on the route at `resource` (path and query), with
     /// the call's context headers.
     case open(socket: UInt32, SocketOpening)
@@ -30,38 +29,27 @@ enum LaneFrame: Sendable, Equatable {
     func encode(into buffer: inout ByteBuffer) {
         switch self {
         case .open(let socket, let opening):
-            var payload = ByteBuffer()
-            opening.encode(into: &payload)
-            Self.write(Control.open.rawValue, socket, payload, into: &buffer)
+            Self.write(Control.open.rawValue, socket, into: &buffer) { opening.encode(into: &$0) }
         case .accepted(let socket):
-            Self.write(Control.accepted.rawValue, socket, ByteBuffer(), into: &buffer)
+            Self.write(Control.accepted.rawValue, socket, into: &buffer)
         case .refused(let socket, let status, let body):
-            var payload = ByteBuffer()
-            payload.writeInteger(UInt16(clamping: status))
-            payload.writeImmutableBuffer(body)
-            Self.write(Control.refused.rawValue, socket, payload, into: &buffer)
+            Self.write(Control.refused.rawValue, socket, into: &buffer) {
+                $0.writeInteger(UInt16(clamping: status))
+                $0.writeImmutableBuffer(body)
+            }
         case .frame(let socket, let frame):
-            Self.write(frame.kind.rawValue | (frame.fin ? 0x80 : 0), socket, frame.payload, into: &buffer)
+            Self.write(frame.kind.rawValue | (frame.fin ? 0x80 : 0), socket, into: &buffer) { $0.writeImmutableBuffer(frame.payload) }
         case .credit(let socket, let bytes):
-            var payload = ByteBuffer()
-            payload.writeInteger(bytes)
-            Self.write(Control.credit.rawValue, socket, payload, into: &buffer)
+            Self.write(Control.credit.rawValue, socket, into: &buffer) { $0.writeInteger(bytes) }
         case .finish(let socket):
-            Self.write(Control.finish.rawValue, socket, ByteBuffer(), into: &buffer)
+            Self.write(Control.finish.rawValue, socket, into: &buffer)
         case .heartbeat:
-            Self.write(Control.heartbeat.rawValue, 0, ByteBuffer(), into: &buffer)
+            Self.write(Control.heartbeat.rawValue, 0, into: &buffer)
         }
     }
 
-    private static func write(_ kind: UInt8, _ socket: UInt32, _ payload: ByteBuffer, into buffer: inout ByteBuffer) {
-        buffer.writeInteger(kind)
-        buffer.writeInteger(socket)
-        buffer.writeInteger(UInt32(payload.readableBytes))
-        buffer.writeImmutableBuffer(payload)
-    }
-
-    /// The frame of `kind` for `socket` carrying `payload`; nil for bytes that are no frame.
-    fileprivate static func decode(kind: UInt8, socket: UInt32, payload: ByteBuffer) -> LaneFrame? {
+    /// The frame of `kind` for socket `number` carrying `payload`; nil for bytes that are no frame.
+    static func decode(kind: UInt8, number socket: UInt32, payload: ByteBuffer) -> LaneFrame? {
         if let data = SocketFrame.Kind(rawValue: kind & 0x7f) {
             return .frame(socket: socket, SocketFrame(kind: data, fin: kind & 0x80 != 0, payload: payload))
         }
@@ -91,12 +79,8 @@ struct SocketOpening: Sendable, Equatable {
     }
 
     func encode(into buffer: inout ByteBuffer) {
-        Self.write(resource, into: &buffer)
-        buffer.writeInteger(UInt16(clamping: headers.count))
-        for header in headers.prefix(Int(UInt16.max)) {
-            Self.write(header.name, into: &buffer)
-            Self.write(header.value, into: &buffer)
-        }
+        LaneText.write(resource, into: &buffer)
+        LaneText.write(headers.map { ($0.name, $0.value) }, into: &buffer)
     }
 
     init(resource: String, headers: [Header]) {
@@ -105,64 +89,7 @@ struct SocketOpening: Sendable, Equatable {
     }
 
     init?(decoding buffer: inout ByteBuffer) {
-        guard let resource = Self.read(&buffer), let count = buffer.readInteger(as: UInt16.self) else { return nil }
-        var headers: [Header] = []
-        for _ in 0..<count {
-            guard let name = Self.read(&buffer), let value = Self.read(&buffer) else { return nil }
-            headers.append(Header(name: name, value: value))
-        }
-        self.init(resource: resource, headers: headers)
-    }
-
-    private static func write(_ text: String, into buffer: inout ByteBuffer) {
-        buffer.writeInteger(UInt32(text.utf8.count))
-        buffer.writeString(text)
-    }
-
-    private static func read(_ buffer: inout ByteBuffer) -> String? {
-        guard let length = buffer.readInteger(as: UInt32.self) else { return nil }
-        return buffer.readString(length: Int(length))
-    }
-}
-
-/// Cuts lane frames out of a lane's bytes as they arrive, refusing a frame longer than
-/// `maximumPayload` before buffering it.
-struct LaneFrameDecoder: Sendable {
-    private var pending = ByteBuffer()
-    let maximumPayload: Int
-
-    init(maximumPayload: Int) {
-        self.maximumPayload = maximumPayload
-    }
-
-    mutating func append(_ bytes: ByteBuffer) {
-        if pending.readableBytes == 0 {
-            pending = bytes
-        } else {
-            var bytes = bytes
-            pending.writeBuffer(&bytes)
-        }
-    }
-
-    /// The next whole frame, if the bytes so far hold one.
-    mutating func next() throws -> LaneFrame? {
-        let start = pending.readerIndex
-        guard let kind = pending.getInteger(at: start, as: UInt8.self),
-            let socket = pending.getInteger(at: start + 1, as: UInt32.self),
-            let length = pending.getInteger(at: start + 5, as: UInt32.self)
-        else { return nil }
-        guard Int(length) <= maximumPayload else { throw SocketStreamError.frameTooLarge }
-        guard pending.readableBytes >= 9 + Int(length) else { return nil }
-        pending.moveReaderIndex(forwardBy: 9)
-        // A copy, so a frame does not keep the lane's larger buffer alive.
-        var payload = ByteBuffer()
-        payload.writeImmutableBuffer(pending.readSlice(length: Int(length))!)
-        if pending.readableBytes == 0 {
-            pending = ByteBuffer()
-        } else if pending.readerIndex > 1 << 16 {
-            pending.discardReadBytes()
-        }
-        guard let frame = LaneFrame.decode(kind: kind, socket: socket, payload: payload) else { throw SocketStreamError.malformed }
-        return frame
+        guard let resource = LaneText.read(&buffer), let headers = LaneText.readHeaders(&buffer) else { return nil }
+        self.init(resource: resource, headers: headers.map { Header(name: $0.name, value: $0.value) })
     }
 }

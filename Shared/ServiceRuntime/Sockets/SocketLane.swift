@@ -14,49 +14,37 @@ public enum SocketLaneTiming {
 /// (``LaneFrame``), at either end: the lane's sockets by number, the bytes it sends, and the
 /// reading of the other end's frames. A socket costs its state here, not a stream and the
 /// tasks serving one. When the lane ends, every socket on it is lost.
-final class SocketLane: Sendable {
-    static let heartbeatInterval = SocketLaneTiming.heartbeatInterval
-    static let idleLimit = SocketLaneTiming.idleLimit
-
-    private struct Table {
-        var sockets: [UInt32: LaneSocket] = [:]
-        var nextID: UInt32 = 1
-        var closed = false
-        /// Closing once the last socket leaves (the process is shutting down).
-        var draining = false
-    }
+final class SocketLane: LaneEnd {
+    /// Called for each socket the other end opens (the service's end).
+    typealias Opened = @Sendable (UInt32, SocketOpening, SocketLane) -> Void
 
     /// The number that stands for the lane in a finish: the lane ends.
     static let laneItself: UInt32 = 0
 
     /// What this end sends.
-    let writer = LaneWriter()
+    let writer = LaneWriter<LaneFrame>()
     let maximumPayload: Int
-    private let table = Mutex(Table())
+    private let table = Mutex(LaneTable<LaneSocket>())
     private let heard = SocketLiveness()
 
-    /// A lane accepting frames of up to `maximumPayload` bytes.
-    init(maximumPayload: Int) {
+    private let opened: Opened
+
+    /// A lane accepting frames of up to `maximumPayload` bytes, calling `opened` for each
+    /// socket the other end opens.
+    init(maximumPayload: Int, opened: @escaping Opened = { _, _, _ in }) {
         self.maximumPayload = maximumPayload
+        self.opened = opened
     }
 
     /// How many sockets are on the lane.
-    var count: Int { table.withLock { $0.sockets.count } }
+    var count: Int { table.withLock { $0.count } }
 
     /// Whether the lane has ended.
-    var isClosed: Bool { table.withLock { $0.closed } }
+    var isClosed: Bool { table.withLock { $0.isClosed } }
 
     /// A new socket, opened with `opening` (the gateway's end); nil once the lane has ended.
     func open(_ opening: SocketOpening) -> LaneSocket? {
-        let socket: LaneSocket? = table.withLock { table in
-            guard !table.closed else { return nil }
-            var id = table.nextID
-            while table.sockets[id] != nil || id == 0 { id &+= 1 }
-            table.nextID = id &+ 1
-            let socket = LaneSocket(id: id, lane: self)
-            table.sockets[id] = socket
-            return socket
-        }
+        let socket = table.withLock { $0.open { LaneSocket(id: $0, lane: self) } }
         if let socket { writer.enqueue(.open(socket: socket.id, opening)) }
         return socket
     }
@@ -64,34 +52,24 @@ final class SocketLane: Sendable {
     /// The socket the other end opened as `id` (the service's end); nil when the number is
     /// taken or the lane has ended.
     func accept(_ id: UInt32) -> LaneSocket? {
-        table.withLock { table in
-            guard !table.closed, table.sockets[id] == nil else { return nil }
-            let socket = LaneSocket(id: id, lane: self)
-            table.sockets[id] = socket
-            return socket
-        }
+        let socket = LaneSocket(id: id, lane: self)
+        return table.withLock { $0.accept(socket, as: id) } ? socket : nil
     }
 
     /// Takes socket `id` off the lane (both ends finished, or it was refused).
     func remove(_ id: UInt32) {
-        let close = table.withLock { table in
-            table.sockets[id] = nil
-            return table.draining && table.sockets.isEmpty
-        }
-        if close { self.close() }
+        if table.withLock({ $0.remove(id).lastLeft }) { close() }
     }
 
     /// Reads the other end's frames from `bytes` until the lane ends, handing each to its
     /// socket; `opened` is called for each socket the other end opens.
     func read<Bytes: AsyncSequence>(_ bytes: Bytes, opened: (UInt32, SocketOpening) -> Void = { _, _ in }) async throws
     where Bytes.Element == ByteBuffer {
-        defer { close() }
-        var decoder = LaneFrameDecoder(maximumPayload: maximumPayload)
-        for try await chunk in bytes {
-            heard.received()
-            decoder.append(chunk)
-            while let frame = try decoder.next() { dispatch(frame, opened: opened) }
-        }
+        try await dispatchFrames(from: bytes, maximumPayload: maximumPayload, heard: heard) { dispatch($0, opened: opened) }
+    }
+
+    func readFrames<Bytes: AsyncSequence>(from bytes: Bytes) async throws where Bytes.Element == ByteBuffer {
+        try await read(bytes) { id, opening in opened(id, opening, self) }
     }
 
     private func dispatch(_ frame: LaneFrame, opened: (UInt32, SocketOpening) -> Void) {
@@ -115,45 +93,30 @@ final class SocketLane: Sendable {
     }
 
     private func socket(_ id: UInt32) -> LaneSocket? {
-        table.withLock { $0.sockets[id] }
+        table.withLock { $0[id] }
     }
 
-    /// Sends a heartbeat whenever this end has sent nothing for ``heartbeatInterval``; ends
-    /// the lane once nothing has arrived for ``idleLimit``. Runs until the lane ends or the
-    /// task is cancelled.
+    /// Keeps the lane alive (``LaneKeepAlive``) until it ends or the task is cancelled.
     func keepAlive() async throws {
         defer { close() }
-        while !isClosed {
-            try await Task.sleep(for: Self.heartbeatInterval)
-            if heard.sinceReceived > Self.idleLimit { throw SocketStreamError.idle }
-            if writer.sinceSent >= Self.heartbeatInterval { writer.enqueue(.heartbeat) }
-        }
+        try await LaneKeepAlive.run(heard: heard, writer: writer, heartbeat: LaneFrame.heartbeat) { isClosed }
     }
 
     /// Closes the lane once its last socket has left, refusing new ones meanwhile; sockets no
     /// task serves are told to close.
     func drain() {
-        let (close, sockets) = table.withLock { table in
-            table.draining = true
-            return (table.sockets.isEmpty, Array(table.sockets.values))
-        }
+        let (close, sockets) = table.withLock { ($0.drain(), Array($0.entries.values)) }
         if close { self.close() }
         for socket in sockets { socket.shutDown() }
     }
 
     /// Whether the lane is closing once its sockets have left.
-    var isDraining: Bool { table.withLock { $0.draining } }
+    var isDraining: Bool { table.withLock { $0.isDraining } }
 
     /// Ends the lane: what is pending still goes, with the lane's end (a finish of socket 0)
     /// so the other end closes its side too; every socket on it is lost.
     func close() {
-        let sockets: [LaneSocket]? = table.withLock { table in
-            guard !table.closed else { return nil }
-            table.closed = true
-            defer { table.sockets = [:] }
-            return Array(table.sockets.values)
-        }
-        guard let sockets else { return }
+        guard let sockets = table.withLock({ $0.close() }) else { return }
         writer.enqueue(.finish(socket: Self.laneItself))
         writer.finish()
         for socket in sockets { socket.peerEnded(lost: true) }

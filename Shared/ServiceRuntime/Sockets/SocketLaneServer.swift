@@ -27,57 +27,13 @@ struct SocketLaneServer: Sendable {
         return Response(
             status: .ok, headers: [.contentType: SocketFrame.contentType],
             body: ResponseBody { writer in
-                let lane = SocketLane(maximumPayload: max(largest, 1 << 20) + (64 << 10))
-                await serve(lane, request.body, to: &writer, context: context)
+                let lane = SocketLane(maximumPayload: max(largest, 1 << 20) + (64 << 10)) { id, opening, lane in
+                    open(id, opening, on: lane, context: context)
+                }
+                await lane.serve(request.body, to: &writer)
                 try await writer.finish(nil)
             })
     }
-
-    private func serve(
-        _ lane: SocketLane, _ body: RequestBody, to writer: inout any ResponseBodyWriter, context: RPCRequestContext
-    ) async {
-        await withGracefulShutdownHandler {
-            await withTaskGroup(of: LaneTask.self) { group in
-                group.addTask {
-                    try? await lane.read(body) { id, opening in open(id, opening, on: lane, context: context) }
-                    return .reading
-                }
-                group.addTask {
-                    try? await lane.keepAlive()
-                    return .keepingAlive
-                }
-                for await bytes in lane.writer {
-                    guard (try? await writer.write(bytes)) != nil else { break }
-                }
-                lane.close()
-                // The answer ends only once the gateway has ended its request (it does on the
-                // lane's close), or after a grace: AsyncHTTPClient does not survive a stream
-                // ended under a request body it is still sending.
-                group.addTask {
-                    try? await Task.sleep(for: Self.closeGrace)
-                    return .grace
-                }
-                while let finished = await group.next(), finished == .keepingAlive {}
-                group.cancelAll()
-            }
-        } onGracefulShutdown: {
-            lane.drain()
-            // A socket that never leaves holds the process no longer than this.
-            Task {
-                try? await Task.sleep(for: Self.shutdownLimit)
-                lane.close()
-            }
-        }
-    }
-
-    private enum LaneTask: Sendable {
-        case reading, keepingAlive, grace
-    }
-
-    /// How long an ended lane waits for the gateway to end its side.
-    static let closeGrace = Duration.seconds(5)
-    /// How long a shutting-down service waits for its sockets to leave.
-    static let shutdownLimit = Duration.seconds(10)
 
     /// Opens socket `id` on its route, or refuses it with an envelope.
     private func open(_ id: UInt32, _ opening: SocketOpening, on lane: SocketLane, context: RPCRequestContext) {

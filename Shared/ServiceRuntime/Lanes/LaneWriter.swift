@@ -5,11 +5,11 @@ import Synchronization
 /// into one pending buffer, which the lane's stream takes whole (many frames per write). A
 /// sender of data waits while more than ``highWater`` bytes are pending; control frames never
 /// wait (they are small and bounded by the data they answer).
-final class LaneWriter: AsyncSequence, Sendable {
+final class LaneWriter<Frame: LaneFrameCoding>: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
 
     /// Pending bytes above which senders of data wait.
-    static let highWater = 1 << 20
+    static var highWater: Int { 1 << 20 }
 
     fileprivate struct State {
         var pending = ByteBuffer()
@@ -22,7 +22,7 @@ final class LaneWriter: AsyncSequence, Sendable {
     private let state = Mutex(State())
 
     /// Queues `frame` without waiting; dropped once the writer has finished.
-    func enqueue(_ frame: LaneFrame) {
+    func enqueue(_ frame: Frame) {
         let reader: (CheckedContinuation<ByteBuffer?, Never>, ByteBuffer)? = state.withLock { state in
             guard !state.finished else { return nil as (CheckedContinuation<ByteBuffer?, Never>, ByteBuffer)? }
             frame.encode(into: &state.pending)
@@ -34,7 +34,7 @@ final class LaneWriter: AsyncSequence, Sendable {
     }
 
     /// Queues a data frame once no more than ``highWater`` bytes wait; false once finished.
-    func send(_ frame: LaneFrame) async -> Bool {
+    func send(_ frame: Frame) async -> Bool {
         await withCheckedContinuation { sender in
             let wait = state.withLock { state in
                 guard !state.finished, state.pending.readableBytes > Self.highWater else { return false }

@@ -1,0 +1,176 @@
+import HTTPTypes
+import NIOCore
+import Synchronization
+
+/// A call lane's callee end (a service): each call the caller sends is served in a task of its
+/// own, its answer sent within the credit the caller returns; a cancel or the lane's end
+/// cancels the task. A draining lane answers new calls 503 and closes once its calls are done.
+final class CalleeLane: LaneEnd {
+    /// Serves a call the lane accepted.
+    typealias Serve = @Sendable (ServedCall, CallHead, ByteBuffer) async -> Void
+
+    let writer = LaneWriter<CallFrame>()
+    private let table = Mutex(LaneTable<ServedCall>())
+    private let heard = SocketLiveness()
+    private let serve: Serve
+    private let maximumPayload: Int
+
+    /// A lane accepting calls of up to `maximumPayload` bytes (head and body), each served by `serve`.
+    init(maximumPayload: Int, serve: @escaping Serve) {
+        self.maximumPayload = maximumPayload
+        self.serve = serve
+    }
+
+    /// How many calls are being served.
+    var count: Int { table.withLock { $0.count } }
+
+    func readFrames<Bytes: AsyncSequence>(from bytes: Bytes) async throws where Bytes.Element == ByteBuffer {
+        try await dispatchFrames(from: bytes, maximumPayload: maximumPayload, heard: heard) { dispatch($0) }
+    }
+
+    private func dispatch(_ frame: CallFrame) {
+        switch frame {
+        case .call(let id, let head, let body): accept(id, head, body)
+        case .credit(let id, let bytes): call(id)?.credited(Int(bytes))
+        case .cancel(let id): call(id)?.cancel()
+        case .finish: close()
+        case .heartbeat, .answer, .part, .failed: break
+        }
+    }
+
+    private enum Refusal: Error {
+        case duplicate, draining, full
+    }
+
+    private func accept(_ id: UInt32, _ head: CallHead, _ body: ByteBuffer) {
+        let accepted: Result<ServedCall, Refusal> = table.withLock { table in
+            guard !table.isDraining else { return .failure(.draining) }
+            guard table.count < CallLane.capacity else { return .failure(.full) }
+            let call = ServedCall(id: id, lane: self)
+            return table.accept(call, as: id) ? .success(call) : .failure(.duplicate)
+        }
+        switch accepted {
+        case .success(let call): call.run { [serve] in await serve(call, head, body) }
+        case .failure(.duplicate): break
+        case .failure(.draining): writer.enqueue(Self.unavailable(id, "The service is shutting down"))
+        case .failure(.full): writer.enqueue(Self.unavailable(id, "The service has too many calls in progress"))
+        }
+    }
+
+    private static func unavailable(_ id: UInt32, _ message: String) -> CallFrame {
+        var body = ByteBuffer()
+        body.writeString(#"{"code":503,"message":"\#(message)"}"#)
+        return .answer(id: id, AnswerHead(status: 503, headers: [.contentType: "application/json"]), part: body, fin: true)
+    }
+
+    private func call(_ id: UInt32) -> ServedCall? {
+        table.withLock { $0[id] }
+    }
+
+    /// Takes a served call off the lane once its answer has ended.
+    func finished(_ call: ServedCall) {
+        if table.withLock({ $0.remove(call.id).lastLeft }) { close() }
+    }
+
+    func keepAlive() async throws {
+        defer { close() }
+        try await LaneKeepAlive.run(heard: heard, writer: writer, heartbeat: CallFrame.heartbeat) { isClosed }
+    }
+
+    var isClosed: Bool { table.withLock { $0.isClosed } }
+
+    /// Answers new calls 503 and closes the lane once the calls on it are done.
+    func drain() {
+        if table.withLock({ $0.drain() }) { close() }
+    }
+
+    /// Ends the lane: the caller is told, and every call still served is cancelled.
+    func close() {
+        guard let calls = table.withLock({ $0.close() }) else { return }
+        writer.enqueue(CallFrame.finish)
+        writer.finish()
+        for call in calls { call.cancel() }
+    }
+}
+
+/// One call a callee serves: the task answering it, and the credit its answer may use.
+final class ServedCall: Sendable {
+    private struct State {
+        var credit = PendingCall.window
+        var waiter: CheckedContinuation<Bool, Never>?
+        var cancelled = false
+        var task: Task<Void, Never>?
+    }
+
+    let id: UInt32
+    let lane: CalleeLane
+    private let state = Mutex(State())
+
+    init(id: UInt32, lane: CalleeLane) {
+        self.id = id
+        self.lane = lane
+    }
+
+    /// Serves the call with `work` in a task of its own, then takes it off the lane.
+    func run(_ work: @escaping @Sendable () async -> Void) {
+        let task = Task {
+            await work()
+            lane.finished(self)
+        }
+        let cancelled = state.withLock { state in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    /// The caller took `bytes` more of the answer.
+    func credited(_ bytes: Int) {
+        let waiter: CheckedContinuation<Bool, Never>? = state.withLock { state in
+            state.credit += bytes
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: true)
+    }
+
+    /// The caller gave the call up, or the lane ended: the task is cancelled.
+    func cancel() {
+        let (task, waiter) = state.withLock { state in
+            state.cancelled = true
+            defer { state.waiter = nil }
+            return (state.task, state.waiter)
+        }
+        task?.cancel()
+        waiter?.resume(returning: false)
+    }
+
+    /// Waits until `bytes` of the answer may be sent and takes them from the credit; false
+    /// when the call was cancelled.
+    func reserve(_ bytes: Int) async -> Bool {
+        while true {
+            let taken: Bool? = state.withLock { state in
+                if state.cancelled { return false }
+                guard state.credit < bytes else {
+                    state.credit -= bytes
+                    return true
+                }
+                return nil
+            }
+            if let taken { return taken }
+            guard await waitForCredit(bytes) else { return false }
+        }
+    }
+
+    private func waitForCredit(_ bytes: Int) async -> Bool {
+        await withCheckedContinuation { waiter in
+            let now: Bool? = state.withLock { state in
+                if state.cancelled { return false }
+                if state.credit >= bytes { return true }
+                state.waiter = waiter
+                return nil
+            }
+            if let now { waiter.resume(returning: now) }
+        }
+    }
+}
