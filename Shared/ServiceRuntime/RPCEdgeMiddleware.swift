@@ -34,7 +34,9 @@ public struct RPCEdgeMiddleware: RouterMiddleware {
         let requestID = request.headers[values: .init(InternalHeader.requestID)!].first ?? CallContext.newRequestID()
         var response: Response
         do {
-            context.caller = try await Self.callingService(channel: context.channel)
+            // A call on a lane runs with its lane's context, whose caller the lane's own
+            // request proved (the certificate of the same connection): no second look.
+            if context.caller == nil { context.caller = try await Self.callingService(channel: context.channel) }
             context.call = try Self.callContext(
                 request.headers, requestID: requestID, defaultTimeout: defaultTimeout, logger: context.logger)
             let links = context.call.publicPrefix.map { filesPublicURL + $0 + "/files/" }
