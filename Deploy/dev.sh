@@ -4,11 +4,13 @@
 # URL, app id and keys. The same lines, as `export BAAS_…` shell lines, go to
 # .local/state/dev.env for scripts and benchmarks. Unless BAAS_SMTP_HOST names a relay, a local
 # mail catcher (Deploy/smtp-sink.py) receives the system's email as JSON files under
-# .local/dev/mail. Ctrl-C stops everything.
+# .local/dev/mail. A process that exits is started again with backoff (Deploy/lib/supervise.sh);
+# Ctrl-C stops everything.
 #   Deploy/dev.sh [debug|release]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Deploy/lib/common.sh
+source Deploy/lib/supervise.sh
 
 configuration=${1:-debug}
 state=$PWD/.local/dev
@@ -62,13 +64,17 @@ if [ -z "${BAAS_SMTP_HOST:-}" ]; then
   python3 -c 'import aiosmtpd' 2>/dev/null || pip install -q aiosmtpd
   mkdir -p "$state/mail"
   export BAAS_SMTP_HOST=127.0.0.1 BAAS_SMTP_PORT=${BAAS_DEV_SMTP_PORT:-2525} BAAS_SMTP_STARTTLS=off
-  python3 Deploy/smtp-sink.py --port "$BAAS_SMTP_PORT" --out "$state/mail" --until-signal \
-    >"$state/logs/smtp-sink.log" 2>&1 &
+  : >"$state/logs/smtp-sink.log"
+  supervise smtp-sink "$state/logs/smtp-sink.log" \
+    python3 Deploy/smtp-sink.py --port "$BAAS_SMTP_PORT" --out "$state/mail" --until-signal &
   pids+=($!)
   mail="$state/mail/ (one JSON file per message)"
 fi
+# A process that exits (a crash, kill -9) is started again with backoff, as compose's restart
+# policy does; the others keep serving meanwhile.
 for service in "${backends[@]}" gateway; do
-  "$bin/$service" serve >"$state/logs/$service.log" 2>&1 &
+  : >"$state/logs/$service.log"
+  supervise "$service" "$state/logs/$service.log" "$bin/$service" serve &
   pids+=($!)
 done
 
@@ -95,8 +101,7 @@ cat <<BANNER
   Try:            curl $url/$BAAS_APP_ID/$BAAS_REST_KEY/info
   Shell lines:    source .local/state/dev.env
   Email:          $mail
-  Logs:           $state/logs/   Ctrl-C stops everything.
+  Logs:           $state/logs/   A process that exits is restarted; Ctrl-C stops everything.
 
 BANNER
-wait -n "${pids[@]}" || true
-log "a service exited; see $state/logs"
+wait || true

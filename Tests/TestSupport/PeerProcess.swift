@@ -34,7 +34,7 @@ public enum PeerProcess {
     }
 
     /// The repository's root.
-    static var repository: URL {
+    public static var repository: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
