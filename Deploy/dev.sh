@@ -4,7 +4,7 @@
 # URL, app id and keys. The same lines, as `export BAAS_…` shell lines, go to
 # .local/state/dev.env for scripts and benchmarks. Unless BAAS_SMTP_HOST names a relay, a local
 # mail catcher (Deploy/smtp-sink.py) receives the system's email as JSON files under
-# .local/dev/mail. A process that exits is started again with backoff (Deploy/lib/supervise.sh);
+# .local/dev/mail. A process that fails is started again with backoff (Deploy/lib/supervise.sh);
 # Ctrl-C stops everything.
 #   Deploy/dev.sh [debug|release]
 set -euo pipefail
@@ -70,8 +70,8 @@ if [ -z "${BAAS_SMTP_HOST:-}" ]; then
   pids+=($!)
   mail="$state/mail/ (one JSON file per message)"
 fi
-# A process that exits (a crash, kill -9) is started again with backoff, as compose's restart
-# policy does; the others keep serving meanwhile.
+# A process that fails (a crash, kill -9) is started again with backoff; the others keep serving
+# meanwhile. Ctrl-C reaches every process, and a clean exit is not restarted.
 for service in "${backends[@]}" gateway; do
   : >"$state/logs/$service.log"
   supervise "$service" "$state/logs/$service.log" "$bin/$service" serve &
@@ -101,7 +101,7 @@ cat <<BANNER
   Try:            curl $url/$BAAS_APP_ID/$BAAS_REST_KEY/info
   Shell lines:    source .local/state/dev.env
   Email:          $mail
-  Logs:           $state/logs/   A process that exits is restarted; Ctrl-C stops everything.
+  Logs:           $state/logs/   A process that fails is restarted; Ctrl-C stops everything.
 
 BANNER
 wait || true

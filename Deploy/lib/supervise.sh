@@ -1,9 +1,11 @@
 # shellcheck shell=bash
 # supervise NAME LOG COMMAND...: runs COMMAND (output appended to LOG) and starts it again
-# whenever it exits, as compose's `restart: unless-stopped` does: after 1 s, doubling up to
-# SUPERVISE_MAX_DELAY (30 s), back to 1 s once a run has lasted SUPERVISE_STABLE_SECONDS (10 s).
-# Each restart is logged on standard error and in LOG. SIGTERM or SIGINT stops the command
-# (SIGTERM, waited for) and the supervision. Meant to run in the background: `supervise … &`.
+# whenever it fails — a crash, a kill -9, any status but 0 — as compose's `restart: on-failure`
+# does: after 1 s, doubling up to SUPERVISE_MAX_DELAY (30 s), back to 1 s once a run has lasted
+# SUPERVISE_STABLE_SECONDS (10 s). Each restart is logged on standard error and in LOG. A clean
+# exit (status 0: the command was asked to stop, as Ctrl-C asks every process of the terminal)
+# ends the supervision, and so does SIGTERM, which stops the command first (waited for). Meant to
+# run in the background: `supervise … &`.
 supervise() {
   local name=$1 log=$2
   shift 2
@@ -25,6 +27,10 @@ supervise() {
     status=0
     wait "$child" || status=$?
     child=''
+    if [ "$status" = 0 ]; then
+      printf '==> %s stopped\n' "$name" | tee -a "$log" >&2
+      return 0
+    fi
     if (( SECONDS - started >= stable )); then delay=1; fi
     printf '==> %s exited with status %s; restarting in %ss (log: %s)\n' "$name" "$status" "$delay" "$log" | tee -a "$log" >&2
     sleep "$delay" &
