@@ -39,7 +39,8 @@ enum LaneText {
     }
 
     /// Writes a header list: a two-byte count, then each name and value.
-    static func write(_ headers: [(name: String, value: String)], into buffer: inout ByteBuffer) {
+    static func write<Pairs: Collection>(_ headers: Pairs, into buffer: inout ByteBuffer)
+    where Pairs.Element == (name: String, value: String) {
         buffer.writeInteger(UInt16(clamping: headers.count))
         for header in headers.prefix(Int(UInt16.max)) {
             write(header.name, into: &buffer)
@@ -49,11 +50,7 @@ enum LaneText {
 
     /// Writes header fields as a header list.
     static func write(_ fields: HTTPFields, into buffer: inout ByteBuffer) {
-        buffer.writeInteger(UInt16(clamping: fields.count))
-        for field in fields.prefix(Int(UInt16.max)) {
-            write(field.name.rawName, into: &buffer)
-            write(field.value, into: &buffer)
-        }
+        write(fields.lazy.map { (name: $0.name.rawName, value: $0.value) }, into: &buffer)
     }
 
     /// Reads a header list as header fields; nil when it is cut short or names an invalid field.
