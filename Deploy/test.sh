@@ -6,7 +6,8 @@
 # HTTP/2 over TLS on PyPI's h2 with the provider token checked by PyJWT; the S3 storage tests run
 # against PyPI's moto server, started here; the scheduling test runs messaging-service
 # processes, built here, and the real-time replica test a second gateway too; real-time tests
-# drive Tests/Peers/rt-client.py, PyPI's python-socketio) (extra arguments go to swift test).
+# drive Tests/Peers/rt-client.py, PyPI's python-socketio; openapi.json is checked by PyPI's
+# openapi-spec-validator and fuzzed by its schemathesis) (extra arguments go to swift test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Deploy/lib/common.sh
@@ -19,6 +20,8 @@ python3 -c 'import yaml, jsonschema, aiosmtpd' 2>/dev/null || pip install -q pyy
 python3 -c 'import moto.server, flask_cors' 2>/dev/null || pip install -q 'moto[server]'
 python3 -c 'import h2, jwt, cryptography' 2>/dev/null || pip install -q h2 pyjwt cryptography
 python3 -c 'import socketio, websocket' 2>/dev/null || pip install -q 'python-socketio[client]>=5,<6'
+python3 -c 'import openapi_spec_validator' 2>/dev/null || pip install -q 'openapi-spec-validator>=0.7'
+schemathesis --version 2>/dev/null | grep -q 4.32.5 || pip install -q 'schemathesis==4.32.5'
 # Every cluster test runs seven services with their own pools, all suites at once. Creating
 # the tests' databases writes gigabytes of log within seconds: no cap on what a change slot may
 # hold (a capped slot is invalidated and its reader's connection ended mid-test).

@@ -55,15 +55,16 @@ public struct ContainerPermissionRoutes<Operation: PermissionOperation & CaseIte
 
     public func add(to routes: inout PublicRoutes) {
         let base = "\(path)/:\(parameter)/permissions"
-        routes.add(.get, base, options: options) { call in
+        PermissionSchemas.register(into: &routes)
+        routes.add(.get, base, options: options, doc: .containerPermissions) { call in
             .json(try await table.list(app: call.identity.appId, container: try container(call)))
         }
         if ownerPolicy {
-            routes.add(.put, "\(base)/owner/:action", options: options) { call in
+            routes.add(.put, "\(base)/owner/:action", options: options, doc: .setContainerOwnerPolicy) { call in
                 try await change(call, principal: .owner)
             }
         }
-        routes.add(.put, "\(base)/:action", options: options) { call in
+        routes.add(.put, "\(base)/:action", options: options, doc: .setContainerPermission) { call in
             try await change(call, principal: nil)
         }
     }
@@ -111,4 +112,32 @@ public struct ContainerPermissionRoutes<Operation: PermissionOperation & CaseIte
         let name = call.parameter(parameter)
         return name == "*" ? name : try containerName(name)
     }
+}
+
+extension RouteDoc {
+    /// `GET {path}/{name}/permissions`: a container's cells (`*`: the global matrix).
+    static let containerPermissions = RouteDoc(
+        "Lists a container's permission cells and owner policy; * names the global matrix",
+        json: .ref("PermissionRules"))
+
+    /// `PUT {path}/{name}/permissions/owner/{action}`: one cell of a container's owner policy.
+    static let setContainerOwnerPolicy = RouteDoc(
+        "Grants, denies or clears (INHERIT) one operation for the owners of a container's assets",
+        body: .json(.object(["permission": permissionName], required: ["permission"])),
+        json: APISchema(types: ["null"]))
+
+    /// `PUT {path}/{name}/permissions/{action}`: one cell of a container's permissions.
+    static let setContainerPermission = RouteDoc(
+        "Grants, denies or clears (INHERIT) one operation on a container for a user or a role",
+        body: .json(
+            .object(
+                [
+                    "permission": permissionName,
+                    "user": APISchema.string.described("A user's id, or * for every user; not with role"),
+                    "role": APISchema.string.described("A role's name, or * for every role; neither means every role"),
+                ], required: ["permission"])),
+        json: APISchema(types: ["null"]))
+
+    /// The operation a permission change names.
+    private static let permissionName = APISchema.string.described("The operation, one of the container kind's")
 }

@@ -7,11 +7,14 @@ public struct RouteManifest: Codable, Sendable, Equatable {
     public var service: ServiceName
     /// Its public routes.
     public var routes: [RouteDescriptor]
+    /// The schemas its routes' descriptions refer to by name (`APISchema.ref`).
+    public var schemas: [String: APISchema]
 
     /// Creates a manifest.
-    public init(service: ServiceName, routes: [RouteDescriptor]) {
+    public init(service: ServiceName, routes: [RouteDescriptor], schemas: [String: APISchema] = [:]) {
         self.service = service
         self.routes = routes
+        self.schemas = schemas
     }
 }
 
@@ -50,12 +53,14 @@ public struct RouteDescriptor: Codable, Sendable, Hashable {
     /// Whether the route is also served at `/{appId}/`, with the API key and the user token in
     /// the query (`apiKey`, `userToken`): where socket.io clients of the real-time protocol connect.
     public var atAppRoot: Bool
+    /// What the route does, for `openapi.json`.
+    public var doc: RouteDoc?
 
     /// Creates a descriptor.
     public init(
         method: String, path: String, permission: RoutePermission? = nil, bodyLimit: Int,
         transfer: Transfer = .buffered, idleTimeoutMilliseconds: Int? = nil, keyless: Bool = false,
-        changesPermissions: Bool = false, atAppRoot: Bool = false
+        changesPermissions: Bool = false, atAppRoot: Bool = false, doc: RouteDoc? = nil
     ) {
         self.method = method
         self.path = path
@@ -66,6 +71,7 @@ public struct RouteDescriptor: Codable, Sendable, Hashable {
         self.keyless = keyless
         self.changesPermissions = changesPermissions
         self.atAppRoot = atAppRoot
+        self.doc = doc
     }
 }
 

@@ -24,17 +24,19 @@ public enum StreamTestService: BackendService {
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
         let streamed = RouteOptions.streamed(limit: uploadLimit, idleTimeout: .seconds(60))
-        routes.stream(.put, "files/hash/:id", options: streamed, hashUpload)
-        routes.stream(.put, "files/small", options: .streamed(limit: smallLimit, idleTimeout: .seconds(60))) {
+        routes.stream(.put, "files/hash/:id", options: streamed, doc: .test("Hashes an upload"), hashUpload)
+        routes.stream(
+            .put, "files/small", options: .streamed(limit: smallLimit, idleTimeout: .seconds(60)), doc: .test("Takes a small upload")
+        ) {
             request, _ in
             var count = 0
             for try await chunk in request.limitedBody(limit: smallLimit) { count += chunk.readableBytes }
             return try .json(["bytes": count])
         }
-        routes.stream(.get, "files/blob/:size", options: streamed, download)
-        routes.socket("files/echo", options: .socket(maximumFrame: socketFrameLimit), echo)
+        routes.stream(.get, "files/blob/:size", options: streamed, doc: .test("Streams a blob"), download)
+        routes.socket("files/echo", options: .socket(maximumFrame: socketFrameLimit), doc: .test("Echoes frames"), echo)
         registerLaneRoutes(&routes)
-        routes.stream(.get, "files/broken", options: streamed) { _, _ in
+        routes.stream(.get, "files/broken", options: streamed, doc: .test("Fails midway")) { _, _ in
             Response(
                 status: .ok, headers: [.contentLength: "\(1 << 20)"],
                 body: ResponseBody(contentLength: 1 << 20) { writer in
@@ -49,7 +51,7 @@ public enum StreamTestService: BackendService {
     /// aborted), `files/lane/slow?id=` never answers (logged aborted once cancelled), and
     /// `files/lane/broken` fails after its first 128 KiB.
     static func registerLaneRoutes(_ routes: inout PublicRoutes) {
-        routes.stream(.get, "files/lane/blob/:size", options: .json) { request, context in
+        routes.stream(.get, "files/lane/blob/:size", options: .json, doc: .test("Answers a blob on a lane")) { request, context in
             let size = try context.parameters.require("size", as: Int.self)
             let id = request.uri.queryParameters["id"].map(String.init)
             return Response(
@@ -61,13 +63,13 @@ public enum StreamTestService: BackendService {
                     }
                 })
         }
-        routes.stream(.get, "files/lane/slow", options: .json) { request, _ in
+        routes.stream(.get, "files/lane/slow", options: .json, doc: .test("Answers late")) { request, _ in
             try await logged(request.uri.queryParameters["id"].map(String.init)) {
                 try await Task.sleep(for: .seconds(3_600))
             }
             return Response(status: .noContent)
         }
-        routes.stream(.get, "files/lane/broken", options: .json) { _, _ in
+        routes.stream(.get, "files/lane/broken", options: .json, doc: .test("Fails midway on a lane")) { _, _ in
             Response(
                 status: .ok, headers: [.contentLength: "\(1 << 20)"],
                 body: ResponseBody(contentLength: 1 << 20) { writer in
@@ -217,4 +219,9 @@ public actor EchoCounts {
 
     /// The frames echoed under `counter` so far.
     public func count(_ counter: String) -> Int { counts[counter, default: 0] }
+}
+
+extension RouteDoc {
+    /// A test route's description: bytes out.
+    static func test(_ summary: String) -> RouteDoc { RouteDoc(summary, answer: .bytes) }
 }

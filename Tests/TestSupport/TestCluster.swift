@@ -215,3 +215,21 @@ public struct TestCluster: Sendable {
 public struct TestClusterFailure: Error, CustomStringConvertible {
     public let description: String
 }
+
+extension TestCluster {
+    /// Every backend's manifest as it answers `system.routes` to the gateway.
+    public func manifests() async throws -> [RouteManifest] {
+        var peers: [ServiceName: String] = [:]
+        for service in ServiceName.backends { peers[service] = "https://127.0.0.1:\(await ports[service]!.port(.rpc))" }
+        let client = try InternalClient(tls: TestPKI.material(for: .gateway), peers: peers, connectTimeout: TestPKI.connectTimeout)
+        return try await client.using { client in
+            var manifests: [RouteManifest] = []
+            for service in ServiceName.backends {
+                let context = CallContext(
+                    deadline: .now() + .seconds(TestPKI.internalTimeout.components.seconds), logger: TestDatabase.logger)
+                manifests.append(try await client.call(SystemRoutes.self, Empty(), on: service, context: context))
+            }
+            return manifests
+        }
+    }
+}

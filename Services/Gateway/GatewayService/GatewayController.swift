@@ -22,6 +22,8 @@ struct GatewayController: Sendable {
     var directFiles: DirectFiles?
     /// The real-time URL answered by `rt/lookup` and `info`, when configured.
     var realTimeURL: String?
+    /// `openapi.json`, kept current by the routes.
+    let description = APIDescription()
 
     /// Answers a request matched to `route` of `service`.
     func handle(
@@ -141,6 +143,21 @@ struct GatewayController: Sendable {
     static func resource(path: String, credentials: Credentials) -> String {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         return segments.dropFirst(credentials == .path ? 2 : 1).joined(separator: "/")
+    }
+
+    /// The handler of one of the gateway's own routes.
+    func answer(_ route: GatewayRoute) -> GatewayRoutes.RouteHandler {
+        switch route {
+        case .info: info
+        case .realTimeLookup: realTimeLookup
+        case .openAPI: describe
+        }
+    }
+
+    /// `GET …/openapi.json`: the API's description, to a caller with a valid key.
+    private func describe(_ request: Request, context: GatewayRequestContext, credentials: Credentials) async throws -> Response {
+        _ = try await resolve(request, context: context, credentials: credentials)
+        return try description.response()
     }
 
     /// `GET …/info`: the app's name, every service's readiness and where real-time clients connect.

@@ -20,14 +20,20 @@ final class GatewayRoutes: Sendable {
 
     /// The services whose manifests the gateway routes by.
     let services: [ServiceName]
+    /// `openapi.json`, rebuilt with the router.
+    let description: APIDescription
     private let handler: Handler
     private let unmatched: Unmatched
     private let state = Mutex(State())
 
     /// Routes for `services`, answering matched requests with `handler` and the rest with
     /// `unmatched` (a plain 404 by default).
-    init(services: [ServiceName], unmatched: Unmatched? = nil, handler: @escaping Handler) {
+    init(
+        services: [ServiceName], description: APIDescription = APIDescription(), unmatched: Unmatched? = nil,
+        handler: @escaping Handler
+    ) {
         self.services = services
+        self.description = description
         self.handler = handler
         self.unmatched = unmatched ?? { request, _ in
             throw ErrorEnvelope.endpointNotFound(method: request.method.rawValue, path: String(request.uri.path.dropFirst()))
@@ -36,7 +42,11 @@ final class GatewayRoutes: Sendable {
 
     /// The services whose manifests have not arrived yet.
     var missing: [ServiceName] {
-        state.withLock { state in services.filter { state.manifests[$0] == nil } }
+        state.withLock { missing(in: $0) }
+    }
+
+    private func missing(in state: State) -> [ServiceName] {
+        services.filter { state.manifests[$0] == nil }
     }
 
     /// Takes a service's manifest; rebuilds the router when it differs from the one in use.
@@ -46,6 +56,7 @@ final class GatewayRoutes: Sendable {
             state.manifests[manifest.service] = manifest
             let manifests = [Self.gatewayManifest] + services.compactMap { state.manifests[$0] }
             state.responder = Self.build(manifests, handler: handler, notFound: notFound)
+            description.update(manifests, complete: missing(in: state).isEmpty)
         }
     }
 
@@ -62,10 +73,11 @@ final class GatewayRoutes: Sendable {
         return try await unmatched(request, context)
     }
 
-    /// The gateway's own routes: `GET …/info` and `GET …/rt/lookup`.
+    /// The gateway's own routes: `GET …/info`, `GET …/rt/lookup` and `GET …/openapi.json`.
     static let gatewayManifest = RouteManifest(
         service: .gateway,
-        routes: [RouteDescriptor(method: "GET", path: "info", bodyLimit: 0), RouteDescriptor(method: "GET", path: "rt/lookup", bodyLimit: 0)])
+        routes: GatewayRoute.allCases.map { RouteDescriptor(method: "GET", path: $0.rawValue, bodyLimit: 0, doc: $0.doc) },
+        schemas: GatewayRoute.schemas)
 
     private static func build(_ manifests: [RouteManifest], handler: Handler, notFound: @escaping Unmatched)
         -> RouterResponder<GatewayRequestContext>

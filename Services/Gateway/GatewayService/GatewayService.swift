@@ -39,11 +39,8 @@ public enum GatewayService {
         controller.trustedProxies = configuration.trustedProxies
         controller.directFiles = configuration.filesRoot.map(DirectFiles.init)
         controller.realTimeURL = configuration.realTimeURL
-        let routes = GatewayRoutes(services: services, unmatched: controller.unmatched) { [controller] route, service in
-            guard service != .gateway else {
-                guard route.path == "info" else { return controller.realTimeLookup }
-                return controller.info
-            }
+        let routes = GatewayRoutes(services: services, description: controller.description, unmatched: controller.unmatched) { [controller] route, service in
+            guard service != .gateway else { return controller.answer(GatewayRoute(rawValue: route.path)!) }
             return { request, context, credentials in
                 try await controller.handle(request, context: context, route: route, service: service, credentials: credentials)
             }
@@ -95,6 +92,7 @@ public enum GatewayService {
         router.middlewares.add(GatewayEdgeMiddleware())
         router.get("/") { _, _ in try GatewayController.banner() }
         router.get("/api") { _, _ in try GatewayController.banner() }
+        router.get("/openapi.json") { _, _ in try routes.description.response() }
         for method: HTTPRequest.Method in [.get, .post, .put, .delete, .patch, .head] {
             // `/api/**` too: the trie does not fall back from the `/api` literal to a root wildcard.
             for path: RouterPath in ["**", "/api/**"] {

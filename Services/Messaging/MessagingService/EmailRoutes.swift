@@ -11,7 +11,7 @@ struct EmailRoutes {
     let mailer: Mailer
 
     func add(to router: inout PublicRoutes) {
-        router.add(.post, "messaging/email") { call in
+        router.add(.post, "messaging/email", doc: .sendEmail) { call in
             try call.requireServerCode(for: "Permission denied: sending email")
             let (request, paths) = try Self.request(call)
             try mailer.check(request)

@@ -14,18 +14,21 @@ struct RelationRoutes {
     let engine: DataEngine
 
     func add(to router: inout PublicRoutes) {
-        for (method, change, operation) in [
-            (HTTPRequest.Method.post, RelationChange.set, DataOperation.addRelation),
-            (.put, .add, .addRelation), (.delete, .delete, .deleteRelation),
+        for (method, change, operation, doc) in [
+            (HTTPRequest.Method.post, RelationChange.set, DataOperation.addRelation, RouteDoc.setRelation),
+            (.put, .add, .addRelation, RouteDoc.addRelation),
+            (.delete, .delete, .deleteRelation, RouteDoc.deleteRelation),
         ] {
-            router.add(method, "data/:table/:id/:relation", permission: .data(operation)) { call in
+            router.add(method, "data/:table/:id/:relation", permission: .data(operation), doc: doc) { call in
                 try await self.change(change, call)
             }
         }
-        router.add(.get, "data/:table/:id/:relation", permission: .data(.loadRelations)) { call in
+        router.add(.get, "data/:table/:id/:relation", permission: .data(.loadRelations), doc: .loadRelation) { call in
             try await load(call, try FindQuery(Self.renamingWhereClause(try call.queryParameters)))
         }
-        router.add(.post, "data/:table/:id/:relation/load", permission: .data(.loadRelations)) { call in
+        router.add(
+            .post, "data/:table/:id/:relation/load", permission: .data(.loadRelations), doc: .loadRelationByBody
+        ) { call in
             try await load(call, try FindQuery(try call.bodyQueryParameters(renaming: ["whereClause": "where"])))
         }
     }

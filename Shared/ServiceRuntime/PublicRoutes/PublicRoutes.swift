@@ -21,6 +21,8 @@ public struct PublicRoutes: Sendable {
     private var entries: [Entry] = []
     /// The socket routes by path, served over socket lanes.
     var sockets: [String: SocketRoute] = [:]
+    /// The schemas the routes' descriptions refer to by name, published with them.
+    public var schemas: [String: APISchema] = [:]
     /// Runs around every buffered handler declared after it is set (a retry, for instance).
     public var around: (@Sendable (PublicCall, Handler) async throws -> Response)?
 
@@ -31,19 +33,19 @@ public struct PublicRoutes: Sendable {
 
     /// The manifest the gateway routes by.
     public var manifest: RouteManifest {
-        RouteManifest(service: service, routes: entries.map(\.descriptor))
+        RouteManifest(service: service, routes: entries.map(\.descriptor), schemas: schemas)
     }
 
     /// Declares a buffered route: `path` in Hummingbird's syntax without a leading slash
     /// (`data/:table/:id`); the body is read whole within `options.bodyLimit` (413 beyond it,
-    /// refused by its declared length before any byte is read).
+    /// refused by its declared length before any byte is read); `doc` describes it in `openapi.json`.
     public mutating func add(
         _ method: HTTPRequest.Method, _ path: String, permission: RoutePermission? = nil,
-        options: RouteOptions = .json, _ handler: @escaping Handler
+        options: RouteOptions = .json, doc: RouteDoc, _ handler: @escaping Handler
     ) {
         let limit = options.bodyLimit
         let handler = wrapped(handler)
-        declare(method, path, permission: permission, options: options) { request, context in
+        declare(method, path, permission: permission, options: options, doc: doc) { request, context in
             let call = PublicCall(
                 method: request.method, uri: request.uri, headers: request.headers,
                 parameters: context.decodedParameters, body: try await Self.body(of: request, limit: limit),
@@ -61,16 +63,17 @@ public struct PublicRoutes: Sendable {
     /// answer a streamed body; `options` names its limit and idle timeout.
     public mutating func stream(
         _ method: HTTPRequest.Method, _ path: String, permission: RoutePermission? = nil, options: RouteOptions,
-        _ handler: @escaping StreamHandler
+        doc: RouteDoc, _ handler: @escaping StreamHandler
     ) {
-        declare(method, path, permission: permission, options: options, handler)
+        declare(method, path, permission: permission, options: options, doc: doc, handler)
     }
 
     private mutating func declare(
         _ method: HTTPRequest.Method, _ path: String, permission: RoutePermission?, options: RouteOptions,
-        _ responder: @escaping StreamHandler
+        doc: RouteDoc, _ responder: @escaping StreamHandler
     ) {
-        let descriptor = options.descriptor(method: method.rawValue, path: path, permission: permission)
+        var descriptor = options.descriptor(method: method.rawValue, path: path, permission: permission)
+        descriptor.doc = doc
         precondition(
             !entries.contains { $0.descriptor.method == descriptor.method && $0.descriptor.path == path },
             "\(service.executable) declares \(method) \(path) twice")

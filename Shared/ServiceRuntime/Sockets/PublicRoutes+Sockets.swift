@@ -20,9 +20,10 @@ extension PublicRoutes {
     /// and relays, frame by frame, over a socket lane (``SocketLaneServer``) to `handler`.
     /// Called directly, without the gateway's upgrade, the path answers 426.
     public mutating func socket(
-        _ path: String, permission: RoutePermission? = nil, options: RouteOptions = .socket(), _ handler: @escaping SocketHandler
+        _ path: String, permission: RoutePermission? = nil, options: RouteOptions = .socket(), doc: RouteDoc,
+        _ handler: @escaping SocketHandler
     ) {
-        declareSocket(path, permission: permission, options: options, .task(handler))
+        declareSocket(path, permission: permission, options: options, doc: doc, .task(handler))
     }
 
     /// A socket route served without a task: `accept` is called as each socket opens (it must
@@ -32,14 +33,17 @@ extension PublicRoutes {
 
     /// Declares a socket route served by `accept` (see ``SocketAcceptor``).
     public mutating func socket(
-        _ path: String, permission: RoutePermission? = nil, options: RouteOptions = .socket(), accept: @escaping SocketAcceptor
+        _ path: String, permission: RoutePermission? = nil, options: RouteOptions = .socket(), doc: RouteDoc,
+        accept: @escaping SocketAcceptor
     ) {
-        declareSocket(path, permission: permission, options: options, .pushed(accept))
+        declareSocket(path, permission: permission, options: options, doc: doc, .pushed(accept))
     }
 
-    private mutating func declareSocket(_ path: String, permission: RoutePermission?, options: RouteOptions, _ serving: SocketRoute.Serving) {
+    private mutating func declareSocket(
+        _ path: String, permission: RoutePermission?, options: RouteOptions, doc: RouteDoc, _ serving: SocketRoute.Serving
+    ) {
         precondition(options.transfer == .bidirectional, "a socket route needs RouteOptions.socket")
-        stream(.get, path, permission: permission, options: options) { _, _ in
+        stream(.get, path, permission: permission, options: options, doc: doc) { _, _ in
             throw ErrorEnvelope(code: 426, message: "This endpoint takes a WebSocket upgrade", status: 426)
         }
         sockets[path] = SocketRoute(options: options, serving: serving)

@@ -14,13 +14,14 @@ struct DataRoutes {
     let peers: InternalClient
 
     func add(to router: inout PublicRoutes) {
+        DataSchemas.register(into: &router)
         addSettings(to: &router)
         addPermissions(to: &router)
         addBulk(to: &router)
         addSchema(to: &router)
         addQueries(to: &router)
         addObjects(to: &router)
-        router.add(.post, "transaction/unit-of-work") { call in
+        router.add(.post, "transaction/unit-of-work", doc: .unitOfWork) { call in
             let work = try UnitOfWork(body: try call.json)
             return .json(try await engine.execute(work, identity: call.identity, logger: call.context.logger))
         }
@@ -33,10 +34,10 @@ struct DataRoutes {
     }
 
     private func addSettings(to router: inout PublicRoutes) {
-        router.add(.get, "data/_settings") { call in
+        router.add(.get, "data/_settings", doc: .dataSettings) { call in
             .json(try await engine.settings(identity: call.identity))
         }
-        router.add(.put, "data/_settings") { call in
+        router.add(.put, "data/_settings", doc: .setDataSettings) { call in
             guard let enabled = try call.object["dynamicSchema"]?.boolValue else {
                 throw DataError.invalidBody("Expected {\"dynamicSchema\": true|false}")
             }
@@ -45,28 +46,28 @@ struct DataRoutes {
     }
 
     private func addBulk(to router: inout PublicRoutes) {
-        router.add(.post, "data/bulk/:table", permission: .data(.create)) { call in
+        router.add(.post, "data/bulk/:table", permission: .data(.create), doc: .createBulk) { call in
             let ids = try await engine.createBulk(
                 call.table, objects: try call.objects, identity: call.identity, logger: call.context.logger)
             return .json(.array(ids.map(JSONValue.string)))
         }
-        router.add(.put, "data/bulkupsert/:table") { call in
+        router.add(.put, "data/bulkupsert/:table", doc: .upsertBulk) { call in
             let ids = try await engine.upsertBulk(
                 call.table, objects: try call.objects, identity: call.identity, logger: call.context.logger)
             return .json(.array(ids.map(JSONValue.string)))
         }
-        router.add(.put, "data/bulk/:table", permission: .data(.update)) { call in
+        router.add(.put, "data/bulk/:table", permission: .data(.update), doc: .updateBulk) { call in
             let condition = try Self.condition(try call.queryParameters.scalar("where"))
             let count = try await engine.updateBulk(
                 call.table, condition: condition, changes: try call.object, identity: call.identity,
                 logger: call.context.logger)
             return .json(.integer(Int64(count)))
         }
-        router.add(.delete, "data/bulk/:table", permission: .data(.remove)) { call in
+        router.add(.delete, "data/bulk/:table", permission: .data(.remove), doc: .deleteBulk) { call in
             // A malformed body is ignored here, as before: the where clause is the 5.x+ form.
             try await bulkDelete(call, whereText: try call.queryParameters.scalar("where"), body: try? call.json)
         }
-        router.add(.post, "data/bulk/:table/delete", permission: .data(.remove)) { call in
+        router.add(.post, "data/bulk/:table/delete", permission: .data(.remove), doc: .deleteBulkByBody) { call in
             let body = try call.json
             return try await bulkDelete(call, whereText: body?.object?["where"]?.string, body: body)
         }

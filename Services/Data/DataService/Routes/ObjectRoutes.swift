@@ -8,7 +8,7 @@ import ServiceRuntime
 extension DataRoutes {
     /// Single-object CRUD: every SDK generation's create, save, update, upsert, get and delete.
     func addObjects(to router: inout PublicRoutes) {
-        router.add(.get, "data/:table/pk", permission: .data(.find)) { call in
+        router.add(.get, "data/:table/pk", permission: .data(.find), doc: .findByKey) { call in
             let items = try call.dataQueryItems
             guard !items.isEmpty else { throw DataError.invalidParameter("pk needs at least one column=value pair") }
             let object = try await engine.object(
@@ -18,42 +18,42 @@ extension DataRoutes {
             return .jsonText(object)
         }
         // The engine checks each object's table and rights; no one operation describes a tree.
-        router.add(.put, "data/:table/deep-save") { call in
+        router.add(.put, "data/:table/deep-save", doc: .deepSave) { call in
             .json(try await engine.deepSave(call.table, object: try call.object, identity: call.identity, logger: call.context.logger))
         }
-        router.add(.put, "data/:table/upsert") { call in
+        router.add(.put, "data/:table/upsert", doc: .upsertObject) { call in
             .jsonText(try await engine.upsert(call.table, object: try call.object, identity: call.identity, logger: call.context.logger))
         }
-        router.add(.post, "data/:table", permission: .data(.create)) { call in
+        router.add(.post, "data/:table", permission: .data(.create), doc: .createObject) { call in
             let object = try call.object
             if let user = try await savingUser(call, object, id: nil) { return user }
             return .jsonText(try await engine.create(call.table, object: object, identity: call.identity, logger: call.context.logger))
         }
-        router.add(.put, "data/:table") { call in
+        router.add(.put, "data/:table", doc: .saveObject) { call in
             let object = try call.object
             if let user = try await savingUser(call, object, id: object["objectId"]?.string) { return user }
             return .jsonText(try await engine.save(call.table, object: object, identity: call.identity, logger: call.context.logger))
         }
-        router.add(.delete, "data/:table", permission: .data(.remove)) { call in
+        router.add(.delete, "data/:table", permission: .data(.remove), doc: .deleteObjectByBody) { call in
             guard let id = try call.object["objectId"]?.string else {
                 throw DataError.invalidBody("DELETE /data/{table} needs a body with the objectId")
             }
             return try await delete(call, id: id)
         }
-        router.add(.get, "data/:table/:id", permission: .data(.find)) { call in
+        router.add(.get, "data/:table/:id", permission: .data(.find), doc: .getObject) { call in
             let query = try FindQuery(try call.queryParameters, paged: false)
             return .jsonText(
                 try await engine.object(
                     call.table, id: call.parameters["id"] ?? "", query: query, identity: call.identity,
                     logger: call.context.logger))
         }
-        router.add(.put, "data/:table/:id", permission: .data(.update)) { call in
+        router.add(.put, "data/:table/:id", permission: .data(.update), doc: .updateObject) { call in
             let (id, changes) = (call.parameters["id"] ?? "", try call.object)
             if let user = try await savingUser(call, changes, id: id) { return user }
             return .jsonText(
                 try await engine.update(call.table, id: id, changes: changes, identity: call.identity, logger: call.context.logger))
         }
-        router.add(.delete, "data/:table/:id", permission: .data(.remove)) { call in
+        router.add(.delete, "data/:table/:id", permission: .data(.remove), doc: .deleteObject) { call in
             try await delete(call, id: call.parameters["id"] ?? "")
         }
     }

@@ -13,29 +13,35 @@ extension DataRoutes {
     /// "user": "<id>|*"}` or `{"permission": …, "role": "<name>|*"}`. `GET` on the same paths
     /// reads them back (the object's ACL with the Permission right, the rest with the server-code key).
     func addPermissions(to router: inout PublicRoutes) {
-        router.add(.get, "data/:table/permissions") { call in
+        router.add(.get, "data/:table/permissions", doc: .tablePermissions) { call in
             .json(try await engine.rulePermissions(table: call.table == "*" ? nil : call.table, identity: call.identity))
         }
-        router.add(.get, "data/:table/permissions/:target") { call in
+        router.add(.get, "data/:table/permissions/:target", doc: .objectPermissions) { call in
             .json(
                 try await engine.objectPermissions(
                     table: call.table, objectID: call.parameters["target"] ?? "", identity: call.identity,
                     logger: call.context.logger))
         }
-        router.add(.put, "data/:table/permissions/owner/:action", options: .permissionChange) { call in
+        router.add(
+            .put, "data/:table/permissions/owner/:action", options: .permissionChange, doc: .setOwnerPolicy
+        ) { call in
             let (decision, operation, _) = try Self.permission(call)
             try await engine.setOwnerPolicy(
                 decision, operation: operation, table: call.table, identity: call.identity, logger: call.context.logger)
             return Response(status: .ok)
         }
-        router.add(.put, "data/:table/permissions/:target/:objectId", options: .permissionChange) { call in
+        router.add(
+            .put, "data/:table/permissions/:target/:objectId", options: .permissionChange, doc: .setObjectPermission
+        ) { call in
             let (decision, operation, principal) = try Self.permission(call)
             try await engine.setObjectPermission(
                 PermissionChange(decision: decision, operation: operation, principal: principal), table: call.table,
                 objectID: call.parameters["objectId"] ?? "", identity: call.identity, logger: call.context.logger)
             return Response(status: .ok)
         }
-        router.add(.put, "data/:table/permissions/:target", options: .permissionChange) { call in
+        router.add(
+            .put, "data/:table/permissions/:target", options: .permissionChange, doc: .setTablePermission
+        ) { call in
             let (decision, operation, principal) = try Self.permission(call)
             try await engine.setRulePermission(
                 PermissionChange(decision: decision, operation: operation, principal: principal),

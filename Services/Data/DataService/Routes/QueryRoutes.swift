@@ -9,28 +9,28 @@ import ServiceRuntime
 extension DataRoutes {
     /// Finds, counts, first/last and the QuickBlox and BQL dialects.
     func addQueries(to router: inout PublicRoutes) {
-        router.add(.get, "data/:table/count", permission: .data(.find)) { call in
+        router.add(.get, "data/:table/count", permission: .data(.find), doc: .countQuery) { call in
             try await count(call, try FindQuery(try call.queryParameters, paged: false))
         }
-        router.add(.post, "data/:table/count", permission: .data(.find)) { call in
+        router.add(.post, "data/:table/count", permission: .data(.find), doc: .countByBody) { call in
             try await count(call, try FindQuery(try call.bodyQueryParameters(), paged: false))
         }
-        router.add(.post, "data/:table/find", permission: .data(.find)) { call in
+        router.add(.post, "data/:table/find", permission: .data(.find), doc: .findByBody) { call in
             try await find(call, try FindQuery(try call.bodyQueryParameters()))
         }
-        router.add(.get, "data/:table/first", permission: .data(.find)) { call in
+        router.add(.get, "data/:table/first", permission: .data(.find), doc: .firstObject) { call in
             try await edge(call, last: false)
         }
-        router.add(.get, "data/:table/last", permission: .data(.find)) { call in
+        router.add(.get, "data/:table/last", permission: .data(.find), doc: .lastObject) { call in
             try await edge(call, last: true)
         }
-        router.add(.get, "data/:table/filter", permission: .data(.find)) { call in
+        router.add(.get, "data/:table/filter", permission: .data(.find), doc: .quickBloxFilter) { call in
             try await quickBlox(call)
         }
-        router.add(.post, "data/:table/bql", permission: .data(.find)) { call in
+        router.add(.post, "data/:table/bql", permission: .data(.find), doc: .bqlQuery) { call in
             try await bql(call)
         }
-        router.add(.get, "data/:table", permission: .data(.find)) { call in
+        router.add(.get, "data/:table", permission: .data(.find), doc: .findQuery) { call in
             try await find(call, try FindQuery(try call.queryParameters))
         }
     }

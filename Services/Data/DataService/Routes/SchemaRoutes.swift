@@ -7,28 +7,28 @@ import ServiceRuntime
 extension DataRoutes {
     /// `properties` (the contract's describe) and schema management with the server-code key.
     func addSchema(to router: inout PublicRoutes) {
-        router.add(.get, "data/:table/properties") { call in
+        router.add(.get, "data/:table/properties", doc: .describeTable) { call in
             .json(try await engine.properties(call.table, identity: call.identity))
         }
-        router.add(.post, "data/:table/properties") { call in
+        router.add(.post, "data/:table/properties", doc: .addColumns) { call in
             try await addColumns(call)
         }
-        router.add(.post, "data/:table/schema") { call in
+        router.add(.post, "data/:table/schema", doc: .addColumns) { call in
             try await addColumns(call)
         }
-        router.add(.put, "data/:table/properties/:column") { call in
+        router.add(.put, "data/:table/properties/:column", doc: .alterColumn) { call in
             .json(
                 try await engine.alterColumn(
                     call.table, column: call.parameters["column"] ?? "", changes: try call.object,
                     identity: call.identity, logger: call.context.logger))
         }
-        router.add(.delete, "data/:table/properties/:column") { call in
+        router.add(.delete, "data/:table/properties/:column", doc: .dropColumn) { call in
             try await engine.dropColumn(
                 call.table, column: call.parameters["column"] ?? "", identity: call.identity,
                 logger: call.context.logger)
             return .json(.object(JSONObject()))
         }
-        router.add(.delete, "data/:table/schema") { call in
+        router.add(.delete, "data/:table/schema", doc: .dropTable) { call in
             try await engine.dropTable(call.table, identity: call.identity, logger: call.context.logger)
             return .json(.object(JSONObject()))
         }

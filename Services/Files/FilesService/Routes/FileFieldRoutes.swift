@@ -20,13 +20,13 @@ struct FileFieldRoutes: Sendable {
     func add(to routes: inout PublicRoutes) {
         let streamed = RouteOptions.streamed(limit: files.limits.upload, idleTimeout: files.limits.idleTimeout)
         let path = "data/:table/:id/file"
-        routes.stream(.post, path, options: streamed) { request, context in
+        routes.stream(.post, path, options: streamed, doc: .uploadFileField) { request, context in
             try await upload(try FileField(request, context), request)
         }
-        routes.stream(.get, path, options: streamed) { request, context in
+        routes.stream(.get, path, options: streamed, doc: .downloadFileField) { request, context in
             try await download(try FileField(request, context), request, context)
         }
-        routes.stream(.delete, path, options: streamed) { request, context in
+        routes.stream(.delete, path, options: streamed, doc: .deleteFileField) { request, context in
             try await delete(try FileField(request, context), context)
         }
     }

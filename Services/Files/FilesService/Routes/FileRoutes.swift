@@ -22,17 +22,22 @@ struct FileRoutes: Sendable {
     func add(to routes: inout PublicRoutes) {
         let streamed = RouteOptions.streamed(limit: limits.upload, idleTimeout: limits.idleTimeout)
         for path in ["files", "files/**"] {
-            routes.stream(.get, path, options: streamed) { request, context in
+            let root = path == "files"
+            routes.stream(.get, path, options: streamed, doc: root ? .listFileRoot : .readFile) { request, context in
                 try await get(FileRequest(request, context: context), request, context)
             }
-            routes.stream(.post, path, options: streamed) { request, context in
+            routes.stream(
+                .post, path, options: streamed, doc: root ? .uploadAtFileRoot : .uploadFile
+            ) { request, context in
                 try await post(FileRequest(request, context: context), request)
             }
-            routes.stream(.delete, path, options: streamed) { request, context in
+            routes.stream(
+                .delete, path, options: streamed, doc: root ? .deleteFileRoot : .deleteFile
+            ) { request, context in
                 try await delete(FileRequest(request, context: context))
             }
         }
-        routes.stream(.put, "files/**", options: streamed) { request, context in
+        routes.stream(.put, "files/**", options: streamed, doc: .fileCommand) { request, context in
             try await put(FileRequest(request, context: context), request)
         }
     }

@@ -10,25 +10,25 @@ struct GeoFenceRoutes: Sendable {
     let store: GeoStore
 
     func add(to routes: inout PublicRoutes) {
-        routes.add(.get, "geo/fences", options: GeoRoutes.options) { call in
+        routes.add(.get, "geo/fences", options: GeoRoutes.options, doc: .geoFences) { call in
             let name = try? call.queryItems.first { $0.name == "geoFence" }?.value
             let fences = try await store.fences(app: call.identity.appId, named: name.flatMap { $0.isEmpty ? nil : $0 })
             return .json(.array(fences.map { id, fence in Self.json(fence, id: id) }))
         }
-        routes.add(.post, "geo/fences", options: GeoRoutes.options) { call in
+        routes.add(.post, "geo/fences", options: GeoRoutes.options, doc: .saveGeoFence) { call in
             try Self.requireServerCode(call)
             guard let definition = try call.geoJSON?.object else { throw GeoError.invalidFence("the body must be a JSON object") }
             let fence = try GeoFence(definition: definition)
             return .json(Self.json(fence, id: try await store.saveFence(app: call.identity.appId, fence)))
         }
-        routes.add(.delete, "geo/fences/:name", options: GeoRoutes.options) { call in
+        routes.add(.delete, "geo/fences/:name", options: GeoRoutes.options, doc: .deleteGeoFence) { call in
             try Self.requireServerCode(call)
             guard try await store.deleteFence(app: call.identity.appId, name: call.parameter("name")) else {
                 throw GeoError.fenceNotFound(call.parameter("name"))
             }
             return .json(.object(JSONObject([("result", .bool(true))])))
         }
-        routes.add(.get, "geo/fences/:name/events", options: GeoRoutes.options) { call in
+        routes.add(.get, "geo/fences/:name/events", options: GeoRoutes.options, doc: .geoFenceEvents) { call in
             try Self.requireServerCode(call)
             let search = try call.geoSearch()
             let name = call.parameter("name")
@@ -36,7 +36,7 @@ struct GeoFenceRoutes: Sendable {
             let events = try await store.fenceEvents(app: call.identity.appId, fence: name, pageSize: search.pageSize, offset: search.offset)
             return .json(.array(events))
         }
-        routes.add(.post, "geo/fence/:event", options: GeoRoutes.options) { call in
+        routes.add(.post, "geo/fence/:event", options: GeoRoutes.options, doc: .runGeoFenceAction) { call in
             guard let event = GeoFence.Event(rawValue: call.parameter("event").lowercased()) else {
                 throw GeoError.invalidParameter("The fence action is onenter, onstay or onexit")
             }

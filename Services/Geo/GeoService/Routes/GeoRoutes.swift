@@ -16,6 +16,7 @@ struct GeoRoutes: Sendable {
     static let options = RouteOptions(bodyLimit: 1 << 20, transfer: .buffered)
 
     func add(to routes: inout PublicRoutes) {
+        GeoSchemas.register(in: &routes)
         addPoints(to: &routes)
         addSearches(to: &routes)
         addCategories(to: &routes)
@@ -24,7 +25,7 @@ struct GeoRoutes: Sendable {
     }
 
     private func addPoints(to routes: inout PublicRoutes) {
-        routes.add(.post, "geo/points", options: Self.options) { call in
+        routes.add(.post, "geo/points", options: Self.options, doc: .savePoint) { call in
             var (change, id) = try GeoPointBody.change(try call.geoJSON, mode: .whole)
             if let id { return try await saved(call, try await update(call, id: id, change)) }
             let categories = change.categories ?? [GeoCategoryName.standard]
@@ -32,13 +33,16 @@ struct GeoRoutes: Sendable {
             change.metadata = try await storingObjects(call, change.metadata)
             return try await saved(call, try await store.insert(app: call.identity.appId, change, owner: call.identity.userId))
         }
-        for (method, mode) in [(HTTPRequest.Method.put, GeoPointBody.Mode.whole), (.patch, .partial)] {
-            routes.add(method, "geo/points/:id", options: Self.options) { call in
+        for (method, mode, doc) in [
+            (HTTPRequest.Method.put, GeoPointBody.Mode.whole, RouteDoc.replacePoint),
+            (.patch, .partial, RouteDoc.updatePoint),
+        ] {
+            routes.add(method, "geo/points/:id", options: Self.options, doc: doc) { call in
                 let (change, _) = try GeoPointBody.change(try call.geoJSON, mode: mode)
                 return try await saved(call, try await update(call, id: call.parameter("id"), change))
             }
         }
-        routes.add(.delete, "geo/points/:id", options: Self.options) { call in
+        routes.add(.delete, "geo/points/:id", options: Self.options, doc: .deletePoint) { call in
             let point = try await pointAccess(call)
             try await access.requireFind(point, identity: call.identity)
             try await access.requireChange(added: [], removed: point.categories, ownerID: point.ownerID, identity: call.identity)
@@ -47,10 +51,10 @@ struct GeoRoutes: Sendable {
             }
             return .json(.object(JSONObject([("result", .bool(true))])))
         }
-        routes.add(.get, "geo/points/:id", options: Self.options) { call in
+        routes.add(.get, "geo/points/:id", options: Self.options, doc: .point) { call in
             .json(try await loaded(call, try await point(call)).json)
         }
-        routes.add(.get, "geo/points/:id/metadata", options: Self.options) { call in
+        routes.add(.get, "geo/points/:id/metadata", options: Self.options, doc: .pointMetadata) { call in
             if let cluster = GeoClusterID(call.parameter("id")) {
                 return .json(.object(try await clusterMetadata(call, cluster)))
             }
@@ -129,18 +133,21 @@ struct GeoRoutes: Sendable {
 
     private func addSearches(to routes: inout PublicRoutes) {
         for (path, rectangle) in [("geo/points", false), ("geo/rect", true)] {
-            routes.add(.get, path, options: Self.options) { call in
+            routes.add(.get, path, options: Self.options, doc: rectangle ? .findInRectangle : .findPoints) { call in
                 try await find(call, try await findable(call, rectangle: rectangle))
             }
-            routes.add(.get, "geo/relative/" + (rectangle ? "rect" : "points"), options: Self.options) { call in
+            routes.add(
+                .get, "geo/relative/" + (rectangle ? "rect" : "points"), options: Self.options,
+                doc: rectangle ? .relativeFindInRectangle : .relativeFindPoints
+            ) { call in
                 try await relativeFind(call, try await findable(call, rectangle: rectangle))
             }
         }
-        routes.add(.get, "geo/count", options: Self.options) { call in
+        routes.add(.get, "geo/count", options: Self.options, doc: .countPoints) { call in
             let search = try await findable(call, rectangle: call.uri.queryParameters["nwlat"] != nil)
             return .json(.integer(Int64(try await store.count(app: call.identity.appId, search))))
         }
-        routes.add(.get, "geo/clusters/:id/points", options: Self.options) { call in
+        routes.add(.get, "geo/clusters/:id/points", options: Self.options, doc: .clusterPoints) { call in
             guard let cluster = GeoClusterID(call.parameter("id")) else { throw GeoError.clusterNotFound(call.parameter("id")) }
             var search = try await findable(call, rectangle: call.uri.queryParameters["nwlat"] != nil)
             search.cell = cluster
@@ -178,15 +185,15 @@ struct GeoRoutes: Sendable {
     }
 
     private func addCategories(to routes: inout PublicRoutes) {
-        routes.add(.get, "geo/categories", options: Self.options) { call in
+        routes.add(.get, "geo/categories", options: Self.options, doc: .geoCategories) { call in
             .json(.array(try await store.categories(app: call.identity.appId).map(\.json)))
         }
-        routes.add(.put, "geo/categories/:name", options: Self.options) { call in
+        routes.add(.put, "geo/categories/:name", options: Self.options, doc: .createGeoCategory) { call in
             let name = try Self.categoryName(call)
             try await access.requireChange(added: [name], removed: [], ownerID: nil, identity: call.identity)
             return .json(try await store.createCategory(app: call.identity.appId, name: name).json)
         }
-        routes.add(.delete, "geo/categories/:name", options: Self.options) { call in
+        routes.add(.delete, "geo/categories/:name", options: Self.options, doc: .deleteGeoCategory) { call in
             let name = try Self.categoryName(call)
             try await access.requireChange(added: [], removed: [name], ownerID: nil, identity: call.identity)
             guard try await store.deleteCategory(app: call.identity.appId, name: name) else { throw GeoError.categoryNotFound(name) }

@@ -13,7 +13,7 @@ struct RegistrationRoutes: Sendable {
     let access: ChannelAccess
 
     func add(to routes: inout PublicRoutes) {
-        routes.add(.post, "messaging/registrations", options: PubSubRoutes.options) { call in
+        routes.add(.post, "messaging/registrations", options: PubSubRoutes.options, doc: .registerDevice) { call in
             let now = MessageStore.now()
             let registration = try DeviceRegistration(try call.messagingJSON, now: now)
             for channel in registration.channels {
@@ -24,7 +24,9 @@ struct RegistrationRoutes: Sendable {
             }
             return .json(.object(JSONObject([("registrationId", .string(id))])))
         }
-        routes.add(.get, "messaging/registrations/:deviceId", options: PubSubRoutes.options) { call in
+        routes.add(
+            .get, "messaging/registrations/:deviceId", options: PubSubRoutes.options, doc: .deviceRegistration
+        ) { call in
             let deviceId = call.parameter("deviceId")
             guard let found = try await store.registration(
                 app: call.identity.appId, deviceId: deviceId, for: Self.caller(call), now: MessageStore.now())
@@ -33,7 +35,9 @@ struct RegistrationRoutes: Sendable {
             }
             return .json(.array([found.json]))
         }
-        routes.add(.delete, "messaging/registrations/:deviceId", options: PubSubRoutes.options) { call in
+        routes.add(
+            .delete, "messaging/registrations/:deviceId", options: PubSubRoutes.options, doc: .unregisterDevice
+        ) { call in
             let deviceId = call.parameter("deviceId")
             guard try await store.unregister(app: call.identity.appId, deviceId: deviceId, by: Self.caller(call), now: MessageStore.now())
             else {

@@ -15,11 +15,11 @@ struct ChannelSettingsRoutes: Sendable {
     let rules: ChannelRulesCache
 
     func add(to routes: inout PublicRoutes) {
-        routes.add(.get, "messaging/settings", options: PubSubRoutes.options) { call in
+        routes.add(.get, "messaging/settings", options: PubSubRoutes.options, doc: .messagingSettings) { call in
             try call.requireServerCode(for: "Messaging settings")
             return .json(Self.settings(retention: try await store.retention(app: call.identity.appId)))
         }
-        routes.add(.put, "messaging/settings", options: PubSubRoutes.options) { call in
+        routes.add(.put, "messaging/settings", options: PubSubRoutes.options, doc: .setMessagingSettings) { call in
             try call.requireServerCode(for: "Messaging settings")
             let retention = try Self.retention(try call.messagingJSON)
             try await store.setRetention(app: call.identity.appId, retention)

@@ -21,7 +21,7 @@ struct PubSubRoutes: Sendable {
     static let options = RouteOptions(bodyLimit: 1 << 20, transfer: .buffered)
 
     func add(to routes: inout PublicRoutes) {
-        routes.add(.post, "messaging/:channel", options: Self.options) { call in
+        routes.add(.post, "messaging/:channel", options: Self.options, doc: .publishMessage) { call in
             let channel = try ChannelName.validated(call.parameter("channel"))
             let request = try PublishRequest(try call.messagingJSON)
             try await access.require(.publish, channel: channel, identity: call.identity)
@@ -29,7 +29,7 @@ struct PubSubRoutes: Sendable {
             let (id, status) = try await store.publish(app: call.identity.appId, channel: channel, request, by: publisher)
             return .json(Self.status(id: id, status, error: nil))
         }
-        routes.add(.delete, "messaging/:channel", options: Self.options) { call in
+        routes.add(.delete, "messaging/:channel", options: Self.options, doc: .cancelScheduledMessage) { call in
             let id = call.parameter("channel")
             if let channel = try await store.scheduledChannel(app: call.identity.appId, id: id) {
                 try await access.require(.publish, channel: channel, identity: call.identity)
@@ -38,7 +38,7 @@ struct PubSubRoutes: Sendable {
             return .json(.object(JSONObject([("status", .string("cancelled")), ("messageId", .string(id))])))
         }
         // The router takes one parameter name per position: here `:channel` holds a message id.
-        routes.add(.get, "messaging/:channel", options: Self.options) { call in
+        routes.add(.get, "messaging/:channel", options: Self.options, doc: .messageStatus) { call in
             let id = call.parameter("channel")
             let found = try await store.status(app: call.identity.appId, id: id)
             var answer = Self.status(id: id, found?.status ?? "unknown", error: found?.error)
@@ -48,7 +48,7 @@ struct PubSubRoutes: Sendable {
             }
             return .json(answer)
         }
-        routes.add(.post, "messaging/:channel/subscribe", options: Self.options) { call in
+        routes.add(.post, "messaging/:channel/subscribe", options: Self.options, doc: .subscribeToChannel) { call in
             let channel = try ChannelName.validated(call.parameter("channel"))
             let options = try SubscribeRequest(try call.messagingJSON)
             try await access.require(.subscribe, channel: channel, identity: call.identity)
@@ -57,11 +57,11 @@ struct PubSubRoutes: Sendable {
                 selector: options.selector)
             return .json(.object(JSONObject([("subscriptionId", .string(id))])))
         }
-        routes.add(.get, "messaging/:channel/properties", options: Self.options) { call in
+        routes.add(.get, "messaging/:channel/properties", options: Self.options, doc: .channelProperties) { call in
             let channel = try ChannelName.validated(call.parameter("channel"))
             return .json(.object(JSONObject([("name", .string(channel))])))
         }
-        routes.add(.get, "messaging/:channel/:subscriptionId", options: Self.options) { call in
+        routes.add(.get, "messaging/:channel/:subscriptionId", options: Self.options, doc: .pollSubscription) { call in
             let channel = try ChannelName.validated(call.parameter("channel"))
             let id = call.parameter("subscriptionId")
             try await access.require(.subscribe, channel: channel, identity: call.identity)
@@ -78,7 +78,7 @@ struct PubSubRoutes: Sendable {
                 }
             }
         }
-        routes.add(.delete, "messaging/channels/:channel", options: Self.options) { call in
+        routes.add(.delete, "messaging/channels/:channel", options: Self.options, doc: .deleteChannel) { call in
             try call.requireServerCode(for: "Deleting a channel")
             let channel = try ChannelName.validated(call.parameter("channel"), allowingReserved: true)
             return .json(.object(JSONObject([("result", .bool(try await store.deleteChannel(app: call.identity.appId, channel: channel)))])))

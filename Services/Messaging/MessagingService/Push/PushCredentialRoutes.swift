@@ -11,7 +11,9 @@ struct PushCredentialRoutes: Sendable {
     let store: PushCredentialStore
 
     func add(to routes: inout PublicRoutes) {
-        routes.add(.put, "messaging/push/credentials/:provider", options: PubSubRoutes.options) { call in
+        routes.add(
+            .put, "messaging/push/credentials/:provider", options: PubSubRoutes.options, doc: .setPushCredential
+        ) { call in
             let provider = try Self.provider(call)
             let body = try call.messagingJSON
             switch provider {
@@ -24,11 +26,13 @@ struct PushCredentialRoutes: Sendable {
             }
             return .json(.object(try await store.summaries(app: call.identity.appId)))
         }
-        routes.add(.get, "messaging/push/credentials", options: PubSubRoutes.options) { call in
+        routes.add(.get, "messaging/push/credentials", options: PubSubRoutes.options, doc: .pushCredentials) { call in
             try call.requireServerCode(for: "Push credentials")
             return .json(.object(try await store.summaries(app: call.identity.appId)))
         }
-        routes.add(.delete, "messaging/push/credentials/:provider", options: PubSubRoutes.options) { call in
+        routes.add(
+            .delete, "messaging/push/credentials/:provider", options: PubSubRoutes.options, doc: .deletePushCredential
+        ) { call in
             let provider = try Self.provider(call)
             return .json(.object(JSONObject([("result", .bool(try await store.delete(app: call.identity.appId, provider)))])))
         }

@@ -19,13 +19,13 @@ struct RTEndpoint: Sendable {
         let settings = services.settings
         var options = RouteOptions.socket(maximumFrame: settings.maximumPayload)
         options.atAppRoot = true
-        routes.socket("rt/socket", options: options) { socket, context, query in
+        routes.socket("rt/socket", options: options, doc: .realTimeSocket) { socket, context, query in
             accept(socket, context: context, query: query)
         }
         var pollingOptions = RouteOptions(bodyLimit: settings.maximumPayload, transfer: .buffered)
         pollingOptions.atAppRoot = true
-        routes.add(.get, "rt/poll", options: pollingOptions) { call in try await poll(call) }
-        routes.add(.post, "rt/poll", options: pollingOptions) { call in try await post(call) }
+        routes.add(.get, "rt/poll", options: pollingOptions, doc: .realTimePoll) { call in try await poll(call) }
+        routes.add(.post, "rt/poll", options: pollingOptions, doc: .realTimePost) { call in try await post(call) }
     }
 
     // MARK: WebSocket

@@ -16,28 +16,28 @@ struct EmailTemplateRoutes: Sendable {
     static let options = RouteOptions(bodyLimit: (1 << 20) + 4_096, transfer: .buffered)
 
     func add(to routes: inout PublicRoutes) {
-        routes.add(.post, "emailtemplate/send", options: Self.options) { call in
+        routes.add(.post, "emailtemplate/send", options: Self.options, doc: .sendEmailTemplate) { call in
             try call.requireServerCode(for: "Permission denied: using email templates")
             let request = try TemplateSend(try call.json(maximumDepth: 8, refusal: MailError.invalid))
             return .json(try await mailer.send(request, identity: call.identity, context: call.context))
         }
-        routes.add(.put, "emailtemplate/:name", options: Self.options) { call in
+        routes.add(.put, "emailtemplate/:name", options: Self.options, doc: .putEmailTemplate) { call in
             try call.requireServerCode(for: "Permission denied: using email templates")
             let template = try EmailTemplate(name: call.parameter("name"), try call.json(maximumDepth: 8, refusal: MailError.invalid))
             try await store.put(app: call.identity.appId, template)
             return .json(template.json)
         }
-        routes.add(.get, "emailtemplate/:name", options: Self.options) { call in
+        routes.add(.get, "emailtemplate/:name", options: Self.options, doc: .emailTemplate) { call in
             try call.requireServerCode(for: "Permission denied: using email templates")
             let name = call.parameter("name")
             guard let template = try await store.template(app: call.identity.appId, name: name) else { throw Self.unknown(name) }
             return .json(template.json)
         }
-        routes.add(.get, "emailtemplate", options: Self.options) { call in
+        routes.add(.get, "emailtemplate", options: Self.options, doc: .emailTemplateNames) { call in
             try call.requireServerCode(for: "Permission denied: using email templates")
             return .json(.array(try await store.names(app: call.identity.appId).map(JSONValue.string)))
         }
-        routes.add(.delete, "emailtemplate/:name", options: Self.options) { call in
+        routes.add(.delete, "emailtemplate/:name", options: Self.options, doc: .deleteEmailTemplate) { call in
             try call.requireServerCode(for: "Permission denied: using email templates")
             let name = call.parameter("name")
             guard try await store.delete(app: call.identity.appId, name: name) else { throw Self.unknown(name) }

@@ -9,28 +9,28 @@ extension UserRoutes {
     /// Password recovery and email confirmation: the API calls, and the pages their links open
     /// (`/{appId}/account/…`, which the gateway serves without an API key).
     func addEmail(to router: inout PublicRoutes) {
-        router.add(.get, "users/restorepassword/:identity") { call in
+        router.add(.get, "users/restorepassword/:identity", doc: .restorePassword) { call in
             try await accounts.restorePassword(
                 appID: call.identity.appId, identity: call.parameters["identity"] ?? "",
                 clientAddress: call.context.clientAddress, deadline: call.context.deadline, logger: call.context.logger)
             return Response(status: .ok)
         }
-        router.add(.post, "users/resendconfirmation/:identity") { call in
+        router.add(.post, "users/resendconfirmation/:identity", doc: .resendConfirmation) { call in
             try await accounts.resendConfirmation(
                 appID: call.identity.appId, identity: call.parameters["identity"] ?? "",
                 clientAddress: call.context.clientAddress, deadline: call.context.deadline, logger: call.context.logger)
             return Response(status: .ok)
         }
-        router.add(.get, "account/reset-password/:token", options: .keylessJSON) { _ in
+        router.add(.get, "account/reset-password/:token", options: .keylessJSON, doc: .resetPasswordPage) { _ in
             .html(AccountPages.resetForm)
         }
-        router.add(.post, "account/reset-password/:token", options: .keylessJSON) { call in
+        router.add(.post, "account/reset-password/:token", options: .keylessJSON, doc: .resetPassword) { call in
             let userID = try await accounts.resetPassword(
                 appID: call.identity.appId, token: call.parameters["token"] ?? "", password: try Self.newPassword(call),
                 clientAddress: call.context.clientAddress, logger: call.context.logger)
             return Response.html(AccountPages.passwordChanged).endingSessions(of: userID)
         }
-        router.add(.get, "account/confirm-email/:token", options: .keylessJSON) { call in
+        router.add(.get, "account/confirm-email/:token", options: .keylessJSON, doc: .confirmEmail) { call in
             try await accounts.confirmEmail(
                 appID: call.identity.appId, token: call.parameters["token"] ?? "", logger: call.context.logger)
             return .html(AccountPages.emailConfirmed)
@@ -84,18 +84,18 @@ extension Response {
 extension UserRoutes {
     /// The app's user settings and email templates (server-code key).
     func addSettings(to router: inout PublicRoutes) {
-        router.add(.get, "users/settings") { call in
+        router.add(.get, "users/settings", doc: .userSettings) { call in
             .jsonText(try await accounts.settings(identity: call.identity, logger: call.context.logger))
         }
-        router.add(.put, "users/settings") { call in
+        router.add(.put, "users/settings", doc: .changeUserSettings) { call in
             .jsonText(
                 try await accounts.changeSettings(
                     body: Data(call.body.readableBytesView), identity: call.identity, logger: call.context.logger))
         }
-        router.add(.get, "users/emailtemplates/:event") { call in
+        router.add(.get, "users/emailtemplates/:event", doc: .emailTemplate) { call in
             .jsonText(try await accounts.emailTemplate(call.parameters["event"] ?? "", identity: call.identity, logger: call.context.logger))
         }
-        router.add(.put, "users/emailtemplates/:event") { call in
+        router.add(.put, "users/emailtemplates/:event", doc: .changeEmailTemplate) { call in
             .jsonText(
                 try await accounts.changeEmailTemplate(
                     call.parameters["event"] ?? "", body: Data(call.body.readableBytesView), identity: call.identity,

@@ -9,6 +9,7 @@ struct UserRoutes {
     let accounts: Accounts
 
     func add(to router: inout PublicRoutes) {
+        UserSchemas.register(in: &router)
         addSessions(to: &router)
         // Roles first: `PUT users/roles/status` is a role, not the status of a user "roles".
         addRoles(to: &router)
@@ -18,28 +19,28 @@ struct UserRoutes {
     }
 
     private func addSessions(to router: inout PublicRoutes) {
-        router.add(.post, "users/register") { call in
+        router.add(.post, "users/register", doc: .registerUser) { call in
             let identity = call.identity
             return .jsonText(
                 try await accounts.register(
                     appID: identity.appId, body: try Self.body(call), callerID: identity.userId, logger: call.context.logger))
         }
-        router.add(.post, "users/register/guest") { call in
+        router.add(.post, "users/register/guest", doc: .registerGuest) { call in
             .jsonText(try await accounts.registerGuest(appID: call.identity.appId, logger: call.context.logger))
         }
-        router.add(.post, "users/login") { call in
+        router.add(.post, "users/login", doc: .login) { call in
             let identity = call.identity
             return .jsonText(
                 try await accounts.login(
                     appID: identity.appId, body: try Self.body(call), clientAddress: call.context.clientAddress,
                     logger: call.context.logger))
         }
-        router.add(.get, "users/logout") { call in
+        router.add(.get, "users/logout", doc: .logout) { call in
             let identity = call.identity
             try await accounts.logout(identity, logger: call.context.logger)
             return Response(status: .ok).endingSessions(of: identity.userId)
         }
-        router.add(.get, "users/isvalidusertoken/:token") { call in
+        router.add(.get, "users/isvalidusertoken/:token", doc: .isValidUserToken) { call in
             let valid = try await accounts.isValid(
                 appID: call.identity.appId, token: call.parameters["token"] ?? "", logger: call.context.logger)
             return .jsonText(valid ? "true" : "false")

@@ -1,0 +1,309 @@
+import DataAPI
+import DataEngine
+import InternalProtocol
+import ServiceRuntime
+
+/// The named schemas the data routes' descriptions refer to, published as components.
+enum DataSchemas {
+    /// `ColumnDescription`: one column as `properties` and the schema routes answer it.
+    static let columnDescription = APISchema.object(
+        [
+            "name": .string,
+            "type": .choice(ColumnType.allCases.map(\.rawValue)),
+            "required": .boolean,
+            "defaultValue": APISchema.any.described("The column's default, or null"),
+            "relatedTable": APISchema.string.orNull.described("A relation column's child table"),
+            "customRegex": APISchema.string.orNull,
+            "autoLoad": APISchema.boolean.orNull.described("Whether a relation column loads with its objects"),
+            "isPrimaryKey": .boolean,
+            "expression": APISchema.string.orNull,
+        ], required: ["name", "type", "required", "isPrimaryKey"])
+
+    /// `ColumnDefinition`: a column to add, or a relation column (type `DATA_REF`).
+    static let columnDefinition = APISchema.object(columnMembers, required: ["name", "type"])
+
+    /// The members a column definition or a column change may carry.
+    static let columnMembers: [String: APISchema] = [
+        "name": .string,
+        "type": APISchema.string.described("STRING, TEXT, INT, DOUBLE, BOOLEAN, DATETIME, JSON, FILE_REF…; DATA_REF"),
+        "required": .boolean,
+        "unique": .boolean,
+        "indexed": .boolean,
+        "defaultValue": .any,
+        "relatedTable": APISchema.string.described("A relation column's child table"),
+        "cardinality": APISchema.string.described("A relation column's cardinality: 1 (the default) or n"),
+        "autoLoad": APISchema.boolean.described("Whether a relation column loads with its objects"),
+    ]
+
+    /// `UnitOfWork`: operations run in order in one transaction.
+    static let unitOfWork = APISchema.object(
+        [
+            "operations": .array(
+                .object(
+                    [
+                        "operationType": .choice(UnitOfWork.OperationType.allCases.map(\.rawValue)),
+                        "table": .string,
+                        "opResultId": APISchema.string.described("The name later operations refer to its result by"),
+                        "payload": APISchema.any.described("The operation's object, objects, ids or query"),
+                    ], required: ["operationType", "table"])),
+            "isolationLevelEnum": APISchema.choice(
+                ["READ_UNCOMMITTED", "READ_COMMITTED", "REPEATABLE_READ", "SERIALIZABLE", "SERIALZABLE"]
+            ).orNull,
+        ], required: ["operations"])
+
+    /// `UnitOfWorkResult`: every operation's result, or the error that rolled the unit back.
+    static let unitOfWorkResult = APISchema.object(
+        [
+            "success": .boolean,
+            "error": APISchema.object(
+                ["message": .string, "code": .integer, "operation": APISchema.any.described("The failed operation")],
+                required: ["message", "code"]
+            ).orNull,
+            "results": APISchema.map(
+                .object(["operationType": .string, "result": .any], required: ["operationType", "result"])
+            ).orNull.described("Each operation's result by its opResultId"),
+        ], required: ["success", "error", "results"])
+
+    /// Every data schema by name.
+    static let all: [String: APISchema] = [
+        "ColumnDescription": columnDescription, "ColumnDefinition": columnDefinition, "UnitOfWork": unitOfWork,
+        "UnitOfWorkResult": unitOfWorkResult,
+    ]
+
+    /// Publishes the data schemas, and the permission ones, with `routes`.
+    static func register(into routes: inout PublicRoutes) {
+        routes.schemas.merge(all) { _, new in new }
+        PermissionSchemas.register(into: &routes)
+    }
+}
+
+extension RouteDoc {
+    // MARK: Query parameters
+
+    // MARK: Queries
+
+    /// `GET data/{table}`.
+    static let findQuery = RouteDoc(
+        "Finds the objects of a table matching a query, one page at a time", query: FindQueryDocs.find,
+        json: .array(.ref("DataObject")))
+
+    /// `POST data/{table}/find`.
+    static let findByBody = RouteDoc(
+        "Finds the objects of a table matching a query sent as a JSON body",
+        body: .json(FindQueryDocs.body(FindQueryDocs.find), required: false), json: .array(.ref("DataObject")))
+
+    /// `GET data/{table}/count`.
+    static let countQuery = RouteDoc(
+        "Counts the objects (or groups) of a table matching a query", query: FindQueryDocs.count, json: .integer)
+
+    /// `POST data/{table}/count`.
+    static let countByBody = RouteDoc(
+        "Counts the objects (or groups) of a table matching a query sent as a JSON body",
+        body: .json(FindQueryDocs.body(FindQueryDocs.count), required: false), json: .integer)
+
+    /// `GET data/{table}/first`.
+    static let firstObject = RouteDoc(
+        "Reads the earliest created object matching a query, or null", query: FindQueryDocs.edge,
+        json: APISchema.ref("DataObject").orNull)
+
+    /// `GET data/{table}/last`.
+    static let lastObject = RouteDoc(
+        "Reads the latest created object matching a query, or null", query: FindQueryDocs.edge,
+        json: APISchema.ref("DataObject").orNull)
+
+    /// `GET data/{table}/filter`: QuickBlox's custom-object filters.
+    static let quickBloxFilter = RouteDoc(
+        "Finds or counts objects with QuickBlox filters (field, field[gt], field[in]…) on the query string",
+        query: [
+            QueryParameter("sort_asc", .string, "A field to sort by, ascending"),
+            QueryParameter("sort_desc", .string, "A field to sort by, descending"),
+            QueryParameter("skip", APISchema.integer.within(0), "Objects to skip (default 0)"),
+            QueryParameter("limit", APISchema.integer.within(-1...FindQuery.maximumPageSize), "Objects per page (100; -1: the last)"),
+            QueryParameter("count", .string, "1 to answer only the number of matches"),
+            QueryParameter("output[include]", .string, "Fields to answer, comma-separated"),
+            QueryParameter("output[exclude]", .string, "Fields to leave out, comma-separated"),
+        ],
+        json: .either(
+            .object(["count": .integer], required: ["count"]),
+            .object(
+                ["skip": .integer, "limit": .integer, "items": .array(.ref("DataObject"))],
+                required: ["skip", "limit", "items"])))
+
+    /// `POST data/{table}/bql`: Backbeam's query language.
+    static let bqlQuery = RouteDoc(
+        "Finds objects with a BQL query and counts every match",
+        body: .json(
+            .object([
+                "query": APISchema.string.described("[join r [having …]] where x > ?"),
+                "params": APISchema.array(.any).described("The values of the query's ? placeholders"),
+                "limit": APISchema.integer.within(1...FindQuery.maximumPageSize).described("Objects per page (default 10)"),
+                "offset": APISchema.integer.within(0).described("Objects to skip (default 0)"),
+            ])),
+        json: .object(
+            ["objects": .array(.ref("DataObject")), "totalCount": .integer], required: ["objects", "totalCount"]))
+
+    // MARK: Single objects
+
+    /// `GET data/{table}/pk`.
+    static let findByKey = RouteDoc(
+        "Reads the object whose columns equal the query's column=value pairs",
+        query: [QueryParameter("objectId", .string, "Any column may be named so; at least one pair is needed")],
+        json: .ref("DataObject"))
+
+    /// `GET data/{table}/{id}`.
+    static let getObject = RouteDoc("Reads one object by its id", query: FindQueryDocs.object, json: .ref("DataObject"))
+
+    /// `POST data/{table}`.
+    static let createObject = RouteDoc(
+        "Creates an object and answers it as stored", body: .json(.ref("DataObject")), json: .ref("DataObject"))
+
+    /// `PUT data/{table}`.
+    static let saveObject = RouteDoc(
+        "Updates the object when it carries an objectId, else creates it", body: .json(.ref("DataObject")),
+        json: .ref("DataObject"))
+
+    /// `PUT data/{table}/upsert`.
+    static let upsertObject = RouteDoc(
+        "Creates an object or replaces the one with its objectId", body: .json(.ref("DataObject")),
+        json: .ref("DataObject"))
+
+    /// `PUT data/{table}/deep-save`.
+    static let deepSave = RouteDoc(
+        "Saves an object with the related objects it nests in one transaction",
+        body: .json(.ref("DataObject")), json: .ref("DataObject"))
+
+    /// `PUT data/{table}/{id}`.
+    static let updateObject = RouteDoc(
+        "Updates the properties the body names on one object and answers it",
+        body: .json(.ref("DataObject")), json: .ref("DataObject"))
+
+    /// `DELETE data/{table}/{id}`.
+    static let deleteObject = RouteDoc("Deletes one object by its id", json: deletion)
+
+    /// `DELETE data/{table}` with the id in the body.
+    static let deleteObjectByBody = RouteDoc(
+        "Deletes the object whose objectId the body names",
+        body: .json(.object(["objectId": .string], required: ["objectId"])), json: deletion)
+
+    // MARK: Bulk operations
+
+    /// `POST data/bulk/{table}`.
+    static let createBulk = RouteDoc(
+        "Creates up to 100 objects and answers their ids in order", body: .json(.array(.ref("DataObject"))),
+        json: .array(.string))
+
+    /// `PUT data/bulkupsert/{table}`.
+    static let upsertBulk = RouteDoc(
+        "Creates or replaces by id up to 100 objects and answers their ids in order",
+        body: .json(.array(.ref("DataObject"))), json: .array(.string))
+
+    /// `PUT data/bulk/{table}`.
+    static let updateBulk = RouteDoc(
+        "Changes every object matching a condition and answers how many changed",
+        query: [QueryParameter("where", .string, "A condition; without one every object changes")],
+        body: .json(.ref("DataObject")), json: .integer)
+
+    /// `DELETE data/bulk/{table}`.
+    static let deleteBulk = RouteDoc(
+        "Deletes every object matching a condition (or the ids the body lists) and answers how many",
+        query: [QueryParameter("where", .string, "A condition; without one (nor ids) every object goes")],
+        body: .json(idList, required: false), json: .integer)
+
+    /// `POST data/bulk/{table}/delete`.
+    static let deleteBulkByBody = RouteDoc(
+        "Deletes every object matching the body's condition (or ids) and answers how many",
+        body: .json(.either(.object(["where": .string]), idList), required: false), json: .integer)
+
+    // MARK: Units of work
+
+    /// `POST transaction/unit-of-work`.
+    static let unitOfWork = RouteDoc(
+        "Runs a unit of work's operations in one transaction", body: .json(.ref("UnitOfWork")),
+        json: .ref("UnitOfWorkResult"))
+
+    // MARK: Settings and schema
+
+    /// `GET data/_settings`.
+    static let dataSettings = RouteDoc("Reads the app's data settings", json: settings)
+
+    /// `PUT data/_settings`.
+    static let setDataSettings = RouteDoc(
+        "Turns dynamic schema on or off",
+        body: .json(
+            .object(["dynamicSchema": .either(.boolean, .choice(["true", "false"]))], required: ["dynamicSchema"])),
+        json: settings)
+
+    /// `GET data/{table}/properties`.
+    static let describeTable = RouteDoc(
+        "Describes a table's columns, relation columns last", json: .array(.ref("ColumnDescription")))
+
+    /// `POST data/{table}/properties` and `POST data/{table}/schema`.
+    static let addColumns = RouteDoc(
+        "Creates the table if needed, adds the columns and describes the table's columns",
+        body: .json(.either(.ref("ColumnDefinition"), .array(.ref("ColumnDefinition"))), required: false),
+        json: .array(.ref("ColumnDescription")))
+
+    /// `PUT data/{table}/properties/{column}`.
+    static let alterColumn = RouteDoc(
+        "Renames or changes one column and describes it", body: .json(.object(DataSchemas.columnMembers)),
+        json: .ref("ColumnDescription"))
+
+    /// `DELETE data/{table}/properties/{column}`.
+    static let dropColumn = RouteDoc("Drops one column", json: .anyObject)
+
+    /// `DELETE data/{table}/schema`.
+    static let dropTable = RouteDoc("Drops a table and its objects", json: .anyObject)
+
+    // MARK: Permissions
+
+    /// `GET data/{table}/permissions`.
+    static let tablePermissions = RouteDoc(
+        "Lists a table's permission cells and owner policy; * names the global matrix", json: .ref("PermissionRules"))
+
+    /// `GET data/{table}/permissions/{objectId}`.
+    static let objectPermissions = RouteDoc(
+        "Lists the permission cells of one object", json: .array(.ref("PermissionCell")))
+
+    /// `PUT data/{table}/permissions/owner/{action}`.
+    static let setOwnerPolicy = RouteDoc(
+        "Grants, denies or clears (INHERIT) one operation for the owners of a table's objects",
+        body: .json(.object(["permission": permissionName], required: ["permission"])), answer: emptyAnswer)
+
+    /// `PUT data/{table}/permissions/{action}/{objectId}`.
+    static let setObjectPermission = RouteDoc(
+        "Grants, denies or clears (INHERIT) one operation on one object for a user or a role",
+        body: .json(permissionChange), answer: emptyAnswer)
+
+    /// `PUT data/{table}/permissions/{action}`.
+    static let setTablePermission = RouteDoc(
+        "Grants, denies or clears (INHERIT) one operation on a table (* for all) for a user or a role",
+        body: .json(permissionChange), answer: emptyAnswer)
+
+    // MARK: Shared pieces
+
+
+    /// A delete's answer.
+    private static let deletion = APISchema.object(
+        ["deletionTime": APISchema.integer.described("Milliseconds since 1970")], required: ["deletionTime"])
+
+    /// Object ids, or objects carrying them.
+    private static let idList = APISchema.array(.either(.string, .ref("DataObject")))
+
+    /// The data settings.
+    private static let settings = APISchema.object(["dynamicSchema": .boolean], required: ["dynamicSchema"])
+
+    /// The operation a permission change names.
+    private static let permissionName = APISchema.string.described(
+        "FIND, UPDATE, REMOVE, ADD, DESCRIBE, PERMISSION, LOAD_RELATIONS, ADD_RELATION or DELETE_RELATION")
+
+    /// A table or object permission change.
+    private static let permissionChange = APISchema.object(
+        [
+            "permission": permissionName,
+            "user": APISchema.string.described("A user's id, or * for every user"),
+            "role": APISchema.string.described("A role's name, or * for every role; neither means every role"),
+        ], required: ["permission"])
+
+    /// An answer without a body.
+    private static let emptyAnswer = Body(mediaType: "", schema: .any)
+}

@@ -1,0 +1,245 @@
+import InternalProtocol
+import ServiceRuntime
+
+/// The named schemas of the geo routes' descriptions, published as components.
+enum GeoSchemas {
+    /// `GeoPoint`: a point, or a cluster of points (`___class` GeoCluster, with `totalPoints`).
+    static let point = APISchema.object(
+        [
+            "___class": .choice(["GeoPoint", "GeoCluster"]),
+            "objectId": APISchema.string.described("A cluster's is cluster_{column}_{row}_{size}"),
+            "latitude": .number,
+            "longitude": .number,
+            "categories": .array(.string),
+            "metadata": APISchema.anyObject.described("Present when asked for"),
+            "distance": APISchema.number.described("From the search's center, in its units"),
+            "totalPoints": APISchema.integer.described("A cluster's number of points"),
+        ], required: ["___class", "objectId", "latitude", "longitude", "categories"])
+
+    /// `GeoRelativeMatch`: a point of a relative find, with the share of the metadata it matches.
+    static let relativeMatch = APISchema.object(
+        ["geoPoint": .ref("GeoPoint"), "matches": APISchema.number.described("Percent of the members matched")],
+        required: ["geoPoint", "matches"])
+
+    /// `GeoCategory`: a category with its number of points.
+    static let category = APISchema.object(
+        ["objectId": .string, "name": .string, "size": .integer], required: ["objectId", "name", "size"])
+
+    /// `GeoFence`: a fence's definition as saved.
+    static let fence = APISchema.object(
+        [
+            "objectId": .string,
+            "geofenceName": .string,
+            "type": .choice(["CIRCLE", "RECT", "SHAPE"]),
+            "nodes": .array(.object(["latitude": .number, "longitude": .number], required: ["latitude", "longitude"])),
+            "onStayDuration": APISchema.integer.described("Seconds"),
+            "actions": APISchema.anyObject.described("onenter, onstay and onexit to their actions"),
+        ], required: ["objectId", "geofenceName", "type", "nodes", "onStayDuration"])
+
+    /// `GeoFenceEvent`: an event a fence action recorded.
+    static let fenceEvent = APISchema.object(
+        [
+            "event": .string, "objectId": APISchema.string.orNull.described("The point's, if it has one"),
+            "at": APISchema.integer.described("Milliseconds since 1970"),
+        ], required: ["event", "objectId", "at"])
+
+    /// A latitude in degrees.
+    static let latitude = APISchema.number.within(-90, 90)
+    /// A longitude in degrees.
+    static let longitude = APISchema.number.within(-180, 180)
+    /// `{latitude, longitude}` in a request.
+    static let node = APISchema.object(
+        ["latitude": latitude, "longitude": longitude], required: ["latitude", "longitude"])
+
+    /// Publishes the schemas in `routes`.
+    static func register(in routes: inout PublicRoutes) {
+        routes.schemas["GeoPoint"] = point
+        routes.schemas["GeoRelativeMatch"] = relativeMatch
+        routes.schemas["GeoCategory"] = category
+        routes.schemas["GeoFence"] = fence
+        routes.schemas["GeoFenceEvent"] = fenceEvent
+    }
+}
+
+/// `{"result": true}`, the answer to a deletion.
+private let deleted = APISchema.object(["result": .boolean], required: ["result"])
+
+/// `{"geopoint": …}`, the answer to a save.
+private let savedPoint = APISchema.object(["geopoint": .ref("GeoPoint")], required: ["geopoint"])
+
+/// A point's body: its position, categories (names or one name) and flat metadata; `required`
+/// names the members that must be present.
+private func pointBody(required: [String]) -> RouteDoc.Body {
+    .json(
+        .object(
+            [
+                "latitude": GeoSchemas.latitude,
+                "longitude": GeoSchemas.longitude,
+                "categories": .either(.array(.string), .string),
+                "metadata": APISchema.anyObject.described("Strings, numbers, booleans, nulls and data objects"),
+                "objectId": APISchema.string.described("On save: a known point's id replaces that point"),
+            ], required: required))
+}
+
+extension RouteDoc {
+    // MARK: Points
+
+    /// `POST geo/points`.
+    static let savePoint = RouteDoc(
+        "Saves a new point, or replaces the point the body's objectId names.",
+        body: pointBody(required: ["latitude", "longitude"]), json: savedPoint)
+
+    /// `PUT geo/points/:id`.
+    static let replacePoint = RouteDoc(
+        "Replaces a point's position, categories and metadata.",
+        body: pointBody(required: ["latitude", "longitude"]), json: savedPoint)
+
+    /// `PATCH geo/points/:id`.
+    static let updatePoint = RouteDoc(
+        "Changes the members of a point the body names.", body: pointBody(required: []), json: savedPoint)
+
+    /// `DELETE geo/points/:id`.
+    static let deletePoint = RouteDoc("Deletes a point.", json: deleted)
+
+    /// `GET geo/points/:id`.
+    static let point = RouteDoc("Reads a point with its metadata.", json: .ref("GeoPoint"))
+
+    /// `GET geo/points/:id/metadata`.
+    static let pointMetadata = RouteDoc(
+        "Reads a point's metadata, or a cluster's merged metadata (searched again with the query).",
+        query: geoCorners(required: false) + geoSearchQuery, json: .anyObject)
+
+    // MARK: Searches
+
+    /// `GET geo/points`.
+    static let findPoints = RouteDoc(
+        "Finds a page of points (or clusters, or relative matches) by radius, category, metadata and condition.",
+        query: geoSearchQuery + geoRelativeQuery(required: false), json: .array(geoFound))
+
+    /// `GET geo/rect`.
+    static let findInRectangle = RouteDoc(
+        "Finds a page of points (or clusters, or relative matches) in a rectangle.",
+        query: geoCorners(required: true) + geoSearchQuery + geoRelativeQuery(required: false),
+        json: .array(geoFound))
+
+    /// `GET geo/relative/points`.
+    static let relativeFindPoints = RouteDoc(
+        "Finds the points matching at least a share of the given metadata.",
+        query: geoSearchQuery + geoRelativeQuery(required: true), json: .array(.ref("GeoRelativeMatch")))
+
+    /// `GET geo/relative/rect`.
+    static let relativeFindInRectangle = RouteDoc(
+        "Finds the points in a rectangle matching at least a share of the given metadata.",
+        query: geoCorners(required: true) + geoSearchQuery + geoRelativeQuery(required: true),
+        json: .array(.ref("GeoRelativeMatch")))
+
+    /// `GET geo/count`.
+    static let countPoints = RouteDoc(
+        "Counts the points a search finds.", query: geoCorners(required: false) + geoSearchQuery, json: .integer)
+
+    /// `GET geo/clusters/:id/points`.
+    static let clusterPoints = RouteDoc(
+        "Lists a page of a cluster's points (searched again with the query).",
+        query: geoCorners(required: false) + geoSearchQuery, json: .array(.ref("GeoPoint")))
+
+    /// A search's item: a point or cluster, or a relative match when the query asks for one.
+    private static let geoFound = APISchema.either(.ref("GeoPoint"), .ref("GeoRelativeMatch"))
+
+    /// The search parameters every geo search reads (their names match in any case).
+    private static let geoSearchQuery: [QueryParameter] = [
+        QueryParameter("lat", GeoSchemas.latitude, "The center's latitude, with lon"),
+        QueryParameter("lon", GeoSchemas.longitude, "The center's longitude, with lat"),
+        QueryParameter("r", APISchema.number.within(0), "A radius around lat and lon, in units"),
+        QueryParameter("units", .choice(["METERS", "KILOMETERS", "MILES", "YARDS", "FEET"]), "Default METERS"),
+        QueryParameter("categories", .string, "Comma-separated categories (default Default)"),
+        QueryParameter("metadata", .string, "A JSON object every member of which a point's metadata must equal"),
+        QueryParameter("where", .string, "A condition on the metadata"),
+        QueryParameter("whereClause", .string, "The same as where"),
+        QueryParameter("includemetadata", .boolean, "Answer each point's metadata"),
+        QueryParameter("pagesize", APISchema.integer.within(1, 1000), "Items per page (default 100)"),
+        QueryParameter("offset", APISchema.integer.within(0, Double(Int32.max)), "Items to skip"),
+        QueryParameter("dpp", APISchema.number.within(0, 360), "Degrees per pixel: answers clusters"),
+        QueryParameter("clusterGridSize", APISchema.integer.within(1, 100_000), "A cluster cell's side in pixels"),
+        QueryParameter("geoFence", .string, "Only the points inside this fence"),
+    ]
+
+    /// A rectangle's corners (`required` on the rectangle routes; elsewhere `nwlat` makes one).
+    private static func geoCorners(required: Bool) -> [QueryParameter] {
+        [
+            QueryParameter("nwlat", GeoSchemas.latitude, "The north-west corner's latitude", required: required),
+            QueryParameter("nwlon", GeoSchemas.longitude, "The north-west corner's longitude", required: required),
+            QueryParameter("selat", GeoSchemas.latitude, "The south-east corner's latitude", required: required),
+            QueryParameter("selon", GeoSchemas.longitude, "The south-east corner's longitude", required: required),
+        ]
+    }
+
+    /// A relative find's metadata and threshold.
+    private static func geoRelativeQuery(required: Bool) -> [QueryParameter] {
+        [
+            QueryParameter(
+                "relativeFindMetadata", .string, "A JSON object of 1 to 64 members to match", required: required),
+            QueryParameter(
+                "relativeFindPercentThreshold", APISchema.number.within(0, 100), "The share of members a point must match",
+                required: required),
+        ]
+    }
+
+    // MARK: Categories
+
+    /// `GET geo/categories`.
+    static let geoCategories = RouteDoc(
+        "Lists the app's categories with their numbers of points.", json: .array(.ref("GeoCategory")))
+
+    /// `PUT geo/categories/:name`.
+    static let createGeoCategory = RouteDoc(
+        "Creates a category (or reads it if it exists).", json: .ref("GeoCategory"))
+
+    /// `DELETE geo/categories/:name`.
+    static let deleteGeoCategory = RouteDoc(
+        "Deletes a category, removing it from its points and the points only in it.", json: deleted)
+
+    // MARK: Fences
+
+    /// `GET geo/fences`.
+    static let geoFences = RouteDoc(
+        "Lists the app's geofences, or the one named.",
+        query: [QueryParameter("geoFence", .string, "Only the fence of this name")], json: .array(.ref("GeoFence")))
+
+    /// `POST geo/fences`.
+    static let saveGeoFence = RouteDoc(
+        "Saves a geofence, replacing one of the same name (server-code key).",
+        body: .json(
+            .object(
+                [
+                    "geofenceName": APISchema.string.described("1 to 100 characters (or `name`)"),
+                    "type": .choice(["CIRCLE", "RECT", "SHAPE"]),
+                    "nodes": APISchema.array(GeoSchemas.node).described(
+                        "CIRCLE: center and edge; RECT: north-west and south-east; SHAPE: 3 to 1000 corners"),
+                    "onStayDuration": APISchema.integer.within(0, 86_400 * 365),
+                    "actions": APISchema.object(
+                        ["onenter": .anyObject, "onstay": .anyObject, "onexit": .anyObject], closed: true
+                    ).described("The events' actions"),
+                ], required: ["type", "nodes"])),
+        json: .ref("GeoFence"))
+
+    /// `DELETE geo/fences/:name`.
+    static let deleteGeoFence = RouteDoc(
+        "Deletes a geofence with its presence and events (server-code key).", json: deleted)
+
+    /// `GET geo/fences/:name/events`.
+    static let geoFenceEvents = RouteDoc(
+        "Lists a page of the events a geofence's actions recorded (server-code key).",
+        query: [
+            QueryParameter("pagesize", APISchema.integer.within(1, 1000), "Events per page (default 100)"),
+            QueryParameter("offset", APISchema.integer.within(0, Double(Int32.max)), "Events to skip"),
+        ], json: .array(.ref("GeoFenceEvent")))
+
+    /// `POST geo/fence/:event`.
+    static let runGeoFenceAction = RouteDoc(
+        "Runs a geofence's onenter, onstay or onexit action for a point, or every saved point without a body.",
+        query: [QueryParameter("geoFence", .string, "The fence", required: true)],
+        body: .json(
+            .object(["objectId": .string, "latitude": GeoSchemas.latitude, "longitude": GeoSchemas.longitude]),
+            required: false),
+        json: APISchema.integer.described("How many points the action ran for"))
+}

@@ -1,0 +1,175 @@
+/// A JSON Schema (the subset OpenAPI 3.1 descriptions of this API need), written beside a
+/// route to describe its bodies and carried in the ``RouteManifest`` to the gateway, which
+/// publishes it in `openapi.json`. Encodes as the JSON Schema object itself.
+public struct APISchema: Codable, Sendable, Hashable {
+    /// `$ref`: a schema of the document's `components/schemas`.
+    public var ref: String?
+    /// `type`: one JSON type, or several (`["string", "null"]`).
+    public var type: TypeSet?
+    public var format: String?
+    public var description: String?
+    public var properties: [String: APISchema]?
+    public var required: [String]?
+    /// `additionalProperties`: false forbids members beyond `properties`; a schema types them.
+    public var additionalProperties: Member?
+    /// `items`: the schema of every element of an array.
+    public var items: Member?
+    /// `anyOf`: the value matches at least one of these.
+    public var anyOf: [APISchema]?
+    /// `enum`: the strings allowed.
+    public var allowed: [String]?
+    public var minimum: Double?
+    public var maximum: Double?
+    public var minLength: Int?
+    public var maxLength: Int?
+    public var pattern: String?
+
+    enum CodingKeys: String, CodingKey {
+        case ref = "$ref"
+        case allowed = "enum"
+        case type, format, description, properties, required, additionalProperties, items, anyOf
+        case minimum, maximum, minLength, maxLength, pattern
+    }
+
+    /// A schema nested in another by one member (`items`, `additionalProperties`), boxed so the
+    /// struct can hold itself.
+    public indirect enum Member: Codable, Sendable, Hashable {
+        case schema(APISchema)
+        case allowed(Bool)
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let flag = try? container.decode(Bool.self) {
+                self = .allowed(flag)
+            } else {
+                self = .schema(try container.decode(APISchema.self))
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .schema(let schema): try container.encode(schema)
+            case .allowed(let flag): try container.encode(flag)
+            }
+        }
+    }
+
+    /// One JSON type name or a list of them.
+    public struct TypeSet: Codable, Sendable, Hashable {
+        public var names: [String]
+
+        public init(_ names: [String]) { self.names = names }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let name = try? container.decode(String.self) {
+                names = [name]
+            } else {
+                names = try container.decode([String].self)
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            if names.count == 1 { try container.encode(names[0]) } else { try container.encode(names) }
+        }
+    }
+
+    /// A schema of the given JSON types.
+    public init(types: [String] = [], format: String? = nil, description: String? = nil) {
+        self.type = types.isEmpty ? nil : TypeSet(types)
+        self.format = format
+        self.description = description
+    }
+}
+
+extension APISchema {
+    /// Any JSON value.
+    public static let any = APISchema()
+    public static let string = APISchema(types: ["string"])
+    public static let integer = APISchema(types: ["integer"])
+    public static let number = APISchema(types: ["number"])
+    public static let boolean = APISchema(types: ["boolean"])
+    /// Any JSON object.
+    public static let anyObject = APISchema(types: ["object"])
+    /// A binary body (a file's bytes).
+    public static let binary = APISchema(types: ["string"], format: "binary")
+
+    /// The schema `name` of the document's components.
+    public static func ref(_ name: String) -> APISchema {
+        var schema = APISchema()
+        schema.ref = "#/components/schemas/" + name
+        return schema
+    }
+
+    /// An array of `element`.
+    public static func array(_ element: APISchema) -> APISchema {
+        var schema = APISchema(types: ["array"])
+        schema.items = .schema(element)
+        return schema
+    }
+
+    /// An object with these members, of which `required` must be present; others are allowed
+    /// unless `closed`.
+    public static func object(_ properties: [String: APISchema], required: [String] = [], closed: Bool = false)
+        -> APISchema
+    {
+        var schema = APISchema(types: ["object"])
+        schema.properties = properties
+        schema.required = required.isEmpty ? nil : required
+        schema.additionalProperties = closed ? .allowed(false) : nil
+        return schema
+    }
+
+    /// An object whose every member is `value` (a map).
+    public static func map(_ value: APISchema) -> APISchema {
+        var schema = APISchema(types: ["object"])
+        schema.additionalProperties = .schema(value)
+        return schema
+    }
+
+    /// One of these strings.
+    public static func choice(_ values: [String]) -> APISchema {
+        var schema = APISchema.string
+        schema.allowed = values
+        return schema
+    }
+
+    /// Any of these schemas.
+    public static func either(_ schemas: APISchema...) -> APISchema {
+        var schema = APISchema()
+        schema.anyOf = schemas
+        return schema
+    }
+
+    /// This schema, or `null`.
+    public var orNull: APISchema {
+        if let type, ref == nil, anyOf == nil {
+            var schema = self
+            schema.type = TypeSet(type.names + ["null"])
+            return schema
+        }
+        return .either(self, APISchema(types: ["null"]))
+    }
+
+    /// This numeric schema limited to `minimum...maximum` (or from `minimum` up).
+    public func within(_ minimum: Double, _ maximum: Double? = nil) -> APISchema {
+        var schema = self
+        schema.minimum = minimum
+        schema.maximum = maximum
+        return schema
+    }
+
+    /// This numeric schema limited to `range`.
+    public func within(_ range: ClosedRange<Int>) -> APISchema {
+        within(Double(range.lowerBound), Double(range.upperBound))
+    }
+
+    /// This schema with a description.
+    public func described(_ text: String) -> APISchema {
+        var schema = self
+        schema.description = text
+        return schema
+    }
+}

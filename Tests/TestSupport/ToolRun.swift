@@ -1,0 +1,36 @@
+import Foundation
+
+/// A command-line tool run to its end (a validator, a fuzzer), its output kept in a file so a
+/// long report cannot fill a pipe and stall it.
+public struct ToolRun: Sendable {
+    /// Its exit status.
+    public let status: Int32
+    /// What it wrote on standard output and standard error.
+    public let output: String
+
+    /// Runs `arguments` (the first names the tool, found on `PATH`) in the repository and waits for
+    /// it to exit; the caller's time limit bounds the wait.
+    public static func run(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> ToolRun {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let handle = try FileHandle(forWritingTo: log)
+        defer { try? handle.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.currentDirectoryURL = PeerProcess.repository
+        process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
+        process.standardOutput = handle
+        process.standardError = handle
+        let status: Int32 = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+                do { try process.run() } catch { continuation.resume(throwing: error) }
+            }
+        } onCancel: {
+            process.terminate()
+        }
+        return ToolRun(status: status, output: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+}
