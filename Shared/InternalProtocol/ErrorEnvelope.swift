@@ -56,6 +56,10 @@ extension ErrorEnvelope {
         ErrorEnvelope(code: 504, message: "Transfer with \(service.executable) stalled past its idle timeout", status: 504)
     }
 
+    /// 400: a value the database cannot store (a NUL character in text, a number out of range).
+    public static let invalidValue = ErrorEnvelope(
+        code: 400, message: "Invalid value: the request holds a value that cannot be stored or compared", status: 400)
+
     /// 500: something failed that the client cannot fix; details go to the log, never the body.
     public static let internalError = ErrorEnvelope(code: 500, message: "Internal server error", status: 500)
 

@@ -24,15 +24,19 @@ public struct HTTP1AndH2CChannel: HTTPChannelHandler {
     /// answered 431 with the JSON error shape.
     public static let headLimit = 64 << 10
 
+    /// How long an HTTP/1.1 connection may take to send a request head unless told.
+    public static let defaultHeadTimeout = TimeAmount.seconds(30)
+
     /// Creates the channel handler; HTTP/1.1 connections may upgrade to WebSockets as
-    /// `webSockets` decides (none when nil).
+    /// `webSockets` decides (none when nil), and are closed when a request head takes longer
+    /// than `headTimeout` to arrive.
     public init(
         responder: @escaping Responder, configuration: HTTP2ChannelConfiguration = .init(),
-        webSockets: WebSocketUpgrades? = nil
+        webSockets: WebSocketUpgrades? = nil, headTimeout: TimeAmount = defaultHeadTimeout
     ) {
         http1 = HTTP1UpgradableChannel(
             responder: responder, idleTimeout: configuration.streamConfiguration.idleTimeout.map { .nanoseconds($0.nanoseconds) },
-            webSockets: webSockets)
+            headTimeout: headTimeout, webSockets: webSockets)
         http2 = HTTP2Channel(responder: responder, configuration: configuration)
     }
 
@@ -99,13 +103,14 @@ final class HTTP2PrefaceDetector: ChannelInboundHandler, RemovableChannelHandler
 }
 
 extension HTTPServerBuilder {
-    /// HTTP/1.1 (with WebSocket upgrades when `webSockets` is given) and prior-knowledge
-    /// HTTP/2 on one plaintext port.
+    /// HTTP/1.1 (with WebSocket upgrades when `webSockets` is given, request heads due within
+    /// `headTimeout`) and prior-knowledge HTTP/2 on one plaintext port.
     public static func http1AndH2C(
-        configuration: HTTP2ChannelConfiguration = .init(), webSockets: WebSocketUpgrades? = nil
+        configuration: HTTP2ChannelConfiguration = .init(), webSockets: WebSocketUpgrades? = nil,
+        headTimeout: TimeAmount = HTTP1AndH2CChannel.defaultHeadTimeout
     ) -> HTTPServerBuilder {
         .init { responder in
-            HTTP1AndH2CChannel(responder: responder, configuration: configuration, webSockets: webSockets)
+            HTTP1AndH2CChannel(responder: responder, configuration: configuration, webSockets: webSockets, headTimeout: headTimeout)
         }
     }
 }

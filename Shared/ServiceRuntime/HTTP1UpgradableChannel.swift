@@ -53,7 +53,10 @@ struct HTTP1UpgradableChannel: Sendable {
 
     let responder: HTTPChannelHandler.Responder
     let idleTimeout: Duration?
+    /// How long a connection may take to send a request head (``RequestHeadDeadline``).
+    let headTimeout: TimeAmount
     private static let malformedHandlerName = "malformed-request-responder"
+    private static let headDeadlineName = "request-head-deadline"
     let webSockets: WebSocketUpgrades?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -86,6 +89,7 @@ struct HTTP1UpgradableChannel: Sendable {
             // After the upgrade handler, so it sees the decoder's refusals of a first request too.
             try channel.pipeline.syncOperations.addHandler(
                 MalformedRequestResponder(headLimit: HTTP1AndH2CChannel.headLimit), name: Self.malformedHandlerName)
+            try channel.pipeline.syncOperations.addHandler(RequestHeadDeadline(limit: headTimeout), name: Self.headDeadlineName)
             return Value(outcome: outcome, decision: decision, channel: channel)
         }
     }
@@ -161,6 +165,7 @@ struct HTTP1UpgradableChannel: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     // The refusal handler speaks HTTP; from here on the connection carries frames.
                     channel.pipeline.syncOperations.removeHandler(name: Self.malformedHandlerName, promise: nil)
+                    channel.pipeline.syncOperations.removeHandler(name: Self.headDeadlineName, promise: nil)
                     guard case .upgrade(let relay, _) = decision.withLockedValue({ $0 }) else {
                         throw ChannelError.inappropriateOperationForState
                     }

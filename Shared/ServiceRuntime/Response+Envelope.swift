@@ -3,6 +3,7 @@ import Hummingbird
 import InternalProtocol
 import Logging
 import NIOCore
+import PostgresNIO
 
 extension Response {
     /// A JSON response with the given status.
@@ -56,11 +57,16 @@ extension Response {
 
 extension ErrorEnvelope {
     /// Maps any error to the envelope a client sees: envelopes pass through, Hummingbird's own
-    /// HTTP errors keep their status, anything else is a logged 500 without details.
+    /// HTTP errors keep their status, PostgreSQL data exceptions are 400, anything else is a logged
+    /// 500 without details.
     public static func from(_ error: any Error) -> ErrorEnvelope? {
         switch error {
         case let envelope as ErrorEnvelope:
             return envelope
+        case let database as PSQLError where database.serverInfo?[.sqlState]?.hasPrefix("22") == true:
+            // A data exception: a value from the request PostgreSQL cannot take (a NUL character
+            // in text, a number out of range), whichever service bound it.
+            return .invalidValue
         case let http as HTTPError:
             if http.status == .contentTooLarge {
                 return ErrorEnvelope(code: 413, message: "Request body too large", status: 413)

@@ -22,7 +22,7 @@ import TestSupport
                     "--checks", "not_a_server_error,response_schema_conformance", "--max-examples", Self.examples,
                     "--seed", "20261126", "--workers", "1", "--request-timeout", "90", "--suppress-health-check", "all",
                     "--generation-database", "none", "--no-color",
-                ])
+                ], environment: ["HYPOTHESIS_STORAGE_DIRECTORY": FileManager.default.temporaryDirectory.appendingPathComponent("hypothesis").path])
                 #expect(run.status == 0, "\(run.output.suffix(12_000))")
                 #expect(run.output.contains(" passed") && !run.output.contains(" failed,"), "\(run.output.suffix(4_000))")
             }

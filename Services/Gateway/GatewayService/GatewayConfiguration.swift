@@ -45,6 +45,9 @@ public struct GatewayConfiguration: Sendable {
     public var corsOrigins: [String]
     /// Deadline of each readiness call made by `/info`, in milliseconds.
     public var infoDeadlineMilliseconds: Int
+    /// How long a client connection may take to send a request head (slowloris), and stay idle
+    /// between requests, before it is closed.
+    public var headTimeoutMilliseconds: Int
     /// Seconds between two rounds of asking the services for their route manifests.
     public var routesRefreshSeconds: Int
     /// files-service's local store, read by the gateway for downloads.
@@ -68,6 +71,7 @@ public struct GatewayConfiguration: Sendable {
         let origins = gateway.string(forKey: "corsOrigins", default: "*")
         corsOrigins = origins == "*" ? [] : origins.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         infoDeadlineMilliseconds = gateway.int(forKey: "infoDeadlineMs", default: 2_000)
+        headTimeoutMilliseconds = max(100, gateway.int(forKey: "headTimeoutMs", default: 30_000))
         routesRefreshSeconds = max(1, gateway.int(forKey: "routesRefreshSeconds", default: 30))
         filesRoot = gateway.string(forKey: "filesRoot").flatMap { $0.isEmpty ? nil : $0 }
         realTimeURL = gateway.string(forKey: "rtUrl").flatMap { $0.isEmpty ? nil : $0.hasSuffix("/") ? String($0.dropLast()) : $0 }

@@ -51,7 +51,8 @@ public enum GatewayService {
         let publicServer = Application(
             router: publicRouter,
             server: .http1AndH2C(
-                webSockets: webSocketUpgrades(router: publicRouter, maximumFrameSize: maximumWebSocketFrame)),
+                webSockets: webSocketUpgrades(router: publicRouter, maximumFrameSize: maximumWebSocketFrame),
+                headTimeout: .milliseconds(Int64(configuration.headTimeoutMilliseconds))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gateway"),
             onServerRunning: { channel in await ports.bound(.publicAPI, channel.localAddress?.port ?? 0) },
             logger: logger)
