@@ -8,9 +8,11 @@ public struct ToolRun: Sendable {
     /// What it wrote on standard output and standard error.
     public let output: String
 
-    /// Runs `arguments` (the first names the tool, found on `PATH`) in the repository and waits for
-    /// it to exit; the caller's time limit bounds the wait.
-    public static func run(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> ToolRun {
+    /// Runs `arguments` (the first names the tool, found on `PATH`) in `directory` (the
+    /// repository unless told) and waits for it to exit; the caller's time limit bounds the wait.
+    public static func run(
+        _ arguments: [String], environment extra: [String: String] = [:], directory: URL = PeerProcess.repository
+    ) async throws -> ToolRun {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
@@ -19,7 +21,7 @@ public struct ToolRun: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
-        process.currentDirectoryURL = PeerProcess.repository
+        process.currentDirectoryURL = directory
         process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         process.standardOutput = handle
         process.standardError = handle
