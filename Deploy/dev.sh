@@ -5,7 +5,8 @@
 # .local/state/dev.env for scripts and benchmarks. Unless BAAS_SMTP_HOST names a relay, a local
 # mail catcher (Deploy/smtp-sink.py) receives the system's email as JSON files under
 # .local/dev/mail. A process that fails is started again with backoff (Deploy/lib/supervise.sh);
-# Ctrl-C stops everything.
+# Ctrl-C stops everything. BAAS_DEV_STATE moves the state (default .local/dev) and
+# BAAS_DEV_ENV_FILE the shell lines (default .local/state/dev.env), as the fault suite does.
 #   Deploy/dev.sh [debug|release]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,8 @@ source Deploy/lib/common.sh
 source Deploy/lib/supervise.sh
 
 configuration=${1:-debug}
-state=$PWD/.local/dev
+state=${BAAS_DEV_STATE:-$PWD/.local/dev}
+env_file=${BAAS_DEV_ENV_FILE:-.local/state/dev.env}
 pg_port=${BAAS_DEV_POSTGRES_PORT:-55432}
 gateway_port=${BAAS_GATEWAY_PORT:-8080}
 backends=(users-service data-service relations-service messaging-service files-service geo-service)
@@ -85,11 +87,11 @@ done
 curl -fs "$url/$BAAS_APP_ID/$BAAS_REST_KEY/info" | grep -q '"ready":true' \
   || { tail -5 "$state"/logs/*.log >&2; die "the services did not become ready (logs in $state/logs)"; }
 
-mkdir -p .local/state
+mkdir -p "$(dirname "$env_file")"
 ( umask 077
   printf 'export BAAS_URL=%s BAAS_APP_ID=%s BAAS_REST_KEY=%s BAAS_JS_KEY=%s BAAS_ANDROID_KEY=%s BAAS_IOS_KEY=%s BAAS_DOTNET_KEY=%s BAAS_AS_KEY=%s BAAS_SERVER_KEY=%s\n' \
     "$url" "$BAAS_APP_ID" "$BAAS_REST_KEY" "$BAAS_JS_KEY" "$BAAS_ANDROID_KEY" "$BAAS_IOS_KEY" "$BAAS_DOTNET_KEY" \
-    "$BAAS_AS_KEY" "$BAAS_SERVER_KEY" > .local/state/dev.env )
+    "$BAAS_AS_KEY" "$BAAS_SERVER_KEY" > "$env_file" )
 
 cat <<BANNER
 
@@ -99,7 +101,7 @@ cat <<BANNER
   REST key        $BAAS_REST_KEY
   Server-code key $BAAS_SERVER_KEY
   Try:            curl $url/$BAAS_APP_ID/$BAAS_REST_KEY/info
-  Shell lines:    source .local/state/dev.env
+  Shell lines:    source $env_file
   Email:          $mail
   Logs:           $state/logs/   A process that fails is restarted; Ctrl-C stops everything.
 

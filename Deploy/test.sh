@@ -61,3 +61,9 @@ swift build --product messaging-service
 swift build --product gateway
 export BAAS_TEST_BIN_DIR; BAAS_TEST_BIN_DIR=$(swift build --show-bin-path)
 swift test "$@"
+# The fault suite in its bounded form (one kill -9, one PostgreSQL restart, one silent service)
+# against the system as separate processes; `python3 Tests/Faults/faults.py` runs every kill.
+# Recovery is bounded by 2 s in the full run, with slack here for a loaded machine.
+if [ $# -eq 0 ]; then
+  BAAS_FAULT_RECOVERY_SECONDS=${BAAS_FAULT_RECOVERY_SECONDS:-10} python3 Tests/Faults/faults.py --bounded
+fi

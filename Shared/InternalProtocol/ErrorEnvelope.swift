@@ -46,6 +46,10 @@ extension ErrorEnvelope {
         ErrorEnvelope(code: 503, message: "Service \(service.executable) is unavailable", status: 503)
     }
 
+    /// 503: the service cannot reach its database (an outage, a restart).
+    public static let databaseUnavailable = ErrorEnvelope(
+        code: 503, message: "The database is unreachable; try again shortly", status: 503)
+
     /// 504: the request's deadline passed before a service answered.
     public static func deadlineExceeded(_ service: ServiceName) -> ErrorEnvelope {
         ErrorEnvelope(code: 504, message: "Service \(service.executable) did not answer in time", status: 504)

@@ -66,6 +66,17 @@ public struct DatabaseConfiguration: Sendable, Equatable {
     }
 }
 
+extension DatabaseConfiguration {
+    /// The same server as a single connection's configuration (outside the pool).
+    public var connectionConfiguration: PostgresConnection.Configuration {
+        if host.hasPrefix("/") {
+            return .init(
+                unixSocketPath: "\(host)/.s.PGSQL.\(port)", username: username, password: password, database: database)
+        }
+        return .init(host: host, port: port, username: username, password: password, database: database, tls: .disable)
+    }
+}
+
 extension PostgresClient {
     /// Gives a pool whose `run()` was just started a moment to start: PostgresNIO warns when a
     /// connection is leased before `run()` is under way, and offers no way to wait for it.

@@ -89,6 +89,7 @@ extension BackendService {
         let readiness = DatabaseReadiness(
             service: name, database: database,
             timeout: .milliseconds(configuration.readinessTimeoutMilliseconds), logger: logger)
+        let health = DatabaseHealth(configuration: configuration.database, logger: logger)
         var operations = OperationRegistry()
         var routes = PublicRoutes(service: name)
         try register(operations: &operations, routes: &routes, environment: environment)
@@ -98,7 +99,7 @@ extension BackendService {
             service: name, host: configuration.bindHost, port: configuration.rpcPort, tls: tls,
             registry: operations, routes: routes, ports: ports,
             defaultTimeout: .milliseconds(Int64(configuration.internalTimeoutMilliseconds)),
-            filesPublicURL: configuration.filesPublicURL, logger: logger)
+            filesPublicURL: configuration.filesPublicURL, health: health, logger: logger)
         let migrated = MigrationGate()
         if configuration.migrateOnStart {
             let runners = migrationRunners
@@ -114,7 +115,7 @@ extension BackendService {
             service: name, host: configuration.bindHost, port: configuration.opsPort, ports: ports, logger: logger,
             readiness: readiness.check)
         return ServiceParts(
-            services: [database, peers] + environment.background.all.map { GatedService(gate: migrated, service: $0) }
+            services: [database, health, peers] + environment.background.all.map { GatedService(gate: migrated, service: $0) }
                 + [rpc, operationsServer], ports: ports)
     }
 }

@@ -3,6 +3,7 @@ import HummingbirdHTTP2
 import InternalProtocol
 import Logging
 import NIOCore
+import PostgresSupport
 
 /// The internal server of a backend over HTTP/2 with TLS 1.3 and a required client certificate
 /// (HTTP/1.1 remains possible over the same TLS, for tools): `POST /rpc/{operation}` for typed
@@ -16,19 +17,21 @@ public enum RPCServer {
     public static func make(
         service: ServiceName, host: String, port: Int, tls: TLSMaterial, registry: OperationRegistry,
         routes: PublicRoutes, ports: BoundPorts, defaultTimeout: TimeAmount, filesPublicURL: String = "http://localhost:8080",
-        logger: Logger
+        health: DatabaseHealth? = nil, logger: Logger
     ) throws -> App {
         let router = Router(context: RPCRequestContext.self)
         router.middlewares.add(MetricsMiddleware())
         router.middlewares.add(RPCEdgeMiddleware(defaultTimeout: defaultTimeout, filesPublicURL: filesPublicURL))
         router.post("/rpc/:operation") { request, context in
             let operation = try context.parameters.require("operation")
+            // Operations other than the system's need the database: refused at once without it.
+            if let health, !health.isReachable, !operation.hasPrefix("system.") { throw ErrorEnvelope.databaseUnavailable }
             return try await registry.respond(to: request, operation: operation, context: context)
         }
         let slot = RouterSlot()
         let calls = CallLaneServer(router: slot)
         router.get(RouterPath(CallLaneServer.path)) { request, context in calls.response(request, context: context) }
-        routes.register(on: router)
+        routes.register(on: router, health: health)
         let responder = router.buildResponder()
         slot.set(responder)
         return Application(

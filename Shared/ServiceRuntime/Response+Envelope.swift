@@ -67,6 +67,10 @@ extension ErrorEnvelope {
             // A data exception: a value from the request PostgreSQL cannot take (a NUL character
             // in text, a number out of range), whichever service bound it.
             return .invalidValue
+        case _ where String(reflecting: type(of: error)) == "_ConnectionPoolModule.ConnectionPoolError":
+            // PostgresNIO's pool gave up connecting (its circuit breaker, a minute into an
+            // outage); the type lives in a module this package does not import.
+            return .databaseUnavailable
         case let http as HTTPError:
             if http.status == .contentTooLarge {
                 return ErrorEnvelope(code: 413, message: "Request body too large", status: 413)

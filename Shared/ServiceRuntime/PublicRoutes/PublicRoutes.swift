@@ -1,6 +1,7 @@
 import Hummingbird
 import InternalProtocol
 import NIOCore
+import PostgresSupport
 
 /// A service's public routes, declared once: each declaration registers its handler on the
 /// service's Hummingbird router (under ``PublicRequestContext``) and becomes an entry of the
@@ -80,9 +81,11 @@ public struct PublicRoutes: Sendable {
         entries.append(Entry(descriptor: descriptor, responder: responder))
     }
 
-    /// Registers every handler on the internal server's router.
-    func register(on router: Router<RPCRequestContext>) {
+    /// Registers every handler on the internal server's router; with `health`, requests are
+    /// refused at once while the database cannot be reached.
+    func register(on router: Router<RPCRequestContext>, health: DatabaseHealth? = nil) {
         let group = router.group(context: PublicRequestContext.self)
+        if let health { group.add(middleware: DatabaseGate(health: health)) }
         for entry in entries {
             let method = HTTPRequest.Method(entry.descriptor.method)!
             group.on(RouterPath("/" + entry.descriptor.path), method: method, use: entry.responder)
