@@ -28,7 +28,7 @@ def main():
     parser.add_argument("--configuration", default="release")
     parser.add_argument("--out", default=str(pathlib.Path(__file__).resolve().parent / "results" / "soak.json"))
     arguments = parser.parse_args()
-    environment = {"BAAS_USERS_BCRYPT_COST": os.environ.get("BAAS_USERS_BCRYPT_COST", "10")}
+    environment = {key: value for key, value in os.environ.items() if key.startswith(("BAAS_", "MALLOC_"))}
     with DevSystem(".local/soak", pg_port=55437, gateway_port=8290, configuration=arguments.configuration,
                    environment=environment) as system:
         token = prepare(system)

@@ -28,6 +28,8 @@ bin=$(build_project "$configuration" | tail -1)
 export BAAS_POSTGRES_HOST=127.0.0.1 BAAS_POSTGRES_PORT=$pg_port BAAS_POSTGRES_USER=baas
 export BAAS_POSTGRES_DATABASE=baas BAAS_POSTGRES_PASSWORD; BAAS_POSTGRES_PASSWORD=$(cat "$state/pg/password")
 export BAAS_PKI_DIR=$state/pki BAAS_GATEWAY_PORT=$gateway_port
+# Two malloc arenas, as the image sets them (see Deploy/Dockerfile).
+export MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2}
 # The key that seals stored secrets (push credentials): made once, kept with the dev state.
 [ -s "$state/secrets.key" ] || (umask 077 && head -c 32 /dev/urandom | base64 > "$state/secrets.key")
 export BAAS_SECRETS_KEY=${BAAS_SECRETS_KEY:-$(cat "$state/secrets.key")}

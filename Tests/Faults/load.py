@@ -10,6 +10,8 @@ import time
 import urllib.parse
 
 TABLE = "FaultLoad"
+# Accounts the soak logs in as, in turn.
+ACCOUNTS = 6
 
 
 def prepare(system):
@@ -18,7 +20,8 @@ def prepare(system):
     prefix = system.url + system.prefix()
     request(prefix + f"/data/{TABLE}/properties", "POST",
             [{"name": "n", "type": "INT"}, {"name": "rel", "type": "DATA_REF", "relatedTable": TABLE}])
-    request(prefix + "/users/register", "POST", {"email": "load@example.com", "password": "pw"})
+    for account in ["load"] + [f"load{n}" for n in range(ACCOUNTS)]:
+        request(prefix + "/users/register", "POST", {"email": f"{account}@example.com", "password": "pw"})
     status, login = request(prefix + "/users/login", "POST", {"login": "load@example.com", "password": "pw"})
     assert status == 200, login
     request(prefix + "/geo/categories/load", "PUT")
@@ -42,9 +45,12 @@ class Load:
         self.token = token
         self.connections = connections
         self.think = think
-        # The soak's mix adds logins and subscriptions polled for their messages.
+        # The soak's mix adds logins and subscriptions polled for their messages. Logins are
+        # paced under users-service's limits (10 a minute per account, 60 per client address).
         self.soak = soak
         self.subscriptions = []
+        self.next_login = 0.0
+        self.logins = 0
         self.records = []
         self.acked = []
         self.lock = threading.Lock()
@@ -79,7 +85,14 @@ class Load:
                         ("relations", "GET", f"/data/{TABLE}/{known}/rel", None),
                         ("data", "PUT", f"/data/{TABLE}/{known}", {"n": random.randrange(1_000_000)})]
         if self.soak:
-            choices.append(("users", "POST", "/users/login", {"login": "load@example.com", "password": "pw"}))
+            with self.lock:
+                due = time.monotonic() >= self.next_login
+                if due:
+                    self.next_login = time.monotonic() + 1.25
+                    self.logins += 1
+            if due:
+                account = f"load{self.logins % ACCOUNTS}@example.com"
+                return [("users", "POST", "/users/login", {"login": account, "password": "pw"})]
             if len(self.subscriptions) < 200:
                 choices.append(("messaging", "POST", "/messaging/load/subscribe", {}))
             if self.subscriptions:
