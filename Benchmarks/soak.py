@@ -1,7 +1,7 @@
 """The soak: the whole system as separate processes (Deploy/dev.sh under .local/soak) under a
 mixed load from `--connections` keep-alive connections for `--minutes`: object writes, updates
 and reads, relations, logins and token checks, publishing, subscriptions polled for messages, geo
-and file listings (Tests/Faults/load.py). It reports, and checks: no answer 5xx, no acknowledged
+and file listings (Tests/Faults/load.py). It reports, and checks: no answer 5xx or 4xx, no process restarted, no acknowledged
 write lost (each read back at the end), and flat memory: every process's resident size at the end
 within 10 % of its size at the end of minute 2. Figures go to stdout and Benchmarks/results/soak.json.
 
@@ -36,11 +36,13 @@ def main():
         started = time.monotonic()
         load.start()
         samples = []
+        pids = []
         try:
             while time.monotonic() - started < arguments.minutes * 60:
                 time.sleep(10)
                 elapsed = time.monotonic() - started
-                samples.append({"second": round(elapsed), **{p: system.resident_kib(p) for p in PROCESSES}})
+                samples.append({"second": round(elapsed), **{p: system.resident_kib(p) or 0 for p in PROCESSES}})
+                pids.append({p: system.pid(p) for p in PROCESSES})
                 window = load.between(time.monotonic() - 10, time.monotonic())
                 print(f"{elapsed / 60:5.1f} min  {len(window) / 10:7.0f} req/s  "
                       f"gateway {samples[-1]['gateway'] / 1024:.1f} MiB  data {samples[-1]['data-service'] / 1024:.1f} MiB",
@@ -48,18 +50,24 @@ def main():
         finally:
             load.stop()
         lost = missing_writes(system, load.acked)
-    report(arguments, load, samples, lost)
+    report(arguments, load, samples, lost, pids)
 
 
-def report(arguments, load, samples, lost):
+def report(arguments, load, samples, lost, pids):
     statuses = collections.Counter(record[2] for record in load.records)
     by_service = collections.Counter(record[1] for record in load.records)
     failures = []
     server_errors = sum(count for status, count in statuses.items() if status >= 500 or status == 0)
     if server_errors:
         failures.append(f"{server_errors} answers were 5xx or no answer: {dict(statuses)}")
+    other = sum(count for status, count in statuses.items() if 400 <= status < 500)
+    if other:
+        failures.append(f"{other} answers were 4xx: the mix should never be refused")
     if lost:
         failures.append(f"{len(lost)} acknowledged writes lost")
+    restarted = [p for p in PROCESSES if len({entry[p] for entry in pids}) > 1]
+    if restarted:
+        failures.append(f"restarted during the soak: {restarted}")
     minute_two = next((s for s in samples if s["second"] >= 120), None)
     memory = {}
     for process in PROCESSES:

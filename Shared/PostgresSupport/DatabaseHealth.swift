@@ -17,6 +17,8 @@ public final class DatabaseHealth: Service, Sendable {
     private let probeTimeout: Duration
     private let logger: Logger
     private let reachable = Atomic<Bool>(true)
+    /// Who waits for the next outage (``racing(_:)``), by a number of their own.
+    private let waiters = Mutex<(next: Int, waiting: [Int: CheckedContinuation<Void, Never>])>((0, [:]))
 
     /// Watches the server `configuration` names.
     public init(
@@ -96,9 +98,55 @@ public final class DatabaseHealth: Service, Sendable {
         }
     }
 
+    /// `body`, failed with `unreachable` as soon as the database is found unreachable while it
+    /// runs (what a request waiting on the pool would otherwise wait out). It costs a task group,
+    /// so only requests without a deadline of their own (streams) use it.
+    public func racing<Result: Sendable>(
+        unreachable: any Error, _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        guard isReachable else { throw unreachable }
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                await self.untilUnreachable()
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let result = first else { throw unreachable }
+            return result
+        }
+    }
+
+    /// Returns once the database is found unreachable, or when the task is cancelled.
+    private func untilUnreachable() async {
+        let number = waiters.withLock { state in
+            state.next += 1
+            return state.next
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = waiters.withLock { state in
+                    guard isReachable, !Task.isCancelled else { return true }
+                    state.waiting[number] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            waiters.withLock { $0.waiting.removeValue(forKey: number) }?.resume()
+        }
+    }
+
     private func mark(reachable now: Bool) {
         let before = reachable.exchange(now, ordering: .relaxed)
         guard before != now else { return }
+        if !now {
+            let waiting = waiters.withLock { state in
+                defer { state.waiting = [:] }
+                return state.waiting.values
+            }
+            for continuation in waiting { continuation.resume() }
+        }
         if now {
             logger.notice("database reachable again")
         } else {

@@ -18,6 +18,7 @@ public struct HTTP1AndH2CChannel: HTTPChannelHandler {
 
     private let http1: HTTP1UpgradableChannel
     private let http2: HTTP2Channel
+    private let headTimeout: TimeAmount
     public var responder: Responder { http1.responder }
 
     /// The most bytes an HTTP/1.1 request line and headers may take; beyond it the request is
@@ -38,6 +39,7 @@ public struct HTTP1AndH2CChannel: HTTPChannelHandler {
             responder: responder, idleTimeout: configuration.streamConfiguration.idleTimeout.map { .nanoseconds($0.nanoseconds) },
             headTimeout: headTimeout, webSockets: webSockets)
         http2 = HTTP2Channel(responder: responder, configuration: configuration)
+        self.headTimeout = headTimeout
     }
 
     public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -52,6 +54,10 @@ public struct HTTP1AndH2CChannel: HTTPChannelHandler {
             }
             try channel.pipeline.syncOperations.addHandler(HTTP2PrefaceDetector())
             try channel.pipeline.syncOperations.addHandler(negotiation)
+            // A client that sends nothing, or never completes the first bytes that choose the
+            // protocol, is closed like one that never completes a request head.
+            let silent = channel.eventLoop.scheduleTask(in: headTimeout) { channel.close(promise: nil) }
+            negotiation.protocolNegotiationResult.whenComplete { _ in silent.cancel() }
             return Value(negotiated: negotiation.protocolNegotiationResult, channel: channel)
         }
     }

@@ -16,6 +16,11 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let limit: TimeAmount
     private var timer: Scheduled<Void>?
+    /// Requests whose head arrived and whose answer has not been written out (more than one when
+    /// a client pipelines).
+    private var answering = 0
+    /// Once out of the pipeline (a WebSocket took the connection), it times nothing.
+    private var removed = false
 
     init(limit: TimeAmount) {
         self.limit = limit
@@ -31,6 +36,7 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        removed = true
         stop()
     }
 
@@ -40,13 +46,26 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) { stop() }
+        if case .head = unwrapInboundIn(data) {
+            answering += 1
+            stop()
+        }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { start(context) }
-        context.write(data, promise: promise)
+        guard case .end = unwrapOutboundIn(data) else { return context.write(data, promise: promise) }
+        // Timed from the moment the answer's end has left, not when it was queued: closing
+        // earlier would drop what a slow reader has not taken yet.
+        let written = promise ?? context.eventLoop.makePromise()
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        written.futureResult.whenSuccess {
+            let (handler, context) = loopBound.value
+            guard !handler.removed else { return }
+            handler.answering = max(0, handler.answering - 1)
+            if handler.answering == 0 { handler.start(context) }
+        }
+        context.write(data, promise: written)
     }
 
     private func start(_ context: ChannelHandlerContext) {

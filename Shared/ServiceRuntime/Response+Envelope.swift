@@ -56,6 +56,14 @@ extension Response {
 }
 
 extension ErrorEnvelope {
+    /// A connection to PostgreSQL that failed or was ended (the server stopping: SQLSTATE class 08,
+    /// 57P01–57P03), which a request meets before the database's health check does.
+    static func isLostDatabase(_ error: PSQLError) -> Bool {
+        if [.connectionError, .serverClosedConnection, .clientClosedConnection].contains(error.code) { return true }
+        guard let state = error.serverInfo?[.sqlState] else { return false }
+        return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+    }
+
     /// Maps any error to the envelope a client sees: envelopes pass through, Hummingbird's own
     /// HTTP errors keep their status, PostgreSQL data exceptions are 400, anything else is a logged
     /// 500 without details.
@@ -63,10 +71,14 @@ extension ErrorEnvelope {
         switch error {
         case let envelope as ErrorEnvelope:
             return envelope
+        case let transaction as PostgresTransactionError:
+            return transaction.closureError.flatMap(from) ?? transaction.beginError.flatMap(from)
         case let database as PSQLError where database.serverInfo?[.sqlState]?.hasPrefix("22") == true:
             // A data exception: a value from the request PostgreSQL cannot take (a NUL character
             // in text, a number out of range), whichever service bound it.
             return .invalidValue
+        case let database as PSQLError where Self.isLostDatabase(database):
+            return .databaseUnavailable
         case _ where String(reflecting: type(of: error)) == "_ConnectionPoolModule.ConnectionPoolError":
             // PostgresNIO's pool gave up connecting (its circuit breaker, a minute into an
             // outage); the type lives in a module this package does not import.

@@ -88,7 +88,17 @@ public struct PublicRoutes: Sendable {
         if let health { group.add(middleware: DatabaseGate(health: health)) }
         for entry in entries {
             let method = HTTPRequest.Method(entry.descriptor.method)!
-            group.on(RouterPath("/" + entry.descriptor.path), method: method, use: entry.responder)
+            var responder = entry.responder
+            if let health, entry.descriptor.transfer == .streamed {
+                // A stream has no deadline: one waiting on the database when it goes away is
+                // refused then, not when it comes back.
+                responder = { request, context in
+                    try await health.racing(unreachable: ErrorEnvelope.databaseUnavailable) {
+                        try await entry.responder(request, context)
+                    }
+                }
+            }
+            group.on(RouterPath("/" + entry.descriptor.path), method: method, use: responder)
         }
         guard !sockets.isEmpty else { return }
         let lanes = SocketLaneServer(routes: sockets)
