@@ -1,3 +1,4 @@
+import Glibc
 import NIOCore
 import NIOPosix
 
@@ -24,10 +25,18 @@ public enum RawConnection {
     public struct Inbound: Sendable {
         let stream: NIOAsyncChannelInboundStream<ByteBuffer>
 
-        /// Everything the server sends until it closes the connection.
-        public func untilClosed() async throws -> String {
+        /// Everything the server sends until it closes the connection (or the first `limit` bytes).
+        /// A reset counts as a close: a server closing while this client still writes resets.
+        public func untilClosed(limit: Int = .max) async throws -> String {
             var received = ByteBuffer()
-            for try await var chunk in stream { received.writeBuffer(&chunk) }
+            do {
+                for try await var chunk in stream {
+                    received.writeBuffer(&chunk)
+                    guard received.readableBytes < limit else { break }
+                }
+            } catch let error as IOError where error.errnoCode == ECONNRESET {
+                return String(buffer: received)
+            }
             return String(buffer: received)
         }
     }
@@ -38,7 +47,12 @@ public enum RawConnection {
 
         /// Writes `text`; throws once the server has closed the connection.
         public func write(_ text: String) async throws {
-            try await writer.write(ByteBuffer(string: text))
+            try await write(ByteBuffer(string: text))
+        }
+
+        /// Writes `bytes`; throws once the server has closed the connection.
+        public func write(_ bytes: ByteBuffer) async throws {
+            try await writer.write(bytes)
         }
 
         /// Ends this side of the connection (a half-close).
