@@ -55,7 +55,7 @@ public struct ContainerPermissionRoutes<Operation: PermissionOperation & CaseIte
 
     public func add(to routes: inout PublicRoutes) {
         let base = "\(path)/:\(parameter)/permissions"
-        PermissionSchemas.register(into: &routes)
+        routes.publish(PermissionSchemas.all)
         routes.add(.get, base, options: options, doc: .containerPermissions) { call in
             .json(try await table.list(app: call.identity.appId, container: try container(call)))
         }

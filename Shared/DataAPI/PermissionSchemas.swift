@@ -24,8 +24,4 @@ public enum PermissionSchemas {
     /// Every permission schema by name.
     public static let all: [String: APISchema] = ["PermissionCell": cell, "PermissionRules": rules]
 
-    /// Publishes the permission schemas with `routes`.
-    public static func register(into routes: inout PublicRoutes) {
-        routes.schemas.merge(all) { _, new in new }
-    }
 }

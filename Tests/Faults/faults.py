@@ -54,14 +54,13 @@ class Run:
         print(f"  {line}", flush=True)
 
 
-def probe_path(system, service, token):
-    label, path = PROBES[service]
-    return label, system.url + system.prefix() + path.format(seed=SEED[0])
+def probe_url(system, service):
+    return system.url + system.prefix() + PROBES[service][1].format(seed=SEED[0])
 
 
-def wait_until_answering(system, service, token, limit):
+def wait_until_answering(system, service, limit):
     """Seconds until the service's probe answers 200 (None after `limit`)."""
-    label, url = probe_path(system, service, token)
+    url = probe_url(system, service)
     started = time.monotonic()
     while time.monotonic() - started < limit:
         if request(url, timeout=5)[0] == 200:
@@ -70,12 +69,18 @@ def wait_until_answering(system, service, token, limit):
     return None
 
 
-def kill(run, system, load, service, token):
+def send_signal(system, service, number, what):
+    """Sends `number` to the service's process: its pid and when."""
+    print(f"{service}: {what}", flush=True)
+    pid = system.pid(service)
+    sent = time.monotonic()
+    os.kill(pid, number)
+    return pid, sent
+
+
+def kill(run, system, load, service):
     label = PROBES[service][0]
-    print(f"kill -9 {service}", flush=True)
-    old = system.pid(service)
-    killed = time.monotonic()
-    os.kill(old, signal.SIGKILL)
+    old, killed = send_signal(system, service, signal.SIGKILL, "kill -9")
     new = None
     while new is None or new == old:
         if time.monotonic() - killed > 60:
@@ -84,7 +89,7 @@ def kill(run, system, load, service, token):
         new = system.pid(service)
         time.sleep(0.02)
     restarted = time.monotonic()
-    recovery = wait_until_answering(system, service, token, 60)
+    recovery = wait_until_answering(system, service, 60)
     recovered = time.monotonic()
     time.sleep(1)
     run.check(recovery is not None, f"{service}: its paths did not answer within 60 s of its restart")
@@ -106,14 +111,14 @@ def kill(run, system, load, service, token):
               f"{service}: other paths answered {sorted({(r[1], r[2]) for r in bystanders if r[2] != 200})}")
 
 
-def postgres(run, system, load, token, second):
+def postgres(run, system, load, second):
     print(f"PostgreSQL stopped for {run.arguments.outage_seconds} s", flush=True)
     stopped = time.monotonic()
     system.postgres("pg_stop")
     time.sleep(run.arguments.outage_seconds)
     system.postgres("pg_start")
     started = time.monotonic()
-    waits = [wait_until_answering(system, service, token, 60) for service in BACKENDS]
+    waits = [wait_until_answering(system, service, 60) for service in BACKENDS]
     recovered = time.monotonic()
     run.check(all(w is not None for w in waits), "a service did not answer within 60 s of the restart")
     run.report(f"PostgreSQL back after {started - stopped:.1f} s; every service answering {recovered - started:.2f} s later")
@@ -161,16 +166,13 @@ def sessions_reach(run, system, second):
     run.check(ended == 401, f"the second gateway still took a logged-out token (LISTEN not back): {ended}")
 
 
-def silent(run, system, load, service, token):
+def silent(run, system, load, service):
     label = PROBES[service][0]
-    print(f"{service} accepts connections and never answers (SIGSTOP)", flush=True)
-    pid = system.pid(service)
-    stopped = time.monotonic()
-    os.kill(pid, signal.SIGSTOP)
+    pid, stopped = send_signal(system, service, signal.SIGSTOP, "accepts connections and never answers (SIGSTOP)")
     time.sleep(INTERNAL_DEADLINE_SECONDS * 3)
     resumed = time.monotonic()
     os.kill(pid, signal.SIGCONT)
-    wait_until_answering(system, service, token, 60)
+    wait_until_answering(system, service, 60)
     window = load.between(stopped, resumed - INTERNAL_DEADLINE_SECONDS - 1)
     own = [r for r in window if r[1] == label]
     others = [r for r in window if r[1] != label]
@@ -206,9 +208,9 @@ def main():
         try:
             time.sleep(2)
             for service in (["data-service"] if arguments.bounded else BACKENDS):
-                kill(run, system, load, service, token)
-            postgres(run, system, load, token, second_url)
-            silent(run, system, load, "geo-service", token)
+                kill(run, system, load, service)
+            postgres(run, system, load, second_url)
+            silent(run, system, load, "geo-service")
             time.sleep(1)
         finally:
             load.stop()

@@ -1,5 +1,4 @@
 import NIOCore
-import NIOPosix
 
 /// HTTP/1.1 requests written byte for byte: the target goes on the wire exactly as given, which
 /// URL-parsing clients do not allow for paths whose escapes are not UTF-8.
@@ -14,23 +13,12 @@ public enum RawHTTPClient {
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         let framed = headers.contains { ["content-length", "transfer-encoding"].contains($0.0.lowercased()) }
         request += framed ? "\r\n" : "Content-Length: \(body.count)\r\n\r\n"
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: "127.0.0.1", port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-            }
-        return try await channel.executeThenClose { inbound, outbound in
+        let text = try await RawConnection.with(port: port) { inbound, outbound in
             try await outbound.write(ByteBuffer(bytes: Array(request.utf8) + body))
-            var response = ByteBuffer()
-            for try await var chunk in inbound {
-                response.writeBuffer(&chunk)
-                guard response.readableBytes < 1 << 20 else { break }
-            }
-            let text = String(buffer: response)
-            let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
-            return (status, text)
+            return try await inbound.untilClosed(limit: 1 << 20)
         }
+        let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
+        return (status, text)
     }
 }
 

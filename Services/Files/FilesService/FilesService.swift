@@ -51,7 +51,7 @@ public enum FilesService: BackendService {
         let files = FileRoutes(
             catalog: catalog, storage: storage, urls: urls, limits: FileLimits(upload: upload, idleTimeout: .seconds(idle)),
             sources: sources, renditions: try renditions(reader, catalog: catalog, storage: storage, environment: environment))
-        FileSchemas.register(in: &routes)
+        routes.publish(FileSchemas.all)
         files.add(to: &routes)
         FileContentOperations(catalog: catalog, storage: storage).register(in: &operations)
         let engine = DataEngine(

@@ -83,10 +83,6 @@ enum MessagingSchemas {
         "MessagingPushTemplate": pushTemplate,
     ]
 
-    /// Publishes the schemas with `routes`.
-    static func register(in routes: inout PublicRoutes) {
-        routes.schemas.merge(all) { _, ours in ours }
-    }
 }
 
 /// Pieces several messaging descriptions share.

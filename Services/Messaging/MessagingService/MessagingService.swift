@@ -34,7 +34,7 @@ public enum MessagingService: BackendService {
         operations.register(SendEmail.self) { request, context in
             try await mailer.send(request, within: context)
         }
-        MessagingSchemas.register(in: &routes)
+        routes.publish(MessagingSchemas.all)
         EmailRoutes(mailer: mailer).add(to: &routes)
         // Template criteria find users through the data engine, with the caller's rights.
         let engine = DataEngine(

@@ -32,6 +32,11 @@ public struct PublicRoutes: Sendable {
         self.service = service
     }
 
+    /// Publishes `named` schemas with the routes (a name given twice keeps the latest).
+    public mutating func publish(_ named: [String: APISchema]) {
+        schemas.merge(named) { _, latest in latest }
+    }
+
     /// The manifest the gateway routes by.
     public var manifest: RouteManifest {
         RouteManifest(service: service, routes: entries.map(\.descriptor), schemas: schemas)

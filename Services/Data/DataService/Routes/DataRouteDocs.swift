@@ -70,11 +70,6 @@ enum DataSchemas {
         "UnitOfWorkResult": unitOfWorkResult,
     ]
 
-    /// Publishes the data schemas, and the permission ones, with `routes`.
-    static func register(into routes: inout PublicRoutes) {
-        routes.schemas.merge(all) { _, new in new }
-        PermissionSchemas.register(into: &routes)
-    }
 }
 
 extension RouteDoc {

@@ -14,7 +14,8 @@ struct DataRoutes {
     let peers: InternalClient
 
     func add(to router: inout PublicRoutes) {
-        DataSchemas.register(into: &router)
+        router.publish(DataSchemas.all)
+        router.publish(PermissionSchemas.all)
         addSettings(to: &router)
         addPermissions(to: &router)
         addBulk(to: &router)

@@ -17,10 +17,6 @@ enum FileSchemas {
     /// Every schema by its component name.
     static let all: [String: APISchema] = ["FileListingEntry": listingEntry, "FileLocation": location]
 
-    /// Publishes the schemas with `routes`.
-    static func register(in routes: inout PublicRoutes) {
-        routes.schemas.merge(all) { _, ours in ours }
-    }
 }
 
 /// Pieces several file descriptions share.

@@ -51,14 +51,11 @@ enum GeoSchemas {
     static let node = APISchema.object(
         ["latitude": latitude, "longitude": longitude], required: ["latitude", "longitude"])
 
-    /// Publishes the schemas in `routes`.
-    static func register(in routes: inout PublicRoutes) {
-        routes.schemas["GeoPoint"] = point
-        routes.schemas["GeoRelativeMatch"] = relativeMatch
-        routes.schemas["GeoCategory"] = category
-        routes.schemas["GeoFence"] = fence
-        routes.schemas["GeoFenceEvent"] = fenceEvent
-    }
+    /// Every geo schema by name.
+    static let all: [String: APISchema] = [
+        "GeoPoint": point, "GeoRelativeMatch": relativeMatch, "GeoCategory": category, "GeoFence": fence,
+        "GeoFenceEvent": fenceEvent,
+    ]
 }
 
 /// `{"result": true}`, the answer to a deletion.

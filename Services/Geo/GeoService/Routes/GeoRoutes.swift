@@ -16,7 +16,7 @@ struct GeoRoutes: Sendable {
     static let options = RouteOptions(bodyLimit: 1 << 20, transfer: .buffered)
 
     func add(to routes: inout PublicRoutes) {
-        GeoSchemas.register(in: &routes)
+        routes.publish(GeoSchemas.all)
         addPoints(to: &routes)
         addSearches(to: &routes)
         addCategories(to: &routes)

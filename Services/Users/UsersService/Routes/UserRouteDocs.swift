@@ -53,14 +53,11 @@ enum UserSchemas {
         ]
     }
 
-    /// Publishes the schemas in `routes`.
-    static func register(in routes: inout PublicRoutes) {
-        routes.schemas["UserProfile"] = profile
-        routes.schemas["UserSession"] = session
-        routes.schemas["UserSettings"] = settings
-        routes.schemas["UserEmailTemplate"] = emailTemplate
-        routes.schemas["UserClassProperty"] = classProperty
-    }
+    /// Every users schema by name.
+    static let all: [String: APISchema] = [
+        "UserProfile": profile, "UserSession": session, "UserSettings": settings,
+        "UserEmailTemplate": emailTemplate, "UserClassProperty": classProperty,
+    ]
 }
 
 /// `schema` matching the regular expression `expression` (and no empty string).

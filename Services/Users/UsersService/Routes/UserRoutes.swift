@@ -9,7 +9,7 @@ struct UserRoutes {
     let accounts: Accounts
 
     func add(to router: inout PublicRoutes) {
-        UserSchemas.register(in: &router)
+        router.publish(UserSchemas.all)
         addSessions(to: &router)
         // Roles first: `PUT users/roles/status` is a role, not the status of a user "roles".
         addRoles(to: &router)
