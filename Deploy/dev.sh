@@ -61,7 +61,8 @@ export BAAS_USERS_PUBLIC_URL=${BAAS_USERS_PUBLIC_URL:-$url}
 export BAAS_FILES_PUBLIC_URL=${BAAS_FILES_PUBLIC_URL:-$url} BAAS_FILES_ROOT=${BAAS_FILES_ROOT:-$state/files}
 # The gateway sends downloads from the same store itself.
 export BAAS_GATEWAY_FILES_ROOT=${BAAS_GATEWAY_FILES_ROOT:-$BAAS_FILES_ROOT}
-# Uploads from URLs may fetch from this machine while developing.
+# Uploads from URLs may fetch from this machine while developing: a bare host covers its ports 80
+# and 443; name another port as host:port (127.0.0.1:8000).
 export BAAS_FILES_URL_ALLOWED_HOSTS=${BAAS_FILES_URL_ALLOWED_HOSTS:-127.0.0.1,localhost}
 mail="a relay at ${BAAS_SMTP_HOST:-}"
 if [ -z "${BAAS_SMTP_HOST:-}" ]; then

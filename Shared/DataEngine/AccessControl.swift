@@ -15,7 +15,8 @@ public struct AccessGrant: Sendable {
 /// applies the returned row filter in SQL. Schema changes need the server-code key; everything
 /// else follows the nine-layer model (``PermissionOracle``): finds, counts, updates and deletes
 /// get the model compiled into their `WHERE` (``PermissionFilter``), creates and describes are
-/// decided from the row-independent layers.
+/// decided from the row-independent layers. `Users` rows are further narrowed to what the users
+/// API allows (``UsersTableGuard``).
 public struct AccessControl: Sendable {
     /// Creates the policy.
     public init() {}
@@ -37,22 +38,26 @@ public struct AccessControl: Sendable {
     {
         if identity.isSystem { return .allRows }
         let caller = PermissionCaller(identity)
+        // Users belong to users-service: its rules narrow (never widen) what the app's allow.
+        let ownRow = try UsersTableGuard.rowGrant(identity, operation, table: table)
+        let rules = UsersTableGuard.rules(catalog.permissions, for: identity, table: table)
         switch operation {
         case .schema:
             return try authorize(identity, operation, table: table)
         case .find, .update, .remove, .permission, .loadRelations, .addRelation, .deleteRelation:
-            let plan = PermissionPlan(caller, operation, container: table, rules: catalog.permissions)
+            let plan = PermissionPlan(caller, operation, container: table, rules: rules)
             switch plan.constantDecision {
-            case .grant: return .allRows
+            case .grant: return AccessGrant.allRows.and(ownRow)
             case .deny: throw DataError.permissionDenied(operation.rawValue, table: table)
             case nil:
                 let filter = PermissionFilter(plan: plan, operation: operation, appID: catalog.appID, table: table.lowercased())
-                return AccessGrant { sql, alias in filter.write(into: &sql, rowAlias: alias) }
+                let grant = AccessGrant { sql, alias in filter.write(into: &sql, rowAlias: alias) }
+                return grant.and(ownRow)
             }
         case .create, .describe:
             guard
                 PermissionOracle.allows(
-                    caller, operation, container: table, ownerID: nil, acl: PermissionCells(), rules: catalog.permissions)
+                    caller, operation, container: table, ownerID: nil, acl: PermissionCells(), rules: rules)
             else { throw DataError.permissionDenied(operation.rawValue, table: table) }
             return .allRows
         }

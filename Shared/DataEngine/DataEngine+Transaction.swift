@@ -152,8 +152,10 @@ extension DataEngine {
     private static func findQuery(_ payload: JSONValue) throws -> FindQuery {
         guard case .object(let object) = payload else { return FindQuery() }
         var flat = JSONObject(object.members.filter { $0.key != "queryOptions" })
-        for member in object["queryOptions"]?.object?.members ?? [] where flat[member.key] == nil {
-            flat[member.key] = member.value
+        // A set of the keys so far, not `flat[key]` (a scan), keeps merging linear in the keys.
+        var present = Set(flat.members.map(\.key))
+        for member in object["queryOptions"]?.object?.members ?? [] {
+            if present.insert(member.key).inserted { flat.members.append(member) }
         }
         let names = [
             "properties": "props", "whereClause": "where", "havingClause": "having", "related": "loadRelations",

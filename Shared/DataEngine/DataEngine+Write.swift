@@ -86,15 +86,21 @@ extension DataEngine {
 
     func create(_ tableName: String, object: JSONObject, context: WriteContext) async throws -> String {
         _ = try await permit(context.identity, .create, table: tableName)
-        return try await insert(tableName, objects: [object], upsert: false, change: .create, context: context)
+        return try await insert(tableName, objects: [object], onConflict: .fail, change: .create, context: context)
             .rows[0]
     }
 
+    /// Creates the object, or updates the existing one its `objectId` names where the caller
+    /// may update that row; otherwise writes nothing and answers as ``update(_:id:changes:context:)``
+    /// does for such a row (1023).
     func upsert(_ tableName: String, object: JSONObject, context: WriteContext) async throws -> String {
-        _ = try await permit(context.identity, .create, table: tableName)
-        _ = try await permit(context.identity, .update, table: tableName)
-        return try await insert(tableName, objects: [object], upsert: true, change: .upsert, context: context)
-            .rows[0]
+        let conflict = try await upsertConflict(tableName, context: context)
+        let written = try await insert(tableName, objects: [object], onConflict: conflict, change: .upsert, context: context)
+        guard let row = written.rows.first else {
+            throw try await missing(
+                written.ids[0], table: tableName, appID: context.identity.appId, operation: .update, session: context.session)
+        }
+        return row
     }
 
     func insertBulk(_ tableName: String, objects: [JSONObject], upsert: Bool, context: WriteContext) async throws
@@ -102,54 +108,87 @@ extension DataEngine {
     {
         guard objects.count <= 100 else { throw DataError.bulkLimit(100) }
         guard !objects.isEmpty else { return [] }
+        guard upsert else {
+            _ = try await permit(context.identity, .create, table: tableName)
+            return try await insert(tableName, objects: objects, onConflict: .fail, change: .bulkCreate, context: context).ids
+        }
+        let conflict = try await upsertConflict(tableName, context: context)
+        return try await insert(tableName, objects: objects, onConflict: conflict, change: .bulkUpsert, context: context).ids
+    }
+
+    /// An upsert needs Create and Update on the table, and updates only the existing rows its
+    /// Update grant admits, as an update would.
+    private func upsertConflict(_ tableName: String, context: WriteContext) async throws -> WriteStatements.Conflict {
         _ = try await permit(context.identity, .create, table: tableName)
-        if upsert { _ = try await permit(context.identity, .update, table: tableName) }
-        let change: WriteStatements.Change = upsert ? .bulkUpsert : .bulkCreate
-        return try await insert(tableName, objects: objects, upsert: upsert, change: change, context: context).ids
+        return .update(try await permit(context.identity, .update, table: tableName))
     }
 
     private func insert(
-        _ tableName: String, objects: [JSONObject], upsert: Bool, change: WriteStatements.Change,
-        context: WriteContext
+        _ tableName: String, objects: [JSONObject], onConflict conflict: WriteStatements.Conflict,
+        change: WriteStatements.Change, context: WriteContext
     ) async throws -> (ids: [String], rows: [String]) {
-        let (catalog, table) = try await schema(for: tableName, objects: objects, createTable: true, context: context)
-        var entries: [(id: String, object: PreparedObject)] = []
-        for object in objects {
-            var prepared = try ObjectReader.prepare(object, table: table, allowExpressions: false)
-            if !upsert || prepared.objectId == nil { try ObjectReader.applyDefaults(&prepared, table: table) }
-            entries.append((prepared.objectId ?? Self.newObjectId(), prepared))
+        return try await withSchema(for: tableName, objects: objects, createTable: true, context: context) { catalog, table, context in
+            var entries: [(id: String, object: PreparedObject)] = []
+            for object in objects {
+                var prepared = try ObjectReader.prepare(object, table: table, allowExpressions: false)
+                if !conflict.isUpsert || prepared.objectId == nil { try ObjectReader.applyDefaults(&prepared, table: table) }
+                entries.append((prepared.objectId ?? Self.newObjectId(), prepared))
+            }
+            var sql = SQL()
+            try WriteStatements.insert(
+                entries, ownerId: context.identity.userId, table: table, schema: catalog.schemaName, onConflict: conflict,
+                into: &sql)
+            let ids = entries.map(\.id)
+            // Bulk writes answer ids only: one count and one change event instead of rendering
+            // and announcing every row.
+            guard change != .bulkCreate && change != .bulkUpsert else {
+                WriteStatements.selectCount(table: table, change: change, appID: catalog.appID, into: &sql)
+                try await insertAll(sql, count: entries.count, onConflict: conflict, table: table, session: context.session)
+                return (ids, [])
+            }
+            WriteStatements.selectObjects(table: table, change: change, appID: catalog.appID, into: &sql)
+            let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: String.self) }
+            return (ids, rows)
         }
-        var sql = SQL()
-        try WriteStatements.insert(
-            entries, ownerId: context.identity.userId, table: table, schema: catalog.schemaName, upsert: upsert,
-            into: &sql)
-        let ids = entries.map(\.id)
-        // Bulk writes answer ids only: one count and one change event instead of rendering
-        // and announcing every row.
-        guard change != .bulkCreate && change != .bulkUpsert else {
-            WriteStatements.selectCount(table: table, change: change, appID: catalog.appID, into: &sql)
-            _ = try await mappingErrors(table: table.name, logger: logger) { try await context.session.rows(sql) }
-            return (ids, [])
+    }
+
+    /// Runs a bulk insert of `count` objects. One that wrote fewer named an existing object the
+    /// caller may not update: the whole request is refused as an update of it would be (1023)
+    /// and nothing is written — where that can happen the statement runs in a transaction (a
+    /// unit of work's own inside one) that the refusal rolls back.
+    private func insertAll(
+        _ sql: SQL, count: Int, onConflict conflict: WriteStatements.Conflict, table: TableSchema,
+        session: DatabaseSession
+    ) async throws {
+        guard conflict.maySkipRows else {
+            _ = try await mappingErrors(table: table.name, logger: logger) { try await session.rows(sql) }
+            return
         }
-        WriteStatements.selectObjects(table: table, change: change, appID: catalog.appID, into: &sql)
-        let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: String.self) }
-        return (ids, rows)
+        try await mappingErrors(table: table.name, logger: logger) {
+            try await session.transaction { (session: DatabaseSession) async throws -> Void in
+                let written = try await session.column(sql, as: Int64.self).first ?? 0
+                guard written == Int64(count) else {
+                    throw DataError.permissionDenied(DataOperation.update.rawValue, table: table.name)
+                }
+            }
+        }
     }
 
     func update(_ tableName: String, id: String, changes: JSONObject, context: WriteContext) async throws -> String {
         let grant = try await permit(context.identity, .update, table: tableName)
-        let (catalog, table) = try await schema(for: tableName, objects: [changes], createTable: false, context: context)
-        let prepared = try ObjectReader.prepare(changes, table: table, allowExpressions: true)
-        var sql = SQL()
-        try WriteStatements.update(prepared, table: table, schema: catalog.schemaName, into: &sql) { sql in
-            WriteStatements.byId(id, grant: grant, into: &sql)
+        return try await withSchema(for: tableName, objects: [changes], createTable: false, context: context) { catalog, table, context in
+            let prepared = try ObjectReader.prepare(changes, table: table, allowExpressions: true)
+            var sql = SQL()
+            try WriteStatements.update(prepared, table: table, schema: catalog.schemaName, into: &sql) { sql in
+                WriteStatements.byId(id, grant: grant, into: &sql)
+            }
+            WriteStatements.selectObjects(table: table, change: .update, appID: catalog.appID, into: &sql)
+            let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: String.self) }
+            guard let row = rows.first else {
+                throw try await missing(id, table: tableName, appID: context.identity.appId, operation: .update, session: context.session)
+            }
+            return row
         }
-        WriteStatements.selectObjects(table: table, change: .update, appID: catalog.appID, into: &sql)
-        let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: String.self) }
-        guard let row = rows.first else {
-            throw try await missing(id, table: tableName, appID: context.identity.appId, operation: .update, session: context.session)
-        }
-        return row
     }
 
     func delete(_ tableName: String, id: String, context: WriteContext) async throws -> Int64 {
@@ -173,17 +212,18 @@ extension DataEngine {
         async throws -> Int
     {
         let grant = try await permit(context.identity, .update, table: tableName)
-        let (catalog, table) = try await schema(for: tableName, objects: [changes], createTable: false, context: context)
-        let prepared = try ObjectReader.prepare(changes, table: table, allowExpressions: true)
-        var sql = SQL()
-        let relations = RelationPaths(catalog: catalog, access: access, identity: context.identity)
-        try WriteStatements.update(prepared, table: table, schema: catalog.schemaName, into: &sql) { sql in
-            try Self.filter(condition, grant: grant, table: table, relations: relations, into: &sql)
+        return try await withSchema(for: tableName, objects: [changes], createTable: false, context: context) { catalog, table, context in
+            let prepared = try ObjectReader.prepare(changes, table: table, allowExpressions: true)
+            var sql = SQL()
+            let relations = RelationPaths(catalog: catalog, access: access, identity: context.identity)
+            try WriteStatements.update(prepared, table: table, schema: catalog.schemaName, into: &sql) { sql in
+                try Self.filter(condition, grant: grant, table: table, relations: relations, into: &sql)
+            }
+            WriteStatements.selectCount(
+                table: table, change: .bulkUpdate, appID: catalog.appID, whereClause: condition?.text, into: &sql)
+            let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: Int64.self) }
+            return Int(rows.first ?? 0)
         }
-        WriteStatements.selectCount(
-            table: table, change: .bulkUpdate, appID: catalog.appID, whereClause: condition?.text, into: &sql)
-        let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: Int64.self) }
-        return Int(rows.first ?? 0)
     }
 
     func deleteBulk(_ tableName: String, condition: Condition?, context: WriteContext) async throws -> Int {
@@ -229,18 +269,33 @@ extension DataEngine {
         sql.append(")")
     }
 
-    /// The table for a write, created or extended first when dynamic schema allows.
+    /// The table for a write, created or extended first when dynamic schema allows (the change
+    /// commits at once: for a write that must not leave a column behind, ``withSchema(for:objects:createTable:context:_:)``).
     func schema(for tableName: String, objects: [JSONObject], createTable: Bool, context: WriteContext)
         async throws -> (AppCatalog, TableSchema)
     {
+        try await withSchema(for: tableName, objects: objects, createTable: createTable, context: context) { catalog, table, _ in
+            (catalog, table)
+        }
+    }
+
+    /// Runs `write` on the table as `objects` need it. When dynamic schema must first create the
+    /// table or its columns, the change and `write` commit in one transaction, so a write that
+    /// fails (a type error, a refusal, a constraint) leaves no table or column behind.
+    func withSchema<Result: Sendable>(
+        for tableName: String, objects: [JSONObject], createTable: Bool, context: WriteContext,
+        _ write: (AppCatalog, TableSchema, WriteContext) async throws -> Result
+    ) async throws -> Result {
         try ObjectReader.refuseReserved(objects, table: tableName)
         let appID = context.identity.appId
         let catalog = try await cache.catalog(for: appID)
         let existing = catalog.table(named: tableName)
         if existing == nil && !createTable { throw DataError.tableNotFound(tableName) }
         try existing?.requireWritable()
+        try UsersTableGuard.refuseManagedProperties(objects, table: existing, named: tableName, identity: context.identity)
         let missing = try ObjectReader.missingColumns(objects, table: existing)
-        if let existing, missing.isEmpty { return (catalog, existing) }
+        try ColumnLimits.checkWrite(adding: missing.count, table: tableName)
+        if let existing, missing.isEmpty { return try await write(catalog, existing, context) }
         if !context.schemaChanges, let existing, let first = missing.first {
             throw DataError.transactionColumnMissing(first.name, table: existing.name)
         }
@@ -249,10 +304,12 @@ extension DataEngine {
             throw DataError.dynamicSchemaDisabled(missing.map(\.name), table: existing.name)
         }
         guard Identifier.isValid(tableName) else { throw DataError.invalidName(tableName) }
-        let updated = try await editor(context.session.logger).change(appID: appID) { session, fresh in
+        return try await editor(context.session.logger).change(appID: appID) { session, fresh in
             try await SchemaEditor.ensure(table: tableName, columns: missing, in: fresh, session: session)
+        } then: { session, updated in
+            guard let table = updated.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
+            let changing = WriteContext(session: session, identity: context.identity, schemaChanges: context.schemaChanges)
+            return try await write(updated, table, changing)
         }
-        guard let table = updated.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
-        return (updated, table)
     }
 }

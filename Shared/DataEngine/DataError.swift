@@ -11,12 +11,14 @@ public enum DataError {
         ErrorEnvelope(code: 1000, message: "Entity with ID \(id) not found", status: 404)
     }
 
-    /// 1009, 404: the table does not exist (the contract's message, doubled quoting included).
+    /// 1009, 404: the table does not exist. The contract's message nests its own opening
+    /// (`Table not found by name 'Table not found by name 'T'. …'`); this one says it once and
+    /// names the table once, the same for every route and for a unit of work's operations.
     public static func tableNotFound(_ table: String) -> ErrorEnvelope {
         ErrorEnvelope(
             code: 1009,
-            message: "Table not found by name 'Table not found by name '\(table)'. Make sure the client class "
-                + "referenced in the API call has the same literal name as the table in Backendless console'",
+            message: "Table not found by name '\(table)'. Make sure the client class referenced in the API call "
+                + "has the same literal name as the table in Backendless console",
             status: 404)
     }
 
@@ -141,6 +143,11 @@ public enum DataError {
     /// 1030, 503: a relation to GeoPoint before geo-service has created its tables.
     public static let geoUnavailable = ErrorEnvelope(
         code: 1030, message: "Geo points are not available yet: the geo service has not created its tables", status: 503)
+
+    /// 1031, 400: a write or schema change beyond ``ColumnLimits`` (or PostgreSQL's own limit).
+    public static func columnLimit(_ message: String) -> ErrorEnvelope {
+        ErrorEnvelope(code: 1031, message: message, status: 400)
+    }
 
     /// 1027, 400: a relation argument that is not `column[:Table:1|n]`, or a column that is not a
     /// relation.

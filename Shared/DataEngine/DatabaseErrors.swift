@@ -39,6 +39,7 @@ enum DatabaseErrors {
         case _ where state.hasPrefix("22"):
             return DataError.invalidQuery("Invalid value: a value is out of range or not of the property's type")
         case "54001": return DataError.queryTooComplex("The query is too complex")
+        case "54011": return DataError.columnLimit("Table '\(table)' cannot hold more columns")
         case "40001", "40P01": return DataError.transactionConflict
         default: return nil
         }

@@ -131,15 +131,23 @@ public struct QueryLimits: Sendable {
     public var maximumTokens: Int
     /// Most items in one comma list (`props`, `sortBy`, `groupBy`…).
     public var maximumListItems: Int
+    /// Most `%` wildcards in one literal `LIKE` pattern.
+    public var maximumPatternWildcards: Int
+    /// Longest literal `LIKE` pattern, in characters: matching in memory costs up to the text's
+    /// length times the pattern's.
+    public var maximumPatternLength: Int
 
     /// Creates limits.
     public init(
-        maximumLength: Int = 65_536, maximumDepth: Int = 32, maximumTokens: Int = 10_000, maximumListItems: Int = 1_000
+        maximumLength: Int = 65_536, maximumDepth: Int = 32, maximumTokens: Int = 10_000, maximumListItems: Int = 1_000,
+        maximumPatternWildcards: Int = 32, maximumPatternLength: Int = 1_024
     ) {
         self.maximumLength = maximumLength
         self.maximumDepth = maximumDepth
         self.maximumTokens = maximumTokens
         self.maximumListItems = maximumListItems
+        self.maximumPatternWildcards = maximumPatternWildcards
+        self.maximumPatternLength = maximumPatternLength
     }
 
     /// The defaults.

@@ -135,8 +135,9 @@ extension DateLiteral {
             let firstMonday = mondayOfFirstISOWeek(of: year),
             let nextFirstMonday = mondayOfFirstISOWeek(of: year + 1)
         else { return nil }
-        let weeksInYear = Int((nextFirstMonday.timeIntervalSince(firstMonday) / secondsPerWeek).rounded())
-        guard (1...weeksInYear).contains(week) else { return nil }
+        guard let weeksInYear = Int(exactly: (nextFirstMonday.timeIntervalSince(firstMonday) / secondsPerWeek).rounded()),
+            (1...max(1, weeksInYear)).contains(week)
+        else { return nil }
         return firstMonday.addingTimeInterval(Double(week - 1) * secondsPerWeek)
     }
 

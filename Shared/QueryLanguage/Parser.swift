@@ -140,7 +140,9 @@ struct Parser {
         }
         let negated = try takeKeyword("NOT")
         if try takeKeyword("LIKE") {
-            return .condition(.like(value, pattern: try asValue(try additive()), negated: negated))
+            let pattern = try asValue(try additive())
+            if case .string(let text) = pattern { try LikePattern.requireWithin(limits, text) }
+            return .condition(.like(value, pattern: pattern, negated: negated))
         }
         if try takeKeyword("IN") { return .condition(.membership(value, try inList(), negated: negated)) }
         if try takeKeyword("BETWEEN") {

@@ -9,8 +9,8 @@ import TestSupport
 
 /// Uploads from a URL (`{"url": …}`): fetched over http(s) with at most three redirects, cut at
 /// the upload limit, and never sent to loopback, private or link-local addresses unless the
-/// allow-list names the host.
-@Suite(.timeLimit(.minutes(5))) struct URLUploadTests {
+/// allow-list names the host and port.
+@Suite(.timeLimit(.minutes(20))) struct URLUploadTests {
     /// A web server on a free loopback port: `/file/N` (N pattern bytes), `/redirect/N` (N
     /// redirects, then a file), anything else 404.
     static func withSource(_ body: @Sendable (Int) async throws -> Void) async throws {
@@ -47,7 +47,8 @@ import TestSupport
 
     @Test func sourcesAreFetchedFollowedAndCut() async throws {
         try await Self.withSource { port in
-            let environment = ["BAAS_FILES_URL_ALLOWED_HOSTS": "127.0.0.1", "BAAS_FILES_MAX_UPLOAD_BYTES": "1000000"]
+            // Allow-list entries name ports: a bare host would mean only 80 and 443.
+            let environment = ["BAAS_FILES_URL_ALLOWED_HOSTS": "127.0.0.1:\(port)", "BAAS_FILES_MAX_UPLOAD_BYTES": "1000000"]
             try await FileCluster.with(.local, environment: environment) { files async throws in
                 let source = "http://127.0.0.1:\(port)"
                 let fetched = try await upload(files, "web/a.bin", url: source + "/file/5000")

@@ -51,7 +51,13 @@ public enum FileError {
         ErrorEnvelope(code: 6032, message: "The source URL is refused: \(reason)", status: 400)
     }
 
-    /// 6033, 502: fetching an upload's source URL failed (our code).
+    /// 6032, 400: an upload's source could not be reached, or may not be: a host or port the
+    /// service does not fetch from, a name that does not resolve, a refused or reset connection,
+    /// a timeout. One answer for all, so uploads cannot probe which ports are open.
+    public static let sourceUnreachable = ErrorEnvelope(
+        code: 6032, message: "The source URL is refused or cannot be reached", status: 400)
+
+    /// 6033, 502: an upload's source answered, but not with its bytes (our code).
     public static func sourceURLFailed(_ reason: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 6033, message: "The source URL could not be fetched: \(reason)", status: 502)
     }

@@ -15,8 +15,9 @@ import ServiceRuntime
 /// `BAAS_FILES_IDLE_TIMEOUT_SECONDS` (how long a transfer may stay silent, default 60),
 /// `BAAS_FILES_DELETE_GRACE_SECONDS` (how long replaced bytes stay readable for downloads
 /// under way, default 60) and `BAAS_FILES_GARBAGE_INTERVAL_SECONDS` (default 30).
-/// `BAAS_FILES_URL_ALLOWED_HOSTS` (comma-separated) names hosts an upload from a URL may fetch
-/// even though they resolve to loopback or private addresses (development and tests).
+/// `BAAS_FILES_URL_ALLOWED_HOSTS` (comma-separated `host:port`, or a bare `host` for its ports
+/// 80 and 443) names where an upload from a URL may fetch even though the host resolves to
+/// loopback or private addresses (development and tests).
 /// Image sizes: `BAAS_FILES_IMAGE_MAX_PIXELS` (default 64,000,000), `BAAS_FILES_IMAGE_MAX_BYTES`
 /// (the largest original, default 64 MiB), `BAAS_FILES_IMAGE_MAX_SIDE` (default 4096),
 /// `BAAS_FILES_IMAGE_CONCURRENCY` (resizes at once, default 2), `BAAS_FILES_IMAGE_QUEUE` (how
@@ -47,16 +48,18 @@ public enum FilesService: BackendService {
         let urls = FileURLs(publicURL: String(reader.string(forKey: "publicUrl", default: "http://localhost:8080").trimmingSuffix("/")))
         let allowed = reader.string(forKey: "urlAllowedHosts", default: "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
-        let sources = URLSource(allowedHosts: Set(allowed), idleTimeout: .seconds(Int64(idle)))
-        let files = FileRoutes(
-            catalog: catalog, storage: storage, urls: urls, limits: FileLimits(upload: upload, idleTimeout: .seconds(idle)),
-            sources: sources, renditions: try renditions(reader, catalog: catalog, storage: storage, environment: environment))
-        routes.publish(FileSchemas.all)
-        files.add(to: &routes)
-        FileContentOperations(catalog: catalog, storage: storage).register(in: &operations)
+        let sources = URLSource(allowList: try SourceAllowList(parsing: allowed), idleTimeout: .seconds(Int64(idle)))
         let engine = DataEngine(
             database: environment.database, logger: environment.logger, prepared: environment.preparedStatements)
         environment.background.add(engine.listener)
+        let objects = ObjectFiles(engine: engine, logger: environment.logger)
+        let files = FileRoutes(
+            catalog: catalog, storage: storage, urls: urls, limits: FileLimits(upload: upload, idleTimeout: .seconds(idle)),
+            sources: sources, renditions: try renditions(reader, catalog: catalog, storage: storage, environment: environment),
+            objects: objects)
+        routes.publish(FileSchemas.all)
+        files.add(to: &routes)
+        FileContentOperations(catalog: catalog, storage: storage, objects: objects).register(in: &operations)
         FileFieldRoutes(files: files, engine: engine).add(to: &routes)
     }
 }

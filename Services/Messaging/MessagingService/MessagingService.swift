@@ -127,7 +127,7 @@ public enum MessagingService: BackendService {
         RTEndpoint(
             services: RTServices(
                 feed: feed, data: dataFeed, commands: commands, log: log, access: access, peers: environment.peers, settings: settings,
-                context: CallContext(deadline: .now(), logger: logger)),
+                context: CallContext(deadline: .now(), logger: logger), filesPublicURL: environment.configuration.filesPublicURL),
             polling: PollingSessions(), live: live
         ).add(to: &routes)
     }

@@ -18,7 +18,7 @@ public enum UsersService: BackendService {
     public static let name = ServiceName.users
 
     public static let migrations: [any DatabaseMigration] = [
-        m0001CreateApps, m0002CreateAccounts, m0003CreateRoles, m0004CreateEmailActions,
+        m0001CreateApps, m0002CreateAccounts, m0003CreateRoles, m0004CreateEmailActions, m0005ActionTokenAddresses,
     ]
 
     /// The data catalog, which the embedded data engine reads and writes.

@@ -17,8 +17,9 @@ public struct ChangeEvent: Sendable {
     public var app: String
     public var table: String
     public var kind: Kind
-    /// created, updated, upserted: the object as REST answers it; deleted: the object as it
-    /// was; bulk-created and bulk-upserted: every object written.
+    /// created, updated, upserted: the object as REST answers it, but with `FILE_REF` values as
+    /// paths (a URL would carry the writer's API key); deleted: the object as it was;
+    /// bulk-created and bulk-upserted: every object written.
     public var objects: [JSONObject]
     /// bulk-updated, bulk-deleted: the operation's where clause as BQL (nil: every row).
     public var whereClause: String?

@@ -36,26 +36,36 @@ public struct ObjectPredicate: Sendable {
         root = try PredicateCompiler(table: table).node(condition)
     }
 
-    /// Whether `object` satisfies the clause.
+    /// Whether `object` satisfies the clause, decided within the budget its text earns
+    /// (``MatchBudget/init(evaluating:)``): an object that would need more does not match.
     public func matches(_ object: JSONObject) -> Bool {
-        Self.truth(root, object) == true
+        var budget = MatchBudget(evaluating: object)
+        return matches(object, budget: &budget)
     }
 
-    private static func truth(_ node: Node, _ object: JSONObject) -> Bool? {
+    /// Whether `object` satisfies the clause, paying `budget` for the text read and compared:
+    /// false, with the budget exhausted, when deciding would take more than it holds.
+    public func matches(_ object: JSONObject, budget: inout MatchBudget) -> Bool {
+        Self.truth(root, object, &budget) == true && !budget.isExhausted
+    }
+
+    private static func truth(_ node: Node, _ object: JSONObject, _ budget: inout MatchBudget) -> Bool? {
         switch node {
         case .constant(let value): return value
-        case .all(let items): return ThreeValuedLogic.all(items) { truth($0, object) }
-        case .any(let items): return ThreeValuedLogic.any(items) { truth($0, object) }
-        case .not(let inner): return truth(inner, object).map { !$0 }
+        case .all(let items): return ThreeValuedLogic.all(items) { truth($0, object, &budget) }
+        case .any(let items): return ThreeValuedLogic.any(items) { truth($0, object, &budget) }
+        case .not(let inner): return truth(inner, object, &budget).map { !$0 }
         case .compare(let left, let op, let right):
-            return compare(value(left, object), value(right, object)).map { op.holds(for: $0) }
+            return compare(value(left, object), value(right, object), &budget).map { op.holds(for: $0) }
         case .like(let term, let pattern, let negated):
             guard case .text(let text) = value(term, object), case .text(let mask) = value(pattern, object) else { return nil }
-            return LikePattern(mask).matches(text) != negated
+            // The pattern may be a column's value: reading it is paid for too.
+            guard budget.spend(mask.utf8.count) else { return nil }
+            return LikePattern(mask).matches(text, budget: &budget).map { $0 != negated }
         case .member(let term, let items, let negated):
             // `x IN (a, b)` is `x = a OR x = b`.
             let subject = value(term, object)
-            let found = ThreeValuedLogic.any(items) { compare(subject, value($0, object)).map { $0 == 0 } }
+            let found = ThreeValuedLogic.any(items) { compare(subject, value($0, object), &budget).map { $0 == 0 } }
             return negated ? found.map { !$0 } : found
         case .isNull(let term, let isNull):
             if case .null = value(term, object) { return isNull }
@@ -64,7 +74,7 @@ public struct ObjectPredicate: Sendable {
             // `x BETWEEN a AND b` is `x >= a AND x <= b`.
             let subject = value(term, object)
             let inside = ThreeValuedLogic.all([(low, ComparisonOperator.greaterOrEqual), (high, .lessOrEqual)]) { bound, op in
-                compare(subject, value(bound, object)).map { op.holds(for: $0) }
+                compare(subject, value(bound, object), &budget).map { op.holds(for: $0) }
             }
             return negated ? inside.map { !$0 } : inside
         }
@@ -99,7 +109,22 @@ public struct ObjectPredicate: Sendable {
         }
     }
 
+    /// ``compare(_:_:)``, paying `budget` for the characters two texts may compare; nil once it
+    /// has run out.
+    private static func compare(_ left: Scalar, _ right: Scalar, _ budget: inout MatchBudget) -> Int? {
+        if case .text(let a) = left, case .text(let b) = right, !budget.spend(min(a.utf8.count, b.utf8.count)) { return nil }
+        return compare(left, right)
+    }
+
     private static func order<T: Comparable>(_ a: T, _ b: T) -> Int { a < b ? -1 : a > b ? 1 : 0 }
+}
+
+extension MatchBudget {
+    /// The budget of one evaluation over `object`: what ``MatchBudget/init(textBytes:)`` grants
+    /// for the text of its members.
+    public init(evaluating object: JSONObject) {
+        self.init(textBytes: object.members.reduce(0) { $0 + ($1.value.string?.utf8.count ?? 0) })
+    }
 }
 
 extension ObjectPredicate.Scalar {
@@ -112,7 +137,8 @@ extension ObjectPredicate.Scalar {
         case (.number(let number), .double): self = .double(number)
         // Dates compare in microseconds, as PostgreSQL keeps them.
         case (.integer(let milliseconds), .datetime): self = .integer(milliseconds &* 1000)
-        case (.number(let milliseconds), .datetime): self = .integer(Int64((milliseconds * 1000).rounded()))
+        case (.number(let milliseconds), .datetime):
+            self = Int64(exactly: (milliseconds * 1000).rounded()).map(Self.integer) ?? .null
         case (.string(let text), _) where type.isTextual: self = .text(text)
         case (.bool(let bool), .boolean): self = .boolean(bool)
         default: self = .null

@@ -19,7 +19,8 @@ public struct ObjectReadAccess: Sendable {
             decision = .constant(true)
             return
         }
-        let plan = PermissionPlan(PermissionCaller(identity), DataOperation.find, container: table, rules: catalog.permissions)
+        let rules = UsersTableGuard.rules(catalog.permissions, for: identity, table: table)
+        let plan = PermissionPlan(PermissionCaller(identity), DataOperation.find, container: table, rules: rules)
         decision = plan.constantDecision.map { .constant($0 == .grant) } ?? .perObject(plan)
     }
 

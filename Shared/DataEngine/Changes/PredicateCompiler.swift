@@ -79,17 +79,13 @@ struct PredicateCompiler {
         case .integer(let integer): return .integer(integer)
         case .double(let double): return .double(double)
         case .boolean(let bool): return .boolean(bool)
-        case .timestamp(let date): return .integer(ObjectPredicate.Scalar.microseconds(date))
+        case .timestamp(let date):
+            guard let microseconds = TimestampRange.microseconds(date) else {
+                throw DataError.invalidQuery("Invalid date format '\(date)'")
+            }
+            return .integer(microseconds)
         case .null: return .null
         case .json, .textArray: throw DataError.notSupportedYet("JSON values in real-time where clauses")
         }
-    }
-}
-
-extension ObjectPredicate.Scalar {
-    /// `date` in microseconds since 1970, cut as PostgresNIO cuts it when it binds a date.
-    static func microseconds(_ date: Date) -> Int64 {
-        let since2000 = Int64(date.timeIntervalSince(Date(timeIntervalSince1970: 946_684_800)) * 1_000_000)
-        return since2000 + 946_684_800_000_000
     }
 }

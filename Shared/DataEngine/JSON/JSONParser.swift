@@ -5,16 +5,29 @@ public struct JSONParseError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// A strict RFC 8259 parser into ``JSONValue`` with a nesting limit and duplicate-key refusal.
+/// A strict RFC 8259 parser into ``JSONValue`` with limits on nesting and on the keys of one
+/// object, and duplicate-key refusal. Keys are checked for duplicates by hashing, so parsing
+/// stays linear in the document's size.
 public struct JSONParser {
+    /// The deepest nesting a document may have unless the caller says otherwise.
+    public static let defaultMaximumDepth = 64
+    /// The most keys one object may have unless the caller says otherwise: ten times the
+    /// columns a table may hold, so any object a table can store fits, while an object of
+    /// hundreds of thousands of keys (whose every key later costs a schema lookup) does not.
+    public static let defaultMaximumKeys = 10_000
+
     private let bytes: [UInt8]
     private var index = 0
     private var depth = 0
     private let maximumDepth: Int
+    private let maximumKeys: Int
 
-    /// Parses `bytes` as one JSON document.
-    public static func parse(_ bytes: [UInt8], maximumDepth: Int = 64) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(bytes: bytes, maximumDepth: maximumDepth)
+    /// Parses `bytes` as one JSON document nested at most `maximumDepth` deep, with at most
+    /// `maximumKeys` keys in any one object.
+    public static func parse(
+        _ bytes: [UInt8], maximumDepth: Int = JSONParser.defaultMaximumDepth, maximumKeys: Int = JSONParser.defaultMaximumKeys
+    ) throws(JSONParseError) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, maximumDepth: maximumDepth, maximumKeys: maximumKeys)
         parser.skipWhitespace()
         let value = try parser.value()
         parser.skipWhitespace()
@@ -22,14 +35,17 @@ public struct JSONParser {
         return value
     }
 
-    /// Parses a string as one JSON document.
-    public static func parse(_ text: String, maximumDepth: Int = 64) throws(JSONParseError) -> JSONValue {
-        try parse(Array(text.utf8), maximumDepth: maximumDepth)
+    /// Parses a string as one JSON document, within the same limits.
+    public static func parse(
+        _ text: String, maximumDepth: Int = JSONParser.defaultMaximumDepth, maximumKeys: Int = JSONParser.defaultMaximumKeys
+    ) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8), maximumDepth: maximumDepth, maximumKeys: maximumKeys)
     }
 
-    private init(bytes: [UInt8], maximumDepth: Int) {
+    private init(bytes: [UInt8], maximumDepth: Int, maximumKeys: Int) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
+        self.maximumKeys = maximumKeys
     }
 
     private func failure(_ reason: String) -> JSONParseError {
@@ -77,6 +93,7 @@ public struct JSONParser {
         if take(UInt8(ascii: "}")) { return JSONObject(members) }
         repeat {
             skipWhitespace()
+            guard members.count < maximumKeys else { throw failure("an object has more than \(maximumKeys) keys") }
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a key") }
             let key = try string()
             guard seen.insert(key).inserted else { throw failure("duplicate key '\(key)'") }

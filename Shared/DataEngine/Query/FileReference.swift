@@ -8,6 +8,18 @@ enum FileReference {
         FilePath(fileReference: text)?.description
     }
 
+    /// Whether `table` has a `FILE_REF` column, whose values would answer differently per client.
+    static func hasColumns(in table: TableSchema) -> Bool {
+        table.columns.contains { $0.type == .fileReference }
+    }
+
+    /// Runs `body` with `FILE_REF` values rendered as paths, whoever the request is for: for
+    /// what reaches others than the requester (change events), since a URL would carry the
+    /// API key the requester addressed the app by.
+    static func asPaths<Result>(_ body: () throws -> Result) rethrows -> Result {
+        try FileLinks.$base.withValue(nil, operation: body)
+    }
+
     /// Appends the wire value of a `FILE_REF` value that `value` appends (each time it is
     /// called): the URL when file links are bound for the request, else the path.
     static func wire(into sql: inout SQL, _ value: (inout SQL) throws -> Void) rethrows {

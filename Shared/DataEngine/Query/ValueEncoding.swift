@@ -45,14 +45,15 @@ enum ValueEncoding {
         }
     }
 
-    /// Epoch milliseconds (number or numeric string) or a date string.
+    /// Epoch milliseconds (number or numeric string) or a date string, within what PostgreSQL
+    /// stores (``TimestampRange``).
     static func date(_ value: JSONValue) -> Date? {
         switch value {
-        case .integer(let milliseconds): return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-        case .number(let milliseconds): return Date(timeIntervalSince1970: milliseconds / 1000)
+        case .integer(let milliseconds): return TimestampRange.date(milliseconds: Double(milliseconds))
+        case .number(let milliseconds): return TimestampRange.date(milliseconds: milliseconds)
         case .string(let text):
-            if let milliseconds = Int64(text) { return Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
-            return DateLiteral.parse(text)
+            if let milliseconds = Int64(text) { return TimestampRange.date(milliseconds: Double(milliseconds)) }
+            return DateLiteral.parse(text).flatMap(TimestampRange.storable)
         default: return nil
         }
     }

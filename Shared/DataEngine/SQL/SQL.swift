@@ -91,7 +91,8 @@ public struct SQL: Sendable {
         case .integer(let integer): bindings.append(integer)
         case .double(let double): bindings.append(double)
         case .boolean(let bool): bindings.append(bool)
-        case .timestamp(let date): bindings.append(date)
+        // Callers refuse out-of-range dates first; clamping here keeps a missed one from trapping.
+        case .timestamp(let date): bindings.append(TimestampRange.clamped(date))
         case .textArray(let strings): bindings.append(strings)
         case .null: bindings.appendNull()
         }

@@ -16,7 +16,16 @@ struct SchemaEditor: Sendable {
     func change(
         appID: String, _ change: @Sendable (DatabaseSession, AppCatalog) async throws -> Void
     ) async throws -> AppCatalog {
-        let catalog = try await locks.withLock(appID) {
+        try await self.change(appID: appID, change) { _, catalog in catalog }
+    }
+
+    /// Runs `change` as ``change(appID:_:)`` does, then `then` on the changed catalog in the same
+    /// transaction: both commit, or neither does.
+    func change<Result: Sendable>(
+        appID: String, _ change: @Sendable (DatabaseSession, AppCatalog) async throws -> Void,
+        then: (DatabaseSession, AppCatalog) async throws -> Result
+    ) async throws -> Result {
+        let (catalog, result) = try await locks.withLock(appID) {
             try await session.transaction { session in
                 var lock = SQL("SELECT pg_advisory_xact_lock(hashtext(")
                 lock.bind(.text("baas-ddl:" + appID))
@@ -28,11 +37,12 @@ struct SchemaEditor: Sendable {
                 notify.bind(.text(CatalogChannel.payload(appID: appID, version: version)))
                 notify.append(")")
                 _ = try await session.rows(notify)
-                return try await CatalogStore.load(appID: appID, session: session)
+                let catalog = try await CatalogStore.load(appID: appID, session: session)
+                return (catalog, try await then(session, catalog))
             }
         }
         await cache.store(catalog)
-        return catalog
+        return result
     }
 
     /// Creates `table` when missing, then adds each of `columns` the table lacks.
@@ -46,7 +56,9 @@ struct SchemaEditor: Sendable {
         }
         guard let existing else { return }
         try existing.requireWritable()
-        for column in columns where !existing.hasProperty(named: column.name) {
+        let added = columns.filter { !existing.hasProperty(named: $0.name) }
+        try ColumnLimits.checkTable(existing.name, existing: existing.columns.count, adding: added.count)
+        for column in added {
             try await addColumn(column, table: existing.name, catalog: catalog, session: session)
         }
     }

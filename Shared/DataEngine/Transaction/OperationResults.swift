@@ -1,3 +1,5 @@
+import InternalProtocol
+
 /// The results of a unit of work's operations so far, and the resolution of `___ref`
 /// references to them (`{"___ref": true, "opResultId": …, "propName"?: …, "resultIndex"?: …}`).
 struct OperationResults: Sendable {
@@ -53,7 +55,24 @@ struct OperationResults: Sendable {
         if let property = reference["propName"]?.string {
             value = try Self.property(property, of: value, result: id)
         }
-        return value
+        return Self.unlinked(value)
+    }
+
+    /// `value` with each URL of a file under this request's links (``FileLinks``) back to the
+    /// file's path: what a reference copies is stored, and read by others than the requester,
+    /// whose API key such a URL holds.
+    private static func unlinked(_ value: JSONValue) -> JSONValue {
+        guard let base = FileLinks.base else { return value }
+        switch value {
+        case .string(let text) where text.hasPrefix(base):
+            return .string(FilePath(fileReference: text)?.description ?? String(text.dropFirst(base.count)))
+        case .array(let items):
+            return .array(items.map(unlinked))
+        case .object(let object):
+            return .object(JSONObject(object.members.map { ($0.key, unlinked($0.value)) }))
+        default:
+            return value
+        }
     }
 
     /// `property` of an object result; an id string (a bulk create's result) stands for its object's `objectId`.

@@ -12,19 +12,36 @@ import InternalProtocol
 /// upserted: the object as REST answers it; deleted: as it was), `objects` (bulk-created,
 /// bulk-upserted), or `whereClause`, `count` and `touched` (bulk-updated, bulk-deleted: up to
 /// ``touchedLimit`` `[objectId, ownerId]` pairs, more than that only counted).
+///
+/// Objects in events keep `FILE_REF` values as paths, never as the writer's URLs: those carry
+/// the API key the writer addressed the app by, and events reach every subscriber (real-time
+/// delivery renders each subscriber its own URLs).
 enum ChangeEvents {
     /// The logical messages' prefix, before `/{app}/{table}`.
     static let prefix = "baas.data"
     /// The most touched objects a bulk event lists.
     static let touchedLimit = 1_000
 
-    /// `CASE WHEN <watched> THEN <emit(object)> END`, per row of `rows` naming `object`.
-    static func emitEach(_ change: WriteStatements.Change, table: TableSchema, appID: String, object: String, into sql: inout SQL) {
+    /// `CASE WHEN <watched> THEN <emit(object)> END`, per written row `rowAlias` whose REST
+    /// answer is row `answer`: the answer itself when it holds no URL of a file, else the row
+    /// rendered again with paths.
+    static func emitEach(
+        _ change: WriteStatements.Change, table: TableSchema, appID: String, rowAlias: String, answer: String,
+        into sql: inout SQL
+    ) {
         sql.append("CASE WHEN ")
         watched(table: table, appID: appID, into: &sql)
         sql.append(" THEN ")
         emit(change, table: table, appID: appID, into: &sql) { sql in
-            sql.append(", 'object', \(object)")
+            sql.append(", 'object', ")
+            if FileLinks.base == nil || !FileReference.hasColumns(in: table) {
+                sql.append("row_to_json(\(answer))")
+            } else {
+                // The answer's file URLs carry the writer's API key.
+                sql.append("(SELECT row_to_json(e) FROM (SELECT ")
+                FileReference.asPaths { Projection.columns(of: table, rowAlias: rowAlias, into: &sql) }
+                sql.append(") e)")
+            }
         }
         sql.append(" END")
     }
@@ -67,10 +84,10 @@ enum ChangeEvents {
         }
     }
 
-    /// ` FROM (SELECT <the REST projection> FROM w t) r`.
+    /// ` FROM (SELECT <the REST projection, FILE_REF as paths> FROM w t) r`.
     private static func rendered(table: TableSchema, into sql: inout SQL) {
         sql.append(" FROM (SELECT ")
-        Projection.columns(of: table, rowAlias: "t", into: &sql)
+        FileReference.asPaths { Projection.columns(of: table, rowAlias: "t", into: &sql) }
         sql.append(" FROM w t) r")
     }
 

@@ -22,10 +22,36 @@ enum WriteStatements {
         }
     }
 
+    /// What an insert does with an object whose `objectId` is already taken.
+    enum Conflict {
+        /// The statement fails (the primary key's unique violation): a create.
+        case fail
+        /// An upsert: the existing row is updated only where the caller's Update grant admits it
+        /// (as an update's `WHERE` would); any other is left as it is and not returned, so the
+        /// statement returns fewer rows than it carries.
+        case update(AccessGrant)
+
+        /// Whether an object's `objectId` may name an existing row (an upsert).
+        var isUpsert: Bool {
+            switch self {
+            case .fail: false
+            case .update: true
+            }
+        }
+
+        /// Whether the statement may pass over some of its objects (rows the grant does not admit).
+        var maySkipRows: Bool {
+            switch self {
+            case .fail: false
+            case .update(let grant): grant.rowFilter != nil
+            }
+        }
+    }
+
     /// `WITH w AS (INSERT … RETURNING t.*)` for one or more prepared objects with known ids.
     static func insert(
         _ objects: [(id: String, object: PreparedObject)], ownerId: String?, table: TableSchema, schema: String,
-        upsert: Bool, into sql: inout SQL
+        onConflict conflict: Conflict, into sql: inout SQL
     ) throws {
         var columns: [ColumnSchema] = []
         for (_, object) in objects {
@@ -54,7 +80,7 @@ enum WriteStatements {
             }
             sql.append(")")
         }
-        if upsert {
+        if case .update(let grant) = conflict {
             sql.append(" ON CONFLICT (\"objectId\") DO UPDATE SET \"updated\" = date_trunc('milliseconds', now())")
             for column in columns {
                 sql.append(", ")
@@ -74,6 +100,11 @@ enum WriteStatements {
                 sql.append(" ELSE excluded.")
                 sql.identifier(column.name)
                 sql.append(" END")
+            }
+            // `t` is the existing row here: one the caller may not update stays untouched.
+            if let rowFilter = grant.rowFilter {
+                sql.append(" WHERE ")
+                rowFilter(&sql, "t")
             }
         }
         sql.append(" RETURNING t.*)")
@@ -126,11 +157,11 @@ enum WriteStatements {
 
     /// After a `WITH w AS (…)`: each written object as JSON, with its change event.
     static func selectObjects(table: TableSchema, change: Change, appID: String, into sql: inout SQL) {
-        sql.append(" SELECT o.object::text, ")
-        ChangeEvents.emitEach(change, table: table, appID: appID, object: "o.object", into: &sql)
-        sql.append(" FROM (SELECT row_to_json(r) AS object FROM (SELECT ")
+        sql.append(" SELECT row_to_json(r)::text, ")
+        ChangeEvents.emitEach(change, table: table, appID: appID, rowAlias: "t", answer: "r", into: &sql)
+        sql.append(" FROM w t CROSS JOIN LATERAL (SELECT ")
         Projection.columns(of: table, rowAlias: "t", into: &sql)
-        sql.append(" FROM w t) r) o")
+        sql.append(") r")
     }
 
     /// After a `WITH w AS (…)`: the number of rows written, with the change event(s) — none

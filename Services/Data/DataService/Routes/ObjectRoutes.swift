@@ -59,16 +59,24 @@ extension DataRoutes {
     }
 
     /// A save to `Users` carrying a password goes to users-service, which alone keeps credentials:
-    /// it registers (no id) or updates and re-hashes (an id) as the users API would; nil for any
-    /// other save.
+    /// it registers (no id) or updates and re-hashes (an id) as the users API would. So does an
+    /// update carrying an email or the identity property, which `PUT /users/{id}` changes under
+    /// its rules. Nil for any other save, which the engine guards as it guards every write to
+    /// `Users` (``UsersTableGuard``).
     private func savingUser(_ call: PublicCall, _ object: JSONObject, id: String?) async throws -> Response? {
-        guard call.table.lowercased() == "users", object.members.contains(where: { $0.key.lowercased() == "password" }) else {
-            return nil
-        }
+        guard UsersTableGuard.guards(call.table), try await isUsersServiceSave(call, object, id: id) else { return nil }
         let answer = try await peers.call(
             SaveUser.self, SaveUser.Request(objectId: id, object: JSONValue.object(object).jsonText), on: .users,
             context: call.context)
         return Response.jsonText(answer.user).endingSessions(of: answer.endedSessions ? id : nil)
+    }
+
+    /// Whether a save to `Users` is users-service's: a password, or an update of an email or identity.
+    private func isUsersServiceSave(_ call: PublicCall, _ object: JSONObject, id: String?) async throws -> Bool {
+        if object.members.contains(where: { $0.key.lowercased() == "password" }) { return true }
+        guard id != nil else { return false }
+        let table = try await engine.tableSchema(call.table, appID: call.identity.appId)
+        return UsersTableGuard.usersAPIProperty(in: object, table: table) != nil
     }
 
     private func delete(_ call: PublicCall, id: String) async throws -> Response {

@@ -135,17 +135,16 @@ struct FileCatalog: Sendable {
         return entries
     }
 
-    /// Calls `body` with every entry of the directory the filter takes, in path order, a batch
-    /// of 500 read at a time, until it answers false.
-    func forEach(
-        app: String, directory: FilePath, filter: ListingFilter, _ body: (FileEntry) throws -> Bool
+    /// Calls `body` with the entries of the directory the filter takes, in path order, a batch
+    /// of 500 at a time (so that a batch can be judged at once), until it answers false.
+    func forEachBatch(
+        app: String, directory: FilePath, filter: ListingFilter, _ body: ([FileEntry]) async throws -> Bool
     ) async throws {
         let batch = 500
         var scanned = 0
         while true {
             let entries = try await list(app: app, directory: directory, filter: filter, limit: batch, offset: scanned)
-            for entry in entries where try !body(entry) { return }
-            guard entries.count == batch else { return }
+            guard try await body(entries), entries.count == batch else { return }
             scanned += batch
         }
     }

@@ -9,7 +9,9 @@ import ServiceRuntime
 struct FileContentOperations: Sendable {
     let catalog: FileCatalog
     let storage: any FileStorage
-    var access: FileAccess { FileAccess(catalog: catalog) }
+    /// The objects whose file fields some paths belong to.
+    let objects: ObjectFiles
+    var access: FileAccess { FileAccess(catalog: catalog, objects: objects) }
 
     func register(in operations: inout OperationRegistry) {
         operations.register(FileInfo.self) { request, context in

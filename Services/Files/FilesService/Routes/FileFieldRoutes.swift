@@ -3,6 +3,7 @@ import Hummingbird
 import InternalProtocol
 import Logging
 import NIOCore
+import Permissions
 import ServiceRuntime
 
 /// QuickBlox's file fields (the `File` type of its custom objects) on `FILE_REF` columns, at
@@ -12,7 +13,9 @@ import ServiceRuntime
 ///   updated object;
 /// - `GET` answers the file's bytes as any download (ranges, validators, image sizes aside);
 /// - `DELETE` empties the column and removes the file; answers the updated object.
-/// The object's permissions (find, update) are the data engine's; the file's are the tree's.
+/// The object's permissions (find, update) are the data engine's. The file belongs to the object
+/// (``ObjectFiles``): its owner is the object's, and through any route the object's rights
+/// decide who may read, replace or remove it, instead of the tree's cells.
 struct FileFieldRoutes: Sendable {
     let files: FileRoutes
     let engine: DataEngine
@@ -35,7 +38,8 @@ struct FileFieldRoutes: Sendable {
         guard let boundary = try MultipartScanner.boundary(contentType: request.headers[.contentType] ?? "") else {
             throw FileError.invalidBody("Upload the file as multipart/form-data with the field 'file'")
         }
-        let (column, previous) = try await current(field)
+        let (column, previous, owner) = try await current(field)
+        try await requireUpdatable(field)
         let reader = try MultipartFileReader(
             upstream: request.limitedBody(limit: files.limits.upload).makeAsyncIterator(), boundary: boundary)
         let headers = try await reader.open()
@@ -46,7 +50,7 @@ struct FileFieldRoutes: Sendable {
         // bytes then fail, it moves back.
         let object = try await point(field, column, at: target.path.description)
         do {
-            try await files.store(target, path: target.path, overwrite: true) { key in
+            try await files.store(target, path: target.path, overwrite: true, owner: owner) { key in
                 let size = try await files.storage.write(MultipartFileReader.FileBytes(reader: reader), app: target.app, key: key)
                 try await reader.finish()
                 return size
@@ -72,22 +76,35 @@ struct FileFieldRoutes: Sendable {
     }
 
     private func delete(_ field: FileField, _ context: PublicRequestContext) async throws -> Response {
-        let (column, previous) = try await current(field)
+        let (column, previous, _) = try await current(field)
         let object = try await point(field, column, at: nil)
         if let previous { await removeQuietly(previous, field) }
         return Self.json(object)
     }
 
-    /// The column as the schema names it and the file it names now (checking that it is a
-    /// `FILE_REF` column and that the caller may read the object).
-    private func current(_ field: FileField) async throws -> (column: String, path: FilePath?) {
+    /// The column as the schema names it, the file it names now and the object's owner
+    /// (checking that it is a `FILE_REF` column and that the caller may read the object).
+    private func current(_ field: FileField) async throws -> (column: String, path: FilePath?, owner: String?) {
         guard let column = try await engine.column(field.column, of: field.table, identity: field.identity),
             column.type == .fileReference
         else { throw FileError.notAFileField(field.column, table: field.table) }
-        let object = try await engine.object(
+        let text = try await engine.object(
             field.table, id: field.id, query: FindQuery(), identity: field.identity, logger: field.logger)
-        let value = try? JSONParser.parse(object).object?[column.name]?.string
-        return (column.name, value.flatMap { FilePath(fileReference: $0) })
+        let object = try? JSONParser.parse(text).object
+        let value = object?[column.name]?.string
+        return (column.name, value.flatMap { FilePath(fileReference: $0) }, object?["ownerId"]?.string)
+    }
+
+    /// 1023 (1000 for an object gone meanwhile) unless the caller may update the object: the
+    /// update's own refusal, before any byte of the upload is read.
+    private func requireUpdatable(_ field: FileField) async throws {
+        let permits = try await engine.permits(
+            .update, objectIDs: [field.id], table: field.table, identity: field.identity, logger: field.logger)
+        guard permits.permitted.contains(field.id) else {
+            guard permits.existing.contains(field.id) else { throw DataError.entityNotFound(field.id) }
+            let table = try await engine.cache.catalog(for: field.identity.appId).table(named: field.table)?.name
+            throw DataError.permissionDenied(DataOperation.update.rawValue, table: table ?? field.table)
+        }
     }
 
     /// Sets the column to `path` (nil empties it); answers the updated object.

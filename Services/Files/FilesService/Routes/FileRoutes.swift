@@ -17,7 +17,9 @@ struct FileRoutes: Sendable {
     let limits: FileLimits
     let sources: URLSource
     let renditions: Renditions
-    var access: FileAccess { FileAccess(catalog: catalog) }
+    /// The objects whose file fields some paths belong to.
+    let objects: ObjectFiles
+    var access: FileAccess { FileAccess(catalog: catalog, objects: objects) }
 
     func add(to routes: inout PublicRoutes) {
         let streamed = RouteOptions.streamed(limit: limits.upload, idleTimeout: limits.idleTimeout)
@@ -154,12 +156,13 @@ struct FileRoutes: Sendable {
     }
 
     /// One page of the directory's entries the caller may read. Without cells on or under the
-    /// directory every entry is readable and PostgreSQL pages; otherwise entries are judged in
-    /// batches until the page is full.
+    /// directory, nor files of objects in it, every entry is readable and PostgreSQL pages;
+    /// otherwise entries are judged in batches until the page is full.
     private func readable(_ target: FileRequest, limit: Int, offset: Int) async throws -> [FileEntry] {
         let filter = try filter(target)
         let rules = try await catalog.rules(app: target.app, near: target.path, below: true)
-        if rules.isEmpty {
+        let holdsObjectFiles = try await objects.mayHold(target.path, app: target.app)
+        if rules.isEmpty && !holdsObjectFiles {
             return try await catalog.list(app: target.app, directory: target.path, filter: filter, limit: limit, offset: offset)
         }
         var page: [FileEntry] = []
@@ -179,7 +182,10 @@ struct FileRoutes: Sendable {
     private func count(_ target: FileRequest) async throws -> Int {
         let filter = try filter(target)
         let rules = try await catalog.rules(app: target.app, near: target.path, below: true)
-        if rules.isEmpty { return try await catalog.count(app: target.app, directory: target.path, filter: filter) }
+        let holdsObjectFiles = try await objects.mayHold(target.path, app: target.app)
+        if rules.isEmpty && !holdsObjectFiles {
+            return try await catalog.count(app: target.app, directory: target.path, filter: filter)
+        }
         var count = 0
         try await forEachReadable(target, filter: filter, rules: rules) { _ in
             count += 1
@@ -193,10 +199,8 @@ struct FileRoutes: Sendable {
     private func forEachReadable(
         _ target: FileRequest, filter: ListingFilter, rules: FileRules, _ body: (FileEntry) -> Bool
     ) async throws {
-        let caller = PermissionCaller(target.identity)
-        try await catalog.forEach(app: target.app, directory: target.path, filter: filter) { entry in
-            !rules.allows(caller, .read, path: entry.path, isDirectory: entry.isDirectory, ownerID: entry.ownerId)
-                || body(entry)
+        try await access.forEachJudged(.read, target, directory: target.path, filter: filter, rules: rules) { entry, allowed in
+            !allowed || body(entry)
         }
     }
 
@@ -214,16 +218,18 @@ struct FileRoutes: Sendable {
         return size
     }
 
-    /// Writes new bytes under a fresh key with `write`, then records them at `path`; the new
-    /// object is removed again if either step fails.
+    /// Writes new bytes under a fresh key with `write`, then records them at `path` (a new file
+    /// and new directories owned by `owner`, else by the caller); the new object is removed
+    /// again if either step fails.
     func store(
-        _ target: FileRequest, path: FilePath, overwrite: Bool, write: (String) async throws -> Int64
+        _ target: FileRequest, path: FilePath, overwrite: Bool, owner: String? = nil, write: (String) async throws -> Int64
     ) async throws {
         let key = StorageKey.make()
         do {
             let size = try await write(key)
             let file = StoredFile(key: key, size: size, contentType: MediaTypes.type(ofName: path.name))
-            try await catalog.putFile(app: target.app, path: path, file: file, owner: target.identity.userId, overwrite: overwrite)
+            try await catalog.putFile(
+                app: target.app, path: path, file: file, owner: owner ?? target.identity.userId, overwrite: overwrite)
         } catch {
             try? await storage.delete(app: target.app, key: key)
             throw error

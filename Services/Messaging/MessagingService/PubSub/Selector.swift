@@ -22,9 +22,11 @@ struct Selector: Sendable {
         try Self.check(condition)
     }
 
-    /// Whether a message with `headers` is selected.
+    /// Whether a message with `headers` is selected, decided within the budget their text earns
+    /// (``MatchBudget/init(evaluating:)``): a message that would need more is not.
     func selects(_ headers: JSONObject) -> Bool {
-        Self.evaluate(condition, headers) == true
+        var budget = MatchBudget(evaluating: headers)
+        return Self.evaluate(condition, headers, &budget) == true && !budget.isExhausted
     }
 
     // MARK: Checking
@@ -61,11 +63,11 @@ struct Selector: Sendable {
     }
 
     /// True, false, or nil for unknown.
-    private static func evaluate(_ condition: Condition, _ headers: JSONObject) -> Bool? {
+    private static func evaluate(_ condition: Condition, _ headers: JSONObject, _ budget: inout MatchBudget) -> Bool? {
         switch condition {
-        case .and(let items): return ThreeValuedLogic.all(items) { evaluate($0, headers) }
-        case .or(let items): return ThreeValuedLogic.any(items) { evaluate($0, headers) }
-        case .not(let inner): return evaluate(inner, headers).map { !$0 }
+        case .and(let items): return ThreeValuedLogic.all(items) { evaluate($0, headers, &budget) }
+        case .or(let items): return ThreeValuedLogic.any(items) { evaluate($0, headers, &budget) }
+        case .not(let inner): return evaluate(inner, headers, &budget).map { !$0 }
         case .comparison(let left, let op, let right):
             // `x = null` means IS NULL, as in where clauses.
             if right == .null || left == .null {
@@ -73,21 +75,23 @@ struct Selector: Sendable {
                 let isNull = scalar(other, headers) == nil
                 return op == .equal ? isNull : op == .notEqual ? !isNull : nil
             }
-            return compare(scalar(left, headers), scalar(right, headers)).map { op.holds(for: $0) }
+            return compare(scalar(left, headers), scalar(right, headers), &budget).map { op.holds(for: $0) }
         case .like(let value, let pattern, let negated):
             guard case .text(let text)? = scalar(value, headers), case .text(let shape)? = scalar(pattern, headers) else { return nil }
-            return LikePattern(shape).matches(text) != negated
+            // The pattern may be a header: reading it is paid for too.
+            guard budget.spend(shape.utf8.count) else { return nil }
+            return LikePattern(shape).matches(text, budget: &budget).map { $0 != negated }
         case .membership(let value, let items, let negated):
             // `x IN (a, b)` is `x = a OR x = b`.
             let subject = scalar(value, headers)
-            let found = ThreeValuedLogic.any(items) { compare(subject, scalar($0, headers)).map { $0 == 0 } }
+            let found = ThreeValuedLogic.any(items) { compare(subject, scalar($0, headers), &budget).map { $0 == 0 } }
             return negated ? found.map { !$0 } : found
         case .nullCheck(let value, let isNull): return (scalar(value, headers) == nil) == isNull
         case .between(let value, let low, let high, let negated):
             // `x BETWEEN a AND b` is `x >= a AND x <= b`.
             let subject = scalar(value, headers)
             let inside = ThreeValuedLogic.all([(low, ComparisonOperator.greaterOrEqual), (high, .lessOrEqual)]) { bound, op in
-                compare(subject, scalar(bound, headers)).map { op.holds(for: $0) }
+                compare(subject, scalar(bound, headers), &budget).map { op.holds(for: $0) }
             }
             return negated ? inside.map { !$0 } : inside
         case .containsAll: return nil
@@ -112,6 +116,17 @@ struct Selector: Sendable {
         }
     }
 
+
+    /// ``compare(_:_:)``, paying `budget` for the text it may read; nil once it has run out.
+    private static func compare(_ left: Scalar?, _ right: Scalar?, _ budget: inout MatchBudget) -> Int? {
+        guard budget.spend(textLength(left) + textLength(right)) else { return nil }
+        return compare(left, right)
+    }
+
+    private static func textLength(_ scalar: Scalar?) -> Int {
+        if case .text(let text)? = scalar { return text.utf8.count }
+        return 0
+    }
 
     /// -1, 0 or 1; nil when either side is NULL or they cannot be compared. Text that spells a
     /// number compares with a number as a number (headers travel as strings).

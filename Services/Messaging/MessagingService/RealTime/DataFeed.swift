@@ -3,6 +3,7 @@ import Foundation
 import InternalProtocol
 import Logging
 import PostgresSupport
+import QueryLanguage
 
 /// Data change events for this process's `OBJECTS_CHANGES` subscriptions. A table with
 /// subscribers here is watched (its writes emit events, which the relay copies into the
@@ -29,8 +30,12 @@ actor DataFeed: NotificationListener.Consumer {
         var identity: Identity
         let outbox: RTOutbox
         let namespace: String
+        /// How its connection receives `FILE_REF` values.
+        let fileLinks: SubscriberFileLinks
         /// Events at or before this position are not for it (it began, or resumed, after them).
         var after = ChangePosition(commit: 0, index: 0)
+        /// Whether its clause ran out of work budget on an object, logged once.
+        let budgetReport = ClauseBudgetReport()
     }
 
     /// Where a removed subscription stood: every event of its table at or before `position` was
@@ -193,10 +198,17 @@ actor DataFeed: NotificationListener.Consumer {
         let subscribers = (only ?? subscriptions[key].map { Array($0.values) } ?? []).map {
             ($0, ObjectReadAccess($0.identity, table: key.table, catalog: catalog))
         }
+        let fileColumns = catalog.table(named: key.table)?.columns.filter { $0.type == .fileReference }.map(\.name) ?? []
         for event in events {
-            var match = ChangeMatch(event: event, acls: acls)
+            var match = ChangeMatch(event: event, acls: acls, fileColumns: fileColumns)
             for (subscription, access) in subscribers where subscription.kind == event.kind && event.position > subscription.after {
-                guard let data = match.data(for: subscription, access: access) else { continue }
+                let data = match.data(for: subscription, access: access)
+                if subscription.budgetReport.takeFirstReport() {
+                    logger.warning(
+                        "real-time where clause over its work budget: objects it cannot decide within it do not match",
+                        metadata: ["app": "\(key.app)", "table": "\(key.table)", "subscription": "\(subscription.id)"])
+                }
+                guard let data else { continue }
                 subscription.outbox.send(
                     SocketIOPacket.event(
                         "SUB_RES", .object(JSONObject([("id", .string(subscription.id)), ("data", data)])),
@@ -207,15 +219,20 @@ actor DataFeed: NotificationListener.Consumer {
     }
 }
 /// What one event gives one subscription (§6.1 of the RT protocol): nil when its clause or
-/// access admits nothing. Whole payloads are encoded once per event.
+/// access admits nothing. Whole payloads are encoded once per event and way of rendering files.
 struct ChangeMatch {
     let event: ChangeEvent
     let acls: ObjectACLs
-    private var encodedObject: JSONValue?
+    /// The table's `FILE_REF` columns, which the event holds as paths and each subscription
+    /// receives as its connection's URLs.
+    let fileColumns: [String]
+    /// Encoded payloads by the links they were rendered with (nil: the table has no files).
+    private var encodedObjects: [SubscriberFileLinks?: JSONValue] = [:]
 
-    init(event: ChangeEvent, acls: ObjectACLs) {
+    init(event: ChangeEvent, acls: ObjectACLs, fileColumns: [String]) {
         self.event = event
         self.acls = acls
+        self.fileColumns = fileColumns
     }
 
     /// The ids whose ACLs deciding access to `event` may need.
@@ -231,8 +248,7 @@ struct ChangeMatch {
             if event.kind == .deleted {
                 return .object(JSONObject([("___class", .string(event.table)), ("objectId", object["objectId"] ?? .null)]))
             }
-            if encodedObject == nil { encodedObject = .raw(JSONValue.object(object).jsonText) }
-            return encodedObject
+            return encoded(object, for: subscription.fileLinks)
         case .bulkCreated, .bulkUpserted:
             let ids = event.objects.filter { admits($0, subscription, access) }.compactMap { $0["objectId"] }
             return ids.isEmpty ? nil : .array(ids)
@@ -250,8 +266,24 @@ struct ChangeMatch {
         }
     }
 
+    /// `object` encoded with its files as `links` render them, once per distinct rendering.
+    private mutating func encoded(_ object: JSONObject, for links: SubscriberFileLinks) -> JSONValue {
+        let rendering = fileColumns.isEmpty ? nil : links
+        if let known = encodedObjects[rendering] { return known }
+        let rendered = rendering?.rendering(fileColumns, of: object) ?? object
+        let payload = JSONValue.raw(JSONValue.object(rendered).jsonText)
+        encodedObjects[rendering] = payload
+        return payload
+    }
+
     private func admits(_ object: JSONObject, _ subscription: DataFeed.Subscription, _ access: ObjectReadAccess) -> Bool {
-        guard subscription.predicate?.matches(object) ?? true else { return false }
+        if let predicate = subscription.predicate {
+            var budget = MatchBudget(evaluating: object)
+            guard predicate.matches(object, budget: &budget) else {
+                if budget.isExhausted { subscription.budgetReport.ranOut() }
+                return false
+            }
+        }
         guard let id = object["objectId"]?.string else { return false }
         return access.allows(objectId: id, ownerId: object["ownerId"]?.string, acls: acls)
     }

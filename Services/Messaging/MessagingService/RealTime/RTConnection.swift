@@ -16,6 +16,8 @@ struct RTConnection: Sendable {
     var identity: Identity
     /// The id the SDK keeps across reconnects (`clientId`), under which resume points are kept.
     let clientID: String?
+    /// How it receives `FILE_REF` values: under the API key it connected with.
+    let fileLinks: SubscriberFileLinks
     let outbox: RTOutbox
     let services: RTServices
     private(set) var joined = false
@@ -27,12 +29,16 @@ struct RTConnection: Sendable {
         case channel, data
     }
 
-    init(id: UUID = UUID(), version: EngineIOVersion, identity: Identity, clientID: String?, outbox: RTOutbox, services: RTServices) {
+    init(
+        id: UUID = UUID(), version: EngineIOVersion, identity: Identity, apiKey: String?, clientID: String?, outbox: RTOutbox,
+        services: RTServices
+    ) {
         self.id = id
         self.version = version
         namespace = "/" + identity.appId
         self.identity = identity
         self.clientID = clientID
+        fileLinks = services.fileLinks(identity, apiKey: apiKey)
         self.outbox = outbox
         self.services = services
     }
@@ -133,7 +139,7 @@ struct RTConnection: Sendable {
                 added(id, .channel)
             case .string("OBJECTS_CHANGES")?:
                 let (key, subscription) = try await services.dataSubscription(
-                    id: id, options, identity: identity, outbox: outbox, namespace: namespace)
+                    id: id, options, identity: identity, fileLinks: fileLinks, outbox: outbox, namespace: namespace)
                 let point: ChangePosition? = if case .change(let position)? = try await resumePoint(id) { position } else { nil }
                 try await services.data.add(subscription, connection: self.id, on: key, resumingAfter: point)
                 added(id, .data)

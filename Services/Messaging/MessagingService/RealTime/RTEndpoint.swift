@@ -38,7 +38,7 @@ struct RTEndpoint: Sendable {
             return PollingUpgrade.start(sid, on: socket, app: context.identity.appId, sessions: polling)
         }
         let connection = RTConnection(
-            version: version, identity: context.identity, clientID: Self.clientID(query),
+            version: version, identity: context.identity, apiKey: query["apiKey"], clientID: Self.clientID(query),
             outbox: outbox(to: socket.outbound), services: services)
         let session = RTSession(connection, heard: SocketLiveness(), sessions: live) { await socket.end() }
         socket.receive { frame, done in session.received(RTIncoming(frame), done: done) }
@@ -59,7 +59,7 @@ struct RTEndpoint: Sendable {
             transport = known
         } else {
             guard await polling.count < services.settings.maximumPollingSessions else { throw RTError.tooManySessions }
-            transport = await start(version: version, identity: call.identity, clientID: Self.clientID(query))
+            transport = await start(version: version, identity: call.identity, apiKey: query["apiKey"], clientID: Self.clientID(query))
         }
         // The poll ends before the call's deadline, within the heartbeat.
         let hold = min(services.settings.pingInterval, .milliseconds(max(0, call.context.remainingMilliseconds - 2_000)))
@@ -79,14 +79,16 @@ struct RTEndpoint: Sendable {
         return Response(status: .ok, headers: [.contentType: "text/plain; charset=UTF-8"], body: .init(byteBuffer: ByteBuffer(string: "ok")))
     }
 
-    /// A new polling session, live until its client leaves or falls silent.
-    private func start(version: EngineIOVersion, identity: Identity, clientID: String?) async -> PollingTransport {
+    /// A new polling session, live until its client leaves or falls silent (`apiKey`: the key
+    /// its query named, which its file URLs carry).
+    private func start(version: EngineIOVersion, identity: Identity, apiKey: String?, clientID: String?) async -> PollingTransport {
         let id = UUID()
         let heard = SocketLiveness()
         let transport = PollingTransport(
             id: id.uuidString, app: identity.appId, version: version, limit: services.settings.queueLimit, heard: heard)
         let connection = RTConnection(
-            id: id, version: version, identity: identity, clientID: clientID, outbox: outbox(to: transport), services: services)
+            id: id, version: version, identity: identity, apiKey: apiKey, clientID: clientID, outbox: outbox(to: transport),
+            services: services)
         let session = RTSession(connection, heard: heard, sessions: live) { [polling] in await polling.ended(transport.id) }
         transport.deliver(to: session)
         await polling.add(transport)

@@ -17,6 +17,13 @@ struct RTServices: Sendable {
     let settings: RealTimeSettings
     /// The context calls made for a connection carry (request id, logger).
     let context: CallContext
+    /// Where file URLs start (`BAAS_FILES_PUBLIC_URL`), before a connection's own prefix.
+    let filesPublicURL: String
+
+    /// How a connection to `identity`'s app with `apiKey` receives `FILE_REF` values.
+    func fileLinks(_ identity: Identity, apiKey: String?) -> SubscriberFileLinks {
+        SubscriberFileLinks(publicURL: filesPublicURL, appId: identity.appId, apiKey: apiKey)
+    }
 
     /// The channel `options` names, which `identity` may subscribe to (5010, 5016 otherwise).
     func join(_ options: JSONObject, identity: Identity) async throws -> String {
@@ -35,9 +42,9 @@ struct RTServices: Sendable {
     /// The `OBJECTS_CHANGES` subscription `options` ask for: `event`, `tableName` and an optional
     /// `whereClause` (5023 for missing or unknown ones, 1009 for an unknown table, 1017–1019 for
     /// a clause that does not compile, 1023 when `identity` may read no object of the table).
-    func dataSubscription(id: String, _ options: JSONObject, identity: Identity, outbox: RTOutbox, namespace: String)
-        async throws -> (DataFeed.Key, DataFeed.Subscription)
-    {
+    func dataSubscription(
+        id: String, _ options: JSONObject, identity: Identity, fileLinks: SubscriberFileLinks, outbox: RTOutbox, namespace: String
+    ) async throws -> (DataFeed.Key, DataFeed.Subscription) {
         guard let name = options["event"]?.string, let kind = ChangeEvent.Kind(rawValue: name) else {
             throw RTError.invalidOptions("'event' must be one of \(ChangeEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -53,7 +60,8 @@ struct RTServices: Sendable {
             text.allSatisfy(\.isWhitespace) ? nil : try DataError.parsing { () throws(QueryLanguageError) in try QueryParser.condition(text) }.text
         }
         let subscription = DataFeed.Subscription(
-            id: id, kind: kind, predicate: predicate, whereClause: clause, identity: identity, outbox: outbox, namespace: namespace)
+            id: id, kind: kind, predicate: predicate, whereClause: clause, identity: identity, outbox: outbox, namespace: namespace,
+            fileLinks: fileLinks)
         return (DataFeed.Key(app: identity.appId, table: table), subscription)
     }
 

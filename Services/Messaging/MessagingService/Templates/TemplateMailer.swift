@@ -50,14 +50,18 @@ struct TemplateMailer: Sendable {
         ]))
     }
 
-    /// The users `criteria` finds (with the caller's rights), at most ``TemplateSend/criteriaLimit``.
+    /// The users `criteria` finds (with the caller's rights), at most ``TemplateSend/criteriaLimit``,
+    /// with `FILE_REF` values as paths: a URL would carry the caller's API key into other
+    /// people's mailboxes.
     private func users(_ criteria: Condition, identity: Identity) async throws -> [JSONObject] {
         var query = FindQuery()
         query.condition = criteria
         // One more than allowed: finding it means too many.
         query.pageSize = TemplateSend.criteriaLimit + 1
         query.sort = [SortItem(expression: .property(PropertyPath(["objectId"])), descending: false)]
-        let found = try await engine.find("Users", query: query, identity: identity, logger: logger)
+        let found = try await FileLinks.$base.withValue(nil) {
+            try await engine.find("Users", query: query, identity: identity, logger: logger)
+        }
         guard found.count <= TemplateSend.criteriaLimit else {
             throw MailError.invalid("'criteria' finds more than \(TemplateSend.criteriaLimit) users: narrow it")
         }

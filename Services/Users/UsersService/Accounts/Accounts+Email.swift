@@ -36,7 +36,7 @@ extension Accounts {
         let template = try await EmailTemplate.load(appID: appID, event: .passwordReset, session: pool(logger))
         guard template.enabled else { throw UserError.recoveryDisabled }
         let token = try await ActionTokens.issue(
-            appID: appID, userID: userID, purpose: .reset,
+            appID: appID, userID: userID, address: email, purpose: .reset,
             expires: now().addingTimeInterval(Double(policy.resetTokenSeconds)), session: pool(logger))
         let values = [
             "link": "\(mail.publicURL)/\(appID)/account/reset-password/\(token)", "email": email, "identity": value,
@@ -46,8 +46,9 @@ extension Accounts {
     }
 
     /// The reset page's form: sets the password the link's token allows (once, before it
-    /// expires), and ends every session of the user. Returns the user's id. Only a live token
-    /// costs a bcrypt hash, and attempts are limited per client address.
+    /// expires, while the user's email is the address it was mailed to), and ends every session
+    /// of the user. Returns the user's id. Only a live token costs a bcrypt hash, and attempts
+    /// are limited per client address.
     public func resetPassword(
         appID: String, token: String, password: String, clientAddress: String? = nil, logger: Logger
     ) async throws -> String {
@@ -56,35 +57,55 @@ extension Accounts {
             throw UserError.tooLong("password", limit: Self.passwordByteLimit)
         }
         try await throttle.admit(identity: nil, address: clientAddress)
-        guard try await ActionTokens.isLive(appID: appID, token: token, purpose: .reset, now: now(), session: pool(logger))
-        else { throw UserError.invalidLink }
+        try await requireLink(appID: appID, token: token, purpose: .reset, logger: logger)
         let hash = try await hasher.hash(password)
         let moment = now()
         return try await pool(logger).transaction { session in
-            guard let userID = try await ActionTokens.consume(appID: appID, token: token, purpose: .reset, now: moment, session: session)
+            // A change of address since the check deleted the token: nothing is consumed then.
+            guard let holder = try await ActionTokens.consume(appID: appID, token: token, purpose: .reset, now: moment, session: session)
             else { throw UserError.invalidLink }
-            try await Credentials.store(appID: appID, userID: userID, hash: hash, session: session)
-            try await Sessions.endAll(appID: appID, userID: userID, keeping: nil, session: session)
-            return userID
+            try await Credentials.store(appID: appID, userID: holder.userID, hash: hash, session: session)
+            try await Sessions.endAll(appID: appID, userID: holder.userID, keeping: nil, session: session)
+            return holder.userID
         }
     }
 
     /// The confirmation link: an EMAIL_CONFIRMATION_PENDING user becomes ENABLED (a user
-    /// disabled meanwhile stays disabled). The link works once, before it expires.
+    /// disabled meanwhile stays disabled). The link works once, before it expires, while the
+    /// user's email is the address it was mailed to.
     public func confirmEmail(appID: String, token: String, logger: Logger) async throws {
+        try await requireLink(appID: appID, token: token, purpose: .confirm, logger: logger)
         let moment = now()
         try await engine.transaction(identity: Self.system(appID), logger: logger) { transaction in
             guard
-                let userID = try await ActionTokens.consume(
+                let holder = try await ActionTokens.consume(
                     appID: appID, token: token, purpose: .confirm, now: moment, session: transaction.session)
             else { throw UserError.invalidLink }
             let pending = Condition.and([
-                .comparison(.property(PropertyPath(["objectId"])), .equal, .string(userID)),
+                .comparison(.property(PropertyPath(["objectId"])), .equal, .string(holder.userID)),
                 .comparison(.property(PropertyPath(["userStatus"])), .equal, .string("EMAIL_CONFIRMATION_PENDING")),
             ])
             _ = try await transaction.updateAll(
                 Self.usersTable, matching: pending, changes: JSONObject([("userStatus", .string("ENABLED"))]))
         }
+    }
+
+    /// 3025 unless the link of `purpose` is live and its user's email is still the address it
+    /// was mailed to, so a link never reaches an account whose address changed.
+    private func requireLink(appID: String, token: String, purpose: ActionTokens.Purpose, logger: Logger) async throws {
+        guard
+            let holder = try await ActionTokens.holder(appID: appID, token: token, purpose: purpose, now: now(), session: pool(logger)),
+            let address = holder.address,
+            try await currentEmail(appID: appID, userID: holder.userID, logger: logger) == address
+        else { throw UserError.invalidLink }
+    }
+
+    /// The user's email address as stored now, nil when none (or no such user).
+    private func currentEmail(appID: String, userID: String, logger: Logger) async throws -> String? {
+        let row = try await engine.object(
+            Self.usersTable, matching: [("objectId", userID)], query: FindQuery(), identity: Self.system(appID), logger: logger)
+        guard let row else { return nil }
+        return try JSONParser.parse(row).object?["email"]?.string
     }
 
     /// `POST /users/resendconfirmation/{identity}`: a new confirmation link for a user whose
@@ -122,7 +143,7 @@ extension Accounts {
         let template = try await EmailTemplate.load(appID: appID, event: .confirmation, session: pool(logger))
         guard template.enabled else { return }
         let token = try await ActionTokens.issue(
-            appID: appID, userID: userID, purpose: .confirm,
+            appID: appID, userID: userID, address: email, purpose: .confirm,
             expires: now().addingTimeInterval(Double(policy.confirmationTokenSeconds)), session: pool(logger))
         let values = [
             "link": "\(mail.publicURL)/\(appID)/account/confirm-email/\(token)", "email": email,

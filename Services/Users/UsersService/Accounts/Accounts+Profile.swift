@@ -20,7 +20,8 @@ extension Accounts {
     }
 
     /// `PUT /users/{id}`: a partial update of one's own profile (any profile with the
-    /// server-code key). A new password is re-hashed and ends the user's other sessions.
+    /// server-code key). A new password is re-hashed and ends the user's other sessions; a new
+    /// email address takes the links mailed to the old one with it.
     public func updateUser(id: String, body: JSONObject, identity: Identity, logger: Logger) async throws -> Update {
         if identity.keyKind != .serverCode {
             guard let caller = identity.userId else { throw UserError.notLoggedIn }
@@ -39,6 +40,10 @@ extension Accounts {
             }
             let user = try await engine.transaction(identity: system, logger: logger) { transaction in
                 let user = try await transaction.update(Self.usersTable, id: id, changes: changes)
+                if Self.value("email", in: changes) != nil {
+                    let address = try JSONParser.parse(user).object?["email"]?.string
+                    try await ActionTokens.revoke(appID: identity.appId, userID: id, keeping: address, session: transaction.session)
+                }
                 if let hash {
                     try await Credentials.store(appID: identity.appId, userID: id, hash: hash, session: transaction.session)
                     let keeping = identity.userId == id ? identity.sessionId : nil
@@ -126,14 +131,54 @@ extension Accounts {
         }
     }
 
-    /// `POST /users/verifypassowrd` (sic): whether `password` is the logged-in user's.
+    /// `POST /users/verifypassowrd` (sic): whether `password` is the logged-in user's. It is a
+    /// password guess like a login: a wrong one counts towards the account's lockout, and a
+    /// locked account answers 3036 whatever the password.
     public func verifyPassword(body: JSONObject, identity: Identity, logger: Logger) async throws -> Bool {
         guard let userID = identity.userId else { throw UserError.notLoggedIn }
         guard case .string(let password)? = body["password"], !password.isEmpty else { throw UserError.missingPassword }
         guard password.utf8.count <= Self.passwordByteLimit else { return false }
         try await throttle.admit(identity: identity.appId + " " + userID, address: nil)
+        let moment = now()
+        // bcrypt runs before the transaction, as in login: a slow hash must never hold the row lock.
         let stored = try await Credentials.read(appID: identity.appId, userID: userID, lock: false, session: pool(logger))
-        return try await hasher.verify(password, hash: stored?.hash ?? hasher.decoy) && stored != nil
+        if let lockedUntil = stored?.lockedUntil, lockedUntil > moment { throw UserError.lockedOut }
+        let matches = try await hasher.verify(password, hash: stored?.hash ?? hasher.decoy) && stored != nil
+        guard let stored else { return false }
+        let policy = try await policy(identity.appId, logger: logger)
+        let check = try await pool(logger).transaction { session in
+            try await Self.recordPasswordCheck(
+                matches: matches, hashChecked: stored.hash, appID: identity.appId, userID: userID, policy: policy,
+                now: moment, session: session)
+        }
+        switch check {
+        case .valid: return true
+        case .invalid: return false
+        case .lockedOut: throw UserError.lockedOut
+        }
+    }
+
+    /// What a password check decided, committed before it is answered so a wrong guess counts.
+    private enum PasswordCheck: Sendable {
+        case valid, invalid, lockedOut
+    }
+
+    /// Records a checked password the way login does, under the credentials' row lock: a lock
+    /// set meanwhile wins, a wrong password (or one changed since it was hashed) counts as a
+    /// failed login, and a right one clears the counters.
+    private static func recordPasswordCheck(
+        matches: Bool, hashChecked: String, appID: String, userID: String, policy: UserPolicy, now: Date,
+        session: DatabaseSession
+    ) async throws -> PasswordCheck {
+        guard let credentials = try await Credentials.read(appID: appID, userID: userID, lock: true, session: session)
+        else { return .invalid }
+        if let lockedUntil = credentials.lockedUntil, lockedUntil > now { return .lockedOut }
+        guard matches, credentials.hash == hashChecked else {
+            try await Credentials.recordFailure(appID: appID, userID: userID, policy: policy, now: now, session: session)
+            return .invalid
+        }
+        try await Credentials.recordSuccess(appID: appID, userID: userID, session: session)
+        return .valid
     }
 
     /// `GET /users/userclassprops`: the `Users` columns in the contract's shape with the

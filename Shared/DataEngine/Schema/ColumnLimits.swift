@@ -1,0 +1,25 @@
+/// How many columns one write may add by dynamic schema, and how many a table may hold.
+/// PostgreSQL refuses a table's 1,601st column, dropped ones included, and then every later
+/// write that would add one; these limits stop well before it, ahead of any schema change.
+enum ColumnLimits {
+    /// New columns one save, update or bulk request may create.
+    static let newPerWrite = 100
+    /// Columns a table may hold, its four system columns included.
+    static let perTable = 1_000
+
+    /// 1031 unless a write that creates `adding` columns stays within ``newPerWrite``.
+    static func checkWrite(adding count: Int, table: String) throws {
+        guard count <= newPerWrite else {
+            throw DataError.columnLimit(
+                "A write may add at most \(newPerWrite) new columns to table '\(table)'; it names \(count)")
+        }
+    }
+
+    /// 1031 unless `table`, holding `existing` columns, has room for `count` more.
+    static func checkTable(_ table: String, existing: Int, adding count: Int) throws {
+        guard existing + count <= perTable else {
+            throw DataError.columnLimit(
+                "Table '\(table)' may have at most \(perTable) columns; it has \(existing) and \(count) more were asked for")
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import InternalProtocol
+import NIOHTTP1
+import Testing
+import TestSupport
+
+@testable import DataEngine
+
+/// The attacker's probe's data-service reproductions: a date no PostgreSQL timestamp can hold
+/// (it trapped in PostgresNIO's Date encoding and took the process down), and a table filled with
+/// columns by one anonymous save (later saves then failed with 500).
+@Suite(.timeLimit(.minutes(20))) struct ProbeRegressionTests {
+    private static func encoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+    }
+
+    @Test func timestampRangeIsPostgreSQLs() {
+        #expect(TimestampRange.date(milliseconds: 0) != nil)
+        #expect(TimestampRange.date(milliseconds: -210_866_803_200_000) != nil)
+        #expect(TimestampRange.date(milliseconds: -210_866_803_200_001) == nil)
+        #expect(TimestampRange.date(milliseconds: 9_224_318_015_999_000) != nil)
+        #expect(TimestampRange.date(milliseconds: 9_224_318_016_000_000) == nil)
+        #expect(TimestampRange.date(milliseconds: 99_999_999_999_999_999) == nil)
+        #expect(TimestampRange.date(milliseconds: .infinity) == nil)
+        #expect(TimestampRange.date(milliseconds: .nan) == nil)
+        #expect(TimestampRange.microseconds(Date(timeIntervalSince1970: 1e300)) == nil)
+        #expect(TimestampRange.microseconds(Date(timeIntervalSince1970: 1)) == 1_000_000)
+        // The last guard, at the bind: nothing out of range reaches PostgresNIO's conversion.
+        #expect(TimestampRange.clamped(Date(timeIntervalSince1970: 1e300)).timeIntervalSince1970 < 9_224_318_016_000)
+        #expect(TimestampRange.clamped(Date(timeIntervalSince1970: .nan)).timeIntervalSince1970 == 0)
+        for literal: JSONValue in [.integer(99_999_999_999_999_999), .number(-1e300), .string("99999999999999999")] {
+            #expect(ValueEncoding.encode(literal, as: .datetime) == nil, "\(literal)")
+        }
+    }
+
+    @Test func datesBeyondPostgreSQLsRangeAreClientErrorsOnEveryPath() async throws {
+        try await TestCluster.with { cluster async throws in
+            let huge = "99999999999999999"
+            #expect(try await cluster.send(.POST, "/data/T/schema", #"{"name": "when", "type": "DATETIME"}"#, key: .serverCode).status == 200)
+            let id = try #require(try await cluster.send(.POST, "/data/T", #"{"n": 1}"#).json["objectId"] as? String)
+            var refusals: [(String, HTTPResult)] = []
+            for clause in ["created > \(huge)", "created < -\(huge)", "when > 1e300", "updated = '\(huge)'"] {
+                refusals.append((clause, try await cluster.send(.GET, "/data/T?where=" + Self.encoded(clause))))
+            }
+            refusals.append(("update", try await cluster.send(.PUT, "/data/T/\(id)", #"{"when": \#(huge)}"#)))
+            refusals.append(("create", try await cluster.send(.POST, "/data/T", #"{"when": -1e300}"#)))
+            refusals.append(("bulk", try await cluster.send(.PUT, "/data/bulk/T?where=n%3D1", #"{"when": "\#(huge)"}"#)))
+            let (user, _) = try await cluster.account("victim@example.com")
+            refusals.append(("Users", try await cluster.send(.PUT, "/data/Users/\(user)", #"{"lastLogin": \#(huge)}"#, key: .serverCode)))
+            for (what, answer) in refusals {
+                #expect(answer.status == 400 && answer.json["code"] is Int, "\(what): \(answer.status) \(answer.text)")
+            }
+            let work = #"{"operations": [{"operationType": "UPDATE", "table": "T", "payload": {"objectId": "\#(id)", "when": \#(huge)}}]}"#
+            let unit = try await cluster.send(.POST, "/transaction/unit-of-work", work)
+            #expect(unit.json["success"] as? Bool == false, "\(unit.text)")
+            _ = try await cluster.send(.POST, "/data/T/\(id)/friends:T:n", #"["\#(id)"]"#)
+            let related = try await cluster.send(.GET, "/data/T/\(id)/friends?where=" + Self.encoded("created > \(huge)"))
+            #expect(related.status == 400, "\(related.text)")
+            // Every service still answers: nothing trapped.
+            #expect(try await cluster.send(.GET, "/data/T/\(id)").status == 200)
+            #expect(try await cluster.send(.GET, "/data/T/\(id)/friends").status == 200)
+        }
+    }
+
+    @Test func oneSaveCannotFillATableWithColumns() async throws {
+        try await TestCluster.with { cluster async throws in
+            let (_, token) = try await cluster.account("owner@example.com")
+            let id = try #require(try await cluster.send(.POST, "/data/Wide", #"{"a": 1}"#, token: token).json["objectId"] as? String)
+            func object(_ count: Int, prefix: String) -> String {
+                "{" + (0..<count).map { #""\#(prefix)\#($0)": 1"# }.joined(separator: ", ") + "}"
+            }
+            let many = try await cluster.send(.POST, "/data/Wide", object(1_500, prefix: "c"))
+            #expect(many.status == 400 && many.json["code"] as? Int == 1031, "\(many.status) \(many.text.prefix(200))")
+            let update = try await cluster.send(.PUT, "/data/Wide/\(id)", object(101, prefix: "u"))
+            #expect(update.status == 400 && update.json["code"] as? Int == 1031, "\(update.text.prefix(200))")
+            // A write that adds a column and then fails commits neither.
+            let mistyped = try await cluster.send(.POST, "/data/Wide", #"{"fresh": 1, "a": "not a number"}"#)
+            #expect(mistyped.status == 400 && mistyped.json["code"] as? Int == 1012, "\(mistyped.text)")
+            let mistypedUpdate = try await cluster.send(.PUT, "/data/Wide/\(id)", #"{"fresher": 1, "a": "x"}"#, token: token)
+            #expect(mistypedUpdate.status == 400 && mistypedUpdate.json["code"] as? Int == 1012, "\(mistypedUpdate.text)")
+            // Nothing of the refused writes was kept: no column of theirs exists.
+            let schema = try await cluster.send(.GET, "/data/Wide/properties", key: .serverCode)
+            let columns = (try JSONSerialization.jsonObject(with: Data(schema.text.utf8)) as? [[String: Any]]) ?? []
+            let names = Set(columns.compactMap { $0["name"] as? String })
+            #expect(names.contains("a") && !names.contains("c0") && !names.contains("u0"), "\(schema.text.prefix(300))")
+            #expect(!names.contains("fresh") && !names.contains("fresher"), "\(schema.text.prefix(300))")
+            // A write within the limit still works, and so do later saves.
+            #expect(try await cluster.send(.POST, "/data/Wide", object(100, prefix: "k")).status == 200)
+            #expect(try await cluster.send(.PUT, "/data/Wide/\(id)", #"{"a": 2}"#, token: token).status == 200)
+        }
+    }
+}
