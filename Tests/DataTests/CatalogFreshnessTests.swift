@@ -8,7 +8,7 @@ import TestSupport
 /// A permission granted through one service is honoured at once by another whose cache has not
 /// heard of it yet (the announcement travels on its own time): a refusal is checked against the
 /// committed catalog version before it stands.
-@Suite(.timeLimit(.minutes(5))) struct CatalogFreshnessTests {
+@Suite(.timeLimit(.minutes(20))) struct CatalogFreshnessTests {
     @Test func aRefusalIsCheckedAgainstTheCommittedRules() async throws {
         try await EngineFixture.with { fixture in
             _ = try await fixture.create("Doc", #"{"n": 1}"#)

@@ -9,7 +9,7 @@ import TestSupport
 
 /// The catalog cache across instances: a schema change made by one engine reaches another
 /// through `pg_notify`, without the other querying the catalog on every read.
-@Suite(.timeLimit(.minutes(5))) struct CatalogTests {
+@Suite(.timeLimit(.minutes(20))) struct CatalogTests {
     @Test func aSchemaChangeOnOneInstanceReachesAnother() async throws {
         try await EngineFixture.with { fixture in
             let second = DataEngine(database: fixture.database, logger: fixture.logger)

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Altering a column keeps its indexes findable: a rename combined with an index change, and a
 /// rename that changes only the case of the name.
-@Suite(.timeLimit(.minutes(5))) struct ColumnAlterationTests {
+@Suite(.timeLimit(.minutes(20))) struct ColumnAlterationTests {
     @Test func renamingWithAnIndexChangeKeepsTheIndexManageable() async throws {
         try await EngineFixture.with { fixture in
             _ = try await fixture.create("Tag", #"{"a": "x"}"#)

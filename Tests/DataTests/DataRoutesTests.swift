@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// The public `/data` contract through the gateway: each SDK generation's variant.
-@Suite(.timeLimit(.minutes(5))) struct DataRoutesTests {
+@Suite(.timeLimit(.minutes(20))) struct DataRoutesTests {
     struct Client: Sendable {
         let cluster: TestCluster
         var kind: APIKeyKind = .rest

@@ -2,7 +2,7 @@ import DataService
 import Testing
 import TestSupport
 
-@Suite(.timeLimit(.minutes(5))) struct DataServiceTests {
+@Suite(.timeLimit(.minutes(20))) struct DataServiceTests {
     @Test func readyWithItsDatabase() async throws {
         try await BackendChecks.readyWithDatabase(DataService.self)
     }

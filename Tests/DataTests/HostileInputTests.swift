@@ -6,7 +6,7 @@ import TestSupport
 /// Inputs built to cost the server work are refused by their limits with the JSON error shape:
 /// the where language's depth, token and length limits, list limits, and the size of the
 /// request head, at the gateway's HTTP decoder and at the hop to the owning service.
-@Suite(.timeLimit(.minutes(5))) struct HostileInputTests {
+@Suite(.timeLimit(.minutes(20))) struct HostileInputTests {
     private static func encoded(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
     }

@@ -7,7 +7,7 @@ import TestSupport
 
 /// Where clauses evaluated in memory (real-time subscriptions) answer as the SQL compiler's
 /// statements do on the same rows: hundreds of generated clauses, each run both ways.
-@Suite(.timeLimit(.minutes(5))) struct ObjectPredicateTests {
+@Suite(.timeLimit(.minutes(20))) struct ObjectPredicateTests {
     @Test func generatedClausesMatchTheSameObjectsInMemoryAsInSQL() async throws {
         try await EngineFixture.with { fixture in
             _ = try await fixture.create("P", #"{"name": "seed", "age": 1, "score": 1.5, "active": true, "born": 1577836800000}"#)

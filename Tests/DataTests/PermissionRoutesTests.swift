@@ -6,7 +6,7 @@ import TestSupport
 
 /// The permission API through the gateway: table rules with the server-code key, object ACLs
 /// with the Permission right, owner policy, INHERIT, and what a user then sees.
-@Suite(.timeLimit(.minutes(5))) struct PermissionRoutesTests {
+@Suite(.timeLimit(.minutes(20))) struct PermissionRoutesTests {
     private func ids(_ result: HTTPResult) -> Set<String> {
         Set(((try? JSONSerialization.jsonObject(with: Data(result.text.utf8))) as? [[String: Any]] ?? []).compactMap { $0["objectId"] as? String })
     }

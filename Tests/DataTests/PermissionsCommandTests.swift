@@ -11,7 +11,7 @@ import TestSupport
 
 /// `data-service permissions show`: the administrator reads the same JSON as the server-code-key
 /// API, even when the app's rules would hide it from every key.
-@Suite(.timeLimit(.minutes(5))) struct PermissionsCommandTests {
+@Suite(.timeLimit(.minutes(20))) struct PermissionsCommandTests {
     @Test func showsTableGlobalAndObjectPermissions() async throws {
         try await TestDatabase.with { configuration in
             let appID = UUID().uuidString

@@ -10,7 +10,7 @@ import TestSupport
 /// Statements that repeat are prepared once per connection, within a bound, and a schema change
 /// never answers with a stale plan: PostgreSQL's "cached plan must not change result type" is
 /// retried under a new name, alone and inside a transaction.
-@Suite(.timeLimit(.minutes(5))) struct PreparedStatementTests {
+@Suite(.timeLimit(.minutes(20))) struct PreparedStatementTests {
     /// A pool of one connection, so every statement meets the statements prepared before it.
     private func withOneConnection(_ body: @Sendable (DatabaseSession, PreparedStatements) async throws -> Void)
         async throws

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// Every where-clause operator, date form and query parameter against a real table.
-@Suite(.timeLimit(.minutes(5))) struct QueryTests {
+@Suite(.timeLimit(.minutes(20))) struct QueryTests {
     static let people = [
         #"{"name": "Ann", "age": 31, "height": 1.62, "active": true, "city": "Austin", "tags": ["a", "b"]}"#,
         #"{"name": "Bob", "age": 25, "height": 1.80, "active": false, "city": "Boston", "tags": ["b"]}"#,
@@ -210,7 +210,7 @@ import TestSupport
 
 /// `props` as SDKs send it: aliases, `*` beside aliases, functions and exclusions, and the
 /// column functions Backendless offers in props and where clauses.
-@Suite(.timeLimit(.minutes(5))) struct PropertyListTests {
+@Suite(.timeLimit(.minutes(20))) struct PropertyListTests {
     @Test func aliasesStarsExclusionsAndFunctions() async throws {
         try await QueryTests.withPeople { fixture in
             let ann = [("where", "name = 'Ann'")]

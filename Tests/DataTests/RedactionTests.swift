@@ -8,7 +8,7 @@ import TestSupport
 
 /// No client response carries PostgreSQL's own text: refusals it raises answer with a code and a
 /// message this project wrote.
-@Suite(.timeLimit(.minutes(5))) struct RedactionTests {
+@Suite(.timeLimit(.minutes(20))) struct RedactionTests {
     /// Phrases only PostgreSQL's messages and details contain.
     static let databaseText = [
         "Key (", "already exists.", "violates check", "violates unique", "violates foreign", "new row for relation", "does not exist", "function sum(", "operator does not exist", "ERROR",

@@ -7,7 +7,7 @@ import TestSupport
 
 /// `POST /transaction/unit-of-work`: every data operation type, `___ref` references, isolation
 /// levels, the success and failure envelopes, and rollback of everything on failure.
-@Suite(.timeLimit(.minutes(5))) struct UnitOfWorkTests {
+@Suite(.timeLimit(.minutes(20))) struct UnitOfWorkTests {
     /// Runs a unit of work written as JSON and decodes its envelope.
     private func run(_ fixture: EngineFixture, _ json: String) async throws -> [String: Any] {
         let work = try UnitOfWork(body: try JSONParser.parse(json))

@@ -6,7 +6,7 @@ import TestSupport
 
 /// The update operators: Backendless's JSON operations and the array and number operations
 /// that cover QuickBlox's `inc push pull pull_all pop add_to_set` and set-by-index.
-@Suite(.timeLimit(.minutes(5))) struct UpdateOperatorTests {
+@Suite(.timeLimit(.minutes(20))) struct UpdateOperatorTests {
     static let start = #"{"doc": {"a": 1, "list": [1, 2], "nested": {"x": 1}}, "tags": [1, 2, 3, 2, "x"], "n": 10, "d": 1.5, "s": "text"}"#
 
     /// (column, operation, expected value afterwards)

@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 
 /// Saves, dynamic schema, typing, bulk operations, expressions and change events.
-@Suite(.timeLimit(.minutes(5))) struct WriteTests {
+@Suite(.timeLimit(.minutes(20))) struct WriteTests {
     @Test func createInfersColumnsAndReturnsTheWireShape() async throws {
         try await EngineFixture.with { fixture in
             let saved = try await fixture.create(

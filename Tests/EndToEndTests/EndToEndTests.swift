@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// All seven services in one process, driven through the gateway only.
-@Suite(.timeLimit(.minutes(5))) struct EndToEndTests {
+@Suite(.timeLimit(.minutes(20))) struct EndToEndTests {
     @Test func infoReportsEveryServiceReady() async throws {
         try await TestCluster.with { cluster async throws in
             let answer = try await HTTPTestClient.send(.GET, cluster.gatewayURL + cluster.prefix() + "/info")

@@ -7,7 +7,7 @@ import TestSupport
 /// one answered 5xx or with a body its description does not allow — the error envelope included.
 /// It calls with the server-code key, which every management route takes. One worker: with two,
 /// hypothesis (under schemathesis) once failed describing a strategy from two threads at once.
-@Suite(.timeLimit(.minutes(15))) struct SchemathesisTests {
+@Suite(.timeLimit(.minutes(30))) struct SchemathesisTests {
     /// Examples per operation: `BAAS_TEST_SCHEMATHESIS_EXAMPLES`, else a bound CI can afford.
     static let examples = ProcessInfo.processInfo.environment["BAAS_TEST_SCHEMATHESIS_EXAMPLES"] ?? "8"
 
@@ -15,7 +15,7 @@ import TestSupport
         // Mail goes to a real SMTP server (aiosmtpd): without a relay, sending is 503 by design.
         try await SMTPSink.with { sink async throws in
             let mail = ["BAAS_SMTP_HOST": "127.0.0.1", "BAAS_SMTP_PORT": "\(sink.port)", "BAAS_SMTP_STARTTLS": "off"]
-            try await TestCluster.with(environment: mail) { cluster async throws in
+            try await TestCluster.with(environment: mail, timeLimit: .seconds(900)) { cluster async throws in
                 // schemathesis and hypothesis keep caches in the working directory: not the repository's.
                 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("schemathesis-\(UUID().uuidString)")
                 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)

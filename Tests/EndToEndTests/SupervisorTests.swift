@@ -47,10 +47,9 @@ import TestSupport
             pid_t(try String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))
         }
 
-        /// The supervisor's exit status, once it has exited.
+        /// The supervisor's exit status, once it has exited (within a minute).
         func exit() async throws -> Int32 {
-            while supervisor.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-            return supervisor.terminationStatus
+            try await supervisor.status(within: .seconds(60))
         }
 
         var said: String { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }

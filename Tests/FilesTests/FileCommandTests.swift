@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// Copy, move, rename and the three append forms (contract §4), with their refusals.
-@Suite(.timeLimit(.minutes(5))) struct FileCommandTests {
+@Suite(.timeLimit(.minutes(20))) struct FileCommandTests {
     func url(_ files: FileCluster, _ path: String) -> String {
         "\"" + FileCluster.publicURL + files.cluster.prefix() + "/files/" + path + "\""
     }

@@ -11,7 +11,7 @@ import TestSupport
 /// set deeper overriding the same cell higher up), files are assets with their own cells, and
 /// the nine layers decide. Checked against a model that walks the tree cell by cell, and through
 /// the API with the REST and server-code keys.
-@Suite(.timeLimit(.minutes(5))) struct FilePermissionTests {
+@Suite(.timeLimit(.minutes(20))) struct FilePermissionTests {
     static let paths = ["", "a", "a/b", "a/b/f.txt", "a/g.txt", "c", "c/h.txt"]
     static let directories: Set<String> = ["", "a", "a/b", "c"]
     static let principals: [Principal] = [

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// `FILE_REF` columns: they keep a file's path and answer its URL, which downloads the file.
-@Suite(.timeLimit(.minutes(5))) struct FileReferenceTests {
+@Suite(.timeLimit(.minutes(20))) struct FileReferenceTests {
     @Test func fileReferenceColumnsKeepPathsAndAnswerURLs() async throws {
         try await FileCluster.with { files async throws in
             let cluster = files.cluster

@@ -9,7 +9,7 @@ import TestSupport
 
 /// The file API through the gateway (contract §4): uploads, downloads with their validators
 /// and ranges, listings, counts, directories, deletion, and the error codes each refusal carries.
-@Suite(.timeLimit(.minutes(5))) struct FileRoutesTests {
+@Suite(.timeLimit(.minutes(20))) struct FileRoutesTests {
     @Test(arguments: StorageBackend.allCases) func anUploadDownloadsByteForByteWithItsURL(_ backend: StorageBackend) async throws {
         try await FileCluster.with(backend) { files async throws in
             let bytes = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }

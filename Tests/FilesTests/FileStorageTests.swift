@@ -12,7 +12,7 @@ import TestSupport
 
 /// Storage and catalog below the routes: objects appear whole or not at all, ranges read
 /// exactly, and replaced or removed objects are collected only once their grace has passed.
-@Suite(.timeLimit(.minutes(5))) struct FileStorageTests {
+@Suite(.timeLimit(.minutes(20))) struct FileStorageTests {
     let logger = TestDatabase.logger
 
     static func withRoot(_ body: (String) async throws -> Void) async throws {

@@ -12,7 +12,7 @@ import TestSupport
 
 /// Bytes streamed through gateway and files-service: large files arrive whole, an aborted upload
 /// leaves nothing anywhere, concurrent writers never mix, and no hostile path writes anything.
-@Suite(.timeLimit(.minutes(5))) struct FileStreamingTests {
+@Suite(.timeLimit(.minutes(20))) struct FileStreamingTests {
     static let large = 64 << 20
 
     @Test(arguments: StorageBackend.allCases) func aLargeUploadStreamsInAndOutWhole(_ backend: StorageBackend) async throws {

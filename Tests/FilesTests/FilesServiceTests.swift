@@ -2,7 +2,7 @@ import FilesService
 import Testing
 import TestSupport
 
-@Suite(.timeLimit(.minutes(5))) struct FilesServiceTests {
+@Suite(.timeLimit(.minutes(20))) struct FilesServiceTests {
     @Test func readyWithItsDatabase() async throws {
         try await BackendChecks.readyWithDatabase(FilesService.self)
     }

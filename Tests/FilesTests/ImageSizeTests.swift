@@ -7,7 +7,7 @@ import TestSupport
 
 /// Image sizes (`?width=&height=&fit=&format=`): resized by libvips on first request, cached
 /// beside the original, dropped with it; bombs and non-images refused before decoding.
-@Suite(.timeLimit(.minutes(5))) struct ImageSizeTests {
+@Suite(.timeLimit(.minutes(20))) struct ImageSizeTests {
     /// The format and size an answer declares in its own header bytes.
     static func shape(_ result: HTTPResult) -> String {
         guard let (format, width, height) = TestImages.dimensions(Array(result.body)) else { return "not an image: \(result.status) \(result.text.prefix(200))" }

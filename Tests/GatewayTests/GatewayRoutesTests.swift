@@ -14,7 +14,7 @@ import DataService
 
 /// The gateway routes by the services' manifests with Hummingbird's router: which service, which
 /// credentials, which permission — decided by what the services declare, never by a copy.
-@Suite(.timeLimit(.minutes(5))) struct GatewayRoutesTests {
+@Suite(.timeLimit(.minutes(20))) struct GatewayRoutesTests {
     /// What a route handler saw.
     struct Match: Equatable, Sendable {
         var service: ServiceName

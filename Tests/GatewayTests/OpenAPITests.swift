@@ -5,7 +5,7 @@ import TestSupport
 
 /// `openapi.json`: a valid OpenAPI 3.1 document (PyPI's openapi-spec-validator) describing
 /// exactly the routes the services serve, each with its summary, parameters and answers.
-@Suite(.timeLimit(.minutes(5))) struct OpenAPITests {
+@Suite(.timeLimit(.minutes(20))) struct OpenAPITests {
     @Test func theDescriptionIsValidOpenAPI31() async throws {
         try await TestCluster.with { cluster async throws in
             let root = try await HTTPTestClient.send(.GET, cluster.gatewayURL + "/openapi.json")

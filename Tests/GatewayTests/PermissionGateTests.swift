@@ -12,7 +12,7 @@ import TestSupport
 /// The gateway's share of the security model: a data request no row could be allowed is
 /// refused with 1023 before it is routed, anything a row may decide reaches data-service, and a
 /// change to the rules takes effect on the caller's very next request.
-@Suite(.timeLimit(.minutes(5))) struct PermissionGateTests {
+@Suite(.timeLimit(.minutes(20))) struct PermissionGateTests {
     /// The cache behind the gate, driven with a scripted data-service and catalog announcements.
     @Test func cachedRulesFollowAnnouncementsAndNeverGoBack() async throws {
         actor Script {

@@ -7,7 +7,7 @@ import TestSupport
 /// Geo inside data queries (issue 15 item 6): GeoPoint relation columns declared through the
 /// relation API, `distance()` with unit functions in where clauses and sorts, QuickBlox's
 /// `near`, the points loaded with their parents, and the caller's Find filter on both tables.
-@Suite(.timeLimit(.minutes(5))) struct GeoDataTests {
+@Suite(.timeLimit(.minutes(20))) struct GeoDataTests {
     @Test func distanceInWhereClausesAndSortsMatchesTheGreatCircle() async throws {
         let seed = SeededGenerator.seed
         var random = SeededGenerator(seed: seed)

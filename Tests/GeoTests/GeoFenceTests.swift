@@ -5,7 +5,7 @@ import TestSupport
 
 /// Geofences: management with the server-code key, fence filters on searches, and the enter,
 /// stay and exit actions over scripted point movements.
-@Suite(.timeLimit(.minutes(5))) struct GeoFenceTests {
+@Suite(.timeLimit(.minutes(20))) struct GeoFenceTests {
     static let colorado = #"{"name": "colorado", "type": "RECT", "nodes": [{"latitude": 40.979898069620134, "longitude": -109.072265625}, {"latitude": 37.02009820136811, "longitude": -101.953125}], "actions": {"onenter": {"type": "EVENT", "eventname": "colorado"}}}"#
 
     @Test func fencesAreManagedWithTheServerCodeKeyAndFilterSearches() async throws {

@@ -10,7 +10,7 @@ import TestSupport
 /// Geo categories as permission containers (issue 15 item 7): random FIND cells on categories,
 /// the global matrix and owner policies; every search must find exactly the points the nine-layer
 /// oracle lets each caller find, and ADD / REMOVE guard the writes.
-@Suite(.timeLimit(.minutes(5))) struct GeoPermissionTests {
+@Suite(.timeLimit(.minutes(20))) struct GeoPermissionTests {
     static let categories = ["A", "B", "C", "D"]
 
     @Test func searchesFindExactlyWhatTheOracleAllows() async throws {

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// Points and categories through the gateway (contract §5), as the 4.x and 5.x SDKs call them.
-@Suite(.timeLimit(.minutes(5))) struct GeoPointRoutesTests {
+@Suite(.timeLimit(.minutes(20))) struct GeoPointRoutesTests {
     @Test func savingReplacingPatchingAndDeletingAPoint() async throws {
         try await TestCluster.with { cluster async throws in
             // Categories default to Default, are deduplicated and sorted; metadata comes back.

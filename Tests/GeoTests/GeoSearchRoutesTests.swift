@@ -5,7 +5,7 @@ import TestSupport
 
 /// Searches through the gateway in the parameters the 4.x and 5.x SDKs send (contract §5), with
 /// the answers their end-to-end tests expect.
-@Suite(.timeLimit(.minutes(5))) struct GeoSearchRoutesTests {
+@Suite(.timeLimit(.minutes(20))) struct GeoSearchRoutesTests {
     @Test func radiusRectangleCategoryAndMetadataSearches() async throws {
         try await TestCluster.with { cluster async throws in
             for latitude in 0...3 {

@@ -2,7 +2,7 @@ import GeoService
 import Testing
 import TestSupport
 
-@Suite(.timeLimit(.minutes(5))) struct GeoServiceTests {
+@Suite(.timeLimit(.minutes(20))) struct GeoServiceTests {
     @Test func readyWithItsDatabase() async throws {
         try await BackendChecks.readyWithDatabase(GeoService.self)
     }

@@ -9,7 +9,7 @@ import TestSupport
 /// The APNs client against a stand-in that speaks HTTP/2 over TLS and checks the provider token
 /// with the configured public key (Tests/Peers/apns-standin.py): payloads and headers as sent,
 /// one token for many requests, and each of Apple's answers classified.
-@Suite(.timeLimit(.minutes(5))) struct APNsClientTests {
+@Suite(.timeLimit(.minutes(20))) struct APNsClientTests {
     static func token(_ index: Int, fault: String = "") -> String {
         let hex = String(format: "%064x", index)
         return fault.isEmpty ? hex : String(hex.dropLast(fault.count)) + fault

@@ -12,7 +12,7 @@ import TestSupport
 /// byte for byte with their names and types, in plain emails and template sends, streamed from
 /// files-service with the sender's rights; missing, too many or too large files are refused
 /// before any email is sent.
-@Suite(.timeLimit(.minutes(5))) struct EmailAttachmentTests {
+@Suite(.timeLimit(.minutes(20))) struct EmailAttachmentTests {
     /// Bytes that fill no whole base64 line at the end (300,001 = 57 × 5263 + 10).
     static let report = (0..<300_001).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 9) }
     static let note = Array("Grüße, Ann.\n.a line with a dot\n".utf8)

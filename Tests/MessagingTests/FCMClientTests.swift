@@ -9,7 +9,7 @@ import TestSupport
 /// The FCM client against a stand-in of Google's token endpoint and `messages:send` that
 /// verifies the service account's RS256 assertion (Tests/Peers/fcm-standin.py): data-only
 /// messages as sent, one token for many sends, a refresh on 401, and each answer classified.
-@Suite(.timeLimit(.minutes(5))) struct FCMClientTests {
+@Suite(.timeLimit(.minutes(20))) struct FCMClientTests {
     static func message(_ token: String) -> FCMMessage {
         FCMMessage(token: token, data: [("message", "hello"), ("android-content-title", "Title"), ("messageId", "m1")], timeToLive: 86_400)
     }

@@ -8,7 +8,7 @@ import Testing
 import TestSupport
 
 /// Email through a real SMTP server (aiosmtpd), plain, with STARTTLS and AUTH, and refused.
-@Suite(.timeLimit(.minutes(5))) struct MailTests {
+@Suite(.timeLimit(.minutes(20))) struct MailTests {
     static let message = SendEmail.Request(
         to: ["ann@example.com"], cc: ["cy@example.com"], bcc: ["hidden@example.com"], subject: "Grüße from the app",
         text: "Hello Ann,\n.a line starting with a dot\nBye", html: "<p>Hello <b>Ann</b></p>")

@@ -2,7 +2,7 @@ import MessagingService
 import Testing
 import TestSupport
 
-@Suite(.timeLimit(.minutes(5))) struct MessagingServiceTests {
+@Suite(.timeLimit(.minutes(20))) struct MessagingServiceTests {
     @Test func readyWithItsDatabase() async throws {
         try await BackendChecks.readyWithDatabase(MessagingService.self)
     }

@@ -12,7 +12,7 @@ import TestSupport
 
 /// Push credentials (issue 16 item 6, first part): set with the server-code key, stored with the
 /// key sealed, never answered, opened back into working signing keys; and the JWTs they sign.
-@Suite(.timeLimit(.minutes(5))) struct PushCredentialTests {
+@Suite(.timeLimit(.minutes(20))) struct PushCredentialTests {
     static let secretsKey = Data((0..<32).map { UInt8(($0 * 7) % 256) }).base64EncodedString()
 
     static func apnsBody(_ key: P256.Signing.PrivateKey, keyId: String = "ABCDE12345") -> String {

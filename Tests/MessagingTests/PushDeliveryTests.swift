@@ -10,7 +10,7 @@ import TestSupport
 /// registered on its channel through the APNs and FCM stand-ins, payloads as the mapping says,
 /// targets narrowed by broadcast, singlecast and segment, providers' refusals removing devices,
 /// and throttling and outages retried from the durable queue.
-@Suite(.timeLimit(.minutes(5))) struct PushDeliveryTests {
+@Suite(.timeLimit(.minutes(20))) struct PushDeliveryTests {
     static func iosToken(_ index: Int, fault: String = "") -> String { APNsClientTests.token(index, fault: fault) }
 
     @Test func aPublishReachesEveryRegisteredDeviceFieldByField() async throws {

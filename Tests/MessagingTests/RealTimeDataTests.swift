@@ -10,7 +10,7 @@ import TestSupport
 /// python-socketio: all six events, where clauses on the new (or, for deletes, the old) state,
 /// bulk events matched by clause, exact payloads, read access per subscriber and per object,
 /// and refusals.
-@Suite(.timeLimit(.minutes(5))) struct RealTimeDataTests {
+@Suite(.timeLimit(.minutes(20))) struct RealTimeDataTests {
     @Test func everyEventKindReachesTheSubscriptionsWhoseClauseItMatches() async throws {
         try await TestCluster.with { cluster async throws in
             _ = try await cluster.send(.POST, "/data/Person", #"{"name": "seed", "age": 1}"#)

@@ -7,7 +7,7 @@ import TestSupport
 /// polling only, and polling then upgrading to a WebSocket (as the SDKs do), receive channel
 /// messages and data changes; Engine.IO 3's length-prefixed payloads spoken by hand; unknown
 /// sessions and bad payloads refused.
-@Suite(.timeLimit(.minutes(5))) struct RealTimePollingTests {
+@Suite(.timeLimit(.minutes(20))) struct RealTimePollingTests {
     @Test(arguments: ["polling", "polling,websocket"])
     func pollingClientsReceiveWhatWebSocketClientsDo(_ transports: String) async throws {
         try await TestCluster.with { cluster async throws in

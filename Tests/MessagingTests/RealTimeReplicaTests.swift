@@ -7,13 +7,13 @@ import TestSupport
 /// run as processes): subscribers on either receive every data change event they should, once,
 /// in commit order per object, whichever gateway the write came through — across a restart of
 /// one messaging-service while writes go on.
-@Suite(.timeLimit(.minutes(6))) struct RealTimeReplicaTests {
+@Suite(.timeLimit(.minutes(20))) struct RealTimeReplicaTests {
     static let objects = 8
     static let rounds = 6
 
     @Test func everySubscriberOnEitherReplicaGetsEveryEventOnceInOrderAcrossARestart() async throws {
         let window = ["BAAS_RT_RESUME_WINDOW_MS": "300000"]
-        try await TestCluster.with(environment: window) { cluster async throws in
+        try await TestCluster.with(environment: window, timeLimit: .seconds(360)) { cluster async throws in
             _ = try await cluster.send(.POST, "/data/Counter", #"{"k": -1, "v": 0}"#)
             try await ServiceReplica.with(cluster: cluster, environment: window) { replica in
                 let key = cluster.app.keys[.js]!
@@ -37,7 +37,7 @@ import TestSupport
     /// SIGTERM closes its sessions with 1001 through the gateway, and a gateway stopped the same
     /// way closes its connections with 1001 through the service; both processes exit.
     @Test func aProcessThatStopsClosesItsSocketsWith1001() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.with(timeLimit: .seconds(360)) { cluster async throws in
             try await ServiceReplica.with(cluster: cluster) { replica in
                 let port = try #require(URLComponents(string: replica.gatewayURL)?.port)
                 let path = "/\(cluster.app.id)/?EIO=4&transport=websocket&apiKey=\(cluster.app.keys[.rest]!)"

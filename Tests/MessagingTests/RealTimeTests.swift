@@ -11,7 +11,7 @@ import TestSupport
 /// python-socketio (Engine.IO 4) and a raw WebSocket speaking Engine.IO 3: the lookup, the
 /// namespace connect, channel joins, messages published over REST delivered with selectors and
 /// subtopics, rights applied (and re-applied after a token change), and refusals.
-@Suite(.timeLimit(.minutes(5))) struct RealTimeTests {
+@Suite(.timeLimit(.minutes(20))) struct RealTimeTests {
     static func publish(_ cluster: TestCluster, _ channel: String, _ body: String) async throws -> String {
         let published = try await cluster.send(.POST, "/messaging/\(channel)", body)
         guard let id = published.json["messageId"] as? String else { throw PubSubTestFailure(description: published.text) }

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Deep save: a tree created and updated in one transaction, shared references, clearing and
 /// replacing relations, the answer's shape, and refusals that leave nothing written.
-@Suite(.timeLimit(.minutes(5))) struct DeepSaveTests {
+@Suite(.timeLimit(.minutes(20))) struct DeepSaveTests {
     /// Tables Order (items 1:N Item, customer 1:1 Customer) and Customer (address 1:1 Address).
     private func schema(_ fixture: EngineFixture) async throws {
         let name = ColumnSchema(name: "name", type: .string)

@@ -8,7 +8,7 @@ import Testing
 import TestSupport
 
 /// QuickBlox's `_parent_id` (a strong reference) and Backbeam's `join … having …`.
-@Suite(.timeLimit(.minutes(5))) struct DialectRelationTests {
+@Suite(.timeLimit(.minutes(20))) struct DialectRelationTests {
     @Test func deletingAParentDeletesItsChildrenDownEveryLevel() async throws {
         try await EngineFixture.with { fixture in
             let movies = try await fixture.objects("Movie", ["M1", "M2"])

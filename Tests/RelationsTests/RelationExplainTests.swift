@@ -11,7 +11,7 @@ import TestSupport
 /// a maker per item, loading a page's items and their makers (depth 2) and a where clause through
 /// the 1:N `items` are planned with index scans only — no sequential scan of orders, items, makers
 /// or links. (Their speed is measured in `Benchmarks/`, not here.)
-@Suite(.timeLimit(.minutes(5))) struct RelationExplainTests {
+@Suite(.timeLimit(.minutes(20))) struct RelationExplainTests {
     static let orders = 100_000
 
     @Test func loadingTwoLevelsAndAWhereThroughOneToManyUseIndexes() async throws {

@@ -8,7 +8,7 @@ import TestSupport
 /// Finds that load related objects: `loadRelations` paths, `relationsDepth`, `relationsPageSize`,
 /// auto-load columns, the shape of what comes back, and a statement count independent of the
 /// number of objects.
-@Suite(.timeLimit(.minutes(5))) struct RelationLoadingTests {
+@Suite(.timeLimit(.minutes(20))) struct RelationLoadingTests {
     /// Orders, each with `lines` items (1:N) and a customer (1:1) who has an address (1:1).
     private func shop(_ fixture: EngineFixture, orders: Int, lines: Int = 12) async throws -> [String] {
         let address = try await fixture.objects("Address", ["Oslo"])

@@ -12,7 +12,7 @@ import TestSupport
 /// model says, and where clauses through the relations must match the model; children loaded
 /// for a caller must be exactly those ``PermissionOracle`` lets it find. Failures print the
 /// shrunk steps or facts and a seed.
-@Suite(.timeLimit(.minutes(5))) struct RelationPropertyTests {
+@Suite(.timeLimit(.minutes(20))) struct RelationPropertyTests {
     /// One relation change of a random sequence.
     struct Step: Sendable, CustomStringConvertible {
         let many: Bool

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// The relation API through the gateway, in each SDK generation's variant (§3.4, §8).
-@Suite(.timeLimit(.minutes(5))) struct RelationRoutesTests {
+@Suite(.timeLimit(.minutes(20))) struct RelationRoutesTests {
     @Test func everySDKVariantOfTheRelationAPI() async throws {
         try await TestCluster.with { cluster async throws in
             let ids = try await cluster.createNamed("Person", ["Ann", "Bob", "Cy", "Di"])

@@ -7,7 +7,7 @@ import TestSupport
 /// ADD_RELATION, SET_RELATION and DELETE_RELATION in units of work: ids, references to earlier
 /// results (an object, a bulk create's ids, a FIND's objects, by index or whole), conditions, and
 /// a rollback of everything when a later operation fails.
-@Suite(.timeLimit(.minutes(5))) struct RelationUnitOfWorkTests {
+@Suite(.timeLimit(.minutes(20))) struct RelationUnitOfWorkTests {
     private func run(_ fixture: EngineFixture, _ operations: String) async throws -> [String: Any] {
         let work = try UnitOfWork(body: try JSONParser.parse(#"{"operations": [\#(operations)]}"#))
         return try fixture.decode(try await fixture.engine.execute(work, identity: fixture.rest, logger: fixture.logger).jsonText)

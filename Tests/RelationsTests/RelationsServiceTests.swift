@@ -2,7 +2,7 @@ import RelationsService
 import Testing
 import TestSupport
 
-@Suite(.timeLimit(.minutes(5))) struct RelationsServiceTests {
+@Suite(.timeLimit(.minutes(20))) struct RelationsServiceTests {
     @Test func readyWithItsDatabase() async throws {
         try await BackendChecks.readyWithDatabase(RelationsService.self)
     }

@@ -12,7 +12,7 @@ import Testing
 import TestSupport
 
 /// The internal protocol over a real HTTP/2 + mutual TLS server and the real client.
-@Suite(.timeLimit(.minutes(5))) struct InternalProtocolTests {
+@Suite(.timeLimit(.minutes(20))) struct InternalProtocolTests {
     /// What the echo operation saw.
     struct Echo: Codable, Sendable {
         var requestID: String

@@ -4,7 +4,7 @@ import PostgresSupport
 import Testing
 import TestSupport
 
-@Suite(.timeLimit(.minutes(5))) struct MigrationRunnerTests {
+@Suite(.timeLimit(.minutes(20))) struct MigrationRunnerTests {
     static let migrations: [any DatabaseMigration] = [
         SQLMigration(version: 1, name: "one", statements: ["CREATE TABLE platform.one (id int PRIMARY KEY)"]),
         SQLMigration(version: 2, name: "two", statements: ["ALTER TABLE platform.one ADD COLUMN name text"]),

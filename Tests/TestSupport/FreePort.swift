@@ -14,7 +14,9 @@ public enum FreePort {
 
     /// A currently free TCP port on 127.0.0.1 that this process has not handed out before.
     public static func next() async throws -> Int {
-        while true {
+        // Bounded: once every port of the range is handed out or taken, no draw could succeed.
+        for _ in 0..<100_000 {
+            try Task.checkCancellation()
             let port = Int.random(in: 20_000..<32_000)
             guard await ledger.claim(port) else { continue }
             guard let channel = try? await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -23,5 +25,6 @@ public enum FreePort {
             try await channel.close()
             return port
         }
+        throw PeerProcess.Failure(description: "no free port left in 20000..<32000")
     }
 }

@@ -60,7 +60,7 @@ public final class RTClient: @unchecked Sendable {
             if let reason = try? String(contentsOf: folder.appendingPathComponent("failed"), encoding: .utf8) {
                 throw Refused(description: reason)
             }
-            guard process.isRunning else {
+            guard !process.hasExited else {
                 let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
                 throw PeerProcess.Failure(description: "rt-client.py exited (is python-socketio installed?): \(output.suffix(2_000))")
             }
@@ -77,8 +77,7 @@ public final class RTClient: @unchecked Sendable {
     /// Ends the client at once (SIGKILL), as a phone losing its network would: its socket is
     /// dropped without a close.
     public func kill() async {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+        await process.end(signal: SIGKILL)
     }
 
     /// Records the transport in use as a `transport` event (`polling` or `websocket`).
@@ -120,7 +119,7 @@ public final class RTClient: @unchecked Sendable {
     ) async throws {
         let deadline = ContinuousClock.now + limit
         while !(try condition(events())) {
-            guard process.isRunning else { throw PeerProcess.Failure(description: "rt-client.py exited") }
+            guard !process.hasExited else { throw PeerProcess.Failure(description: "rt-client.py exited") }
             guard ContinuousClock.now < deadline else {
                 let received = try events().map { "\($0.name) \($0.data.map { "\($0)" } ?? "")" }
                 throw PeerProcess.Failure(description: "the awaited events did not arrive; received: \(received.suffix(40))")
@@ -129,11 +128,11 @@ public final class RTClient: @unchecked Sendable {
         }
     }
 
-    /// Closes the client's input (it disconnects and exits), terminating it after two seconds.
+    /// Closes the client's input (it disconnects and exits), ending it after two seconds (at
+    /// once when the task is cancelled); bounded either way.
     private func stop() async {
         try? input.fileHandleForWriting.close()
-        for _ in 0..<100 where process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning { process.terminate() }
-        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+        if await process.waitForExit(within: .seconds(2)) { return }
+        await process.end()
     }
 }

@@ -1,6 +1,7 @@
 import Glibc
 import NIOCore
 import NIOPosix
+import ServiceRuntime
 
 /// One TCP connection to a local port written to and read from by hand, for clients that
 /// misbehave on purpose: trickle a request, stop halfway, vanish.
@@ -27,7 +28,18 @@ public enum RawConnection {
 
         /// Everything the server sends until it closes the connection (or the first `limit` bytes).
         /// A reset counts as a close: a server closing while this client still writes resets.
-        public func untilClosed(limit: Int = .max) async throws -> String {
+        /// A server that keeps the connection open past `within` fails the read with
+        /// ``StillOpen``; the read can be called once.
+        public func untilClosed(limit: Int = .max, within bound: Duration = .seconds(120)) async throws -> String {
+            let stream = stream
+            do {
+                return try await withTimeout(bound) { try await Self.read(stream, limit: limit) }
+            } catch is TimeoutError {
+                throw StillOpen(bound: bound)
+            }
+        }
+
+        private static func read(_ stream: NIOAsyncChannelInboundStream<ByteBuffer>, limit: Int) async throws -> String {
             var received = ByteBuffer()
             do {
                 for try await var chunk in stream {
@@ -39,6 +51,14 @@ public enum RawConnection {
             }
             return String(buffer: received)
         }
+    }
+
+    /// The server kept the connection open past the bound of a read until it closes.
+    public struct StillOpen: Error, CustomStringConvertible {
+        /// The bound.
+        public let bound: Duration
+
+        public var description: String { "the server did not close the connection within \(bound)" }
     }
 
     /// What this client sends.

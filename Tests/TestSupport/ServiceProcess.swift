@@ -56,31 +56,28 @@ public final class ServiceProcess: @unchecked Sendable {
     }
 
     private func waitUntilReady(log: URL) async throws {
-        for _ in 0..<600 {
-            guard process.isRunning else {
+        // A try lasts as long as its answer takes: the deadline bounds a service that accepts
+        // connections but never answers.
+        let deadline = ContinuousClock.now + .seconds(120)
+        for _ in 0..<600 where ContinuousClock.now < deadline {
+            guard !process.hasExited else {
                 let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
                 throw PeerProcess.Failure(description: "the service exited: \(text.suffix(2_000))")
             }
             if (try? await HTTPTestClient.send(.GET, "http://127.0.0.1:\(opsPort)/ready").status) == 200 { return }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw PeerProcess.Failure(description: "the service was not ready within a minute")
+        throw PeerProcess.Failure(description: "the service was not ready in time (600 tries, two minutes at most)")
     }
 
     /// Ends the process at once (SIGKILL): nothing of it runs to completion, no transaction commits.
     public func kill() async {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        await exit()
+        await process.end(signal: SIGKILL)
     }
 
-    /// Stops the process as `docker stop` would (SIGTERM) and waits for it to exit.
+    /// Stops the process as `docker stop` would (SIGTERM, then SIGKILL after 30 seconds) and
+    /// waits for it to exit; bounded, and cancelled or not.
     public func stop() async {
-        process.terminate()
-        await exit()
-    }
-
-    /// Waits without holding a thread of the shared pool.
-    private func exit() async {
-        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+        await process.end(signal: SIGTERM, grace: .seconds(30))
     }
 }

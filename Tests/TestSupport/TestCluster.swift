@@ -13,6 +13,7 @@ import PostgresSupport
 import RelationsService
 import ServiceLifecycle
 import ServiceRuntime
+import Testing
 import UsersService
 
 /// All seven services started in this test process on free ports, over one fresh database,
@@ -32,16 +33,20 @@ public struct TestCluster: Sendable {
     /// Which services' groups have finished running, for ``stop(_:)`` to wait on.
     actor Exits {
         private var finished: Set<ServiceName> = []
-        private var waiters: [ServiceName: [CheckedContinuation<Void, Never>]] = [:]
 
         func finish(_ service: ServiceName) {
             finished.insert(service)
-            for waiter in waiters.removeValue(forKey: service) ?? [] { waiter.resume() }
         }
 
-        func wait(for service: ServiceName) async {
-            if finished.contains(service) { return }
-            await withCheckedContinuation { waiters[service, default: []].append($0) }
+        /// Waits until `service`'s group has finished, at most `limit`: whether it has.
+        /// Cancellation ends the wait at once.
+        func wait(for service: ServiceName, within limit: Duration) async -> Bool {
+            let deadline = ContinuousClock.now + limit
+            while !finished.contains(service) {
+                guard ContinuousClock.now < deadline, !Task.isCancelled else { return false }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return true
         }
     }
 
@@ -74,10 +79,14 @@ public struct TestCluster: Sendable {
         return (id, token)
     }
 
-    /// Stops one service gracefully, as `docker stop` would, and returns once it has exited.
+    /// Stops one service gracefully, as `docker stop` would, and returns once it has exited
+    /// (recording an issue when it has not within 90 seconds; cancellation ends the wait).
     public func stop(_ service: ServiceName) async {
         await groups[service]?.triggerGracefulShutdown()
-        await exits.wait(for: service)
+        let limit = Duration.seconds(90)
+        if await !exits.wait(for: service, within: limit), !Task.isCancelled {
+            Issue.record("\(service.executable) did not stop within \(limit) of its graceful shutdown")
+        }
     }
 
     /// Starts the cluster (once one of the ``ClusterSlots`` is free), runs `body`, stops everything.
@@ -85,11 +94,14 @@ public struct TestCluster: Sendable {
     ///   - environment: extra configuration keys (`BAAS_GATEWAY_…`) for every process.
     ///   - replacing: backends to run in place of a service (a test library with its own
     ///     routes), under that service's name, certificate and port.
+    ///   - timeLimit: the test's own time limit, for start, body and stop together: counted from
+    ///     when the slot is taken (queueing does not count), then everything is cancelled and
+    ///     ``TimeLimitExceeded`` thrown. Suites' `.timeLimit` traits are only a backstop above it.
     public static func with<Result: Sendable>(
         environment extra: [String: String] = [:], replacing: [ServiceName: any BackendService.Type] = [:],
-        _ body: @Sendable (TestCluster) async throws -> Result
+        timeLimit: Duration = .seconds(300), _ body: @Sendable (TestCluster) async throws -> Result
     ) async throws -> Result {
-        try await ClusterSlots.withSlot {
+        try await ClusterSlots.withSlot(timeLimit: timeLimit) {
             try await start(environment: extra, replacing: replacing, body)
         }
     }

@@ -9,9 +9,11 @@ public struct ToolRun: Sendable {
     public let output: String
 
     /// Runs `arguments` (the first names the tool, found on `PATH`) in `directory` (the
-    /// repository unless told) and waits for it to exit; the caller's time limit bounds the wait.
+    /// repository unless told) and waits for it to exit. Past `timeLimit`, or when the task is
+    /// cancelled, the tool is ended and the run throws.
     public static func run(
-        _ arguments: [String], environment extra: [String: String] = [:], directory: URL = PeerProcess.repository
+        _ arguments: [String], environment extra: [String: String] = [:], directory: URL = PeerProcess.repository,
+        timeLimit: Duration = .seconds(900)
     ) async throws -> ToolRun {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -25,13 +27,13 @@ public struct ToolRun: Sendable {
         process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         process.standardOutput = handle
         process.standardError = handle
-        let status: Int32 = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-                do { try process.run() } catch { continuation.resume(throwing: error) }
-            }
-        } onCancel: {
-            process.terminate()
+        try process.run()
+        let status: Int32
+        do {
+            status = try await process.status(within: timeLimit)
+        } catch {
+            await process.end()
+            throw error
         }
         return ToolRun(status: status, output: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
     }

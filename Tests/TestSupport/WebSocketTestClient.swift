@@ -23,8 +23,13 @@ public enum WebSocketTestClient {
         frame.unmaskedData.getInteger(at: frame.unmaskedData.readerIndex, as: UInt16.self)
     }
 
+    /// How long the answer to an upgrade may take: a bound on a hang.
+    static let upgradeBound = TimeAmount.seconds(120)
+
     /// Connects to `port` on the loopback and upgrades `path`; `receiveBuffer` fixes the
     /// socket's receive buffer (no autotuning), so a client that stops reading pushes back soon.
+    /// A server that leaves the upgrade unanswered past ``upgradeBound``, or a cancelled task,
+    /// closes the connection and fails the call.
     public static func connect(
         port: Int, path: String, receiveBuffer: Int? = nil
     ) async throws -> NIOAsyncChannel<WebSocketFrame, WebSocketFrame>? {
@@ -32,7 +37,7 @@ public enum WebSocketTestClient {
         if let receiveBuffer {
             bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer))
         }
-        let outcome: EventLoopFuture<NIOAsyncChannel<WebSocketFrame, WebSocketFrame>?> = try await bootstrap.connect(
+        let connected: (any Channel, EventLoopFuture<NIOAsyncChannel<WebSocketFrame, WebSocketFrame>?>) = try await bootstrap.connect(
             host: "127.0.0.1", port: port
         ) { channel in
             channel.eventLoop.makeCompletedFuture {
@@ -54,10 +59,18 @@ public enum WebSocketTestClient {
                 var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration)
                 // Frames the server sends at once may arrive with the 101 answer: keep them.
                 pipeline.leftOverBytesStrategy = .forwardBytes
-                return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: pipeline)
+                return (channel, try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: pipeline))
             }
         }
-        return try await outcome.get()
+        let (connection, outcome) = connected
+        // Closing the connection fails the upgrade, which is all that ends its wait.
+        let deadline = connection.eventLoop.scheduleTask(in: upgradeBound) { connection.close(promise: nil) }
+        defer { deadline.cancel() }
+        return try await withTaskCancellationHandler {
+            try await outcome.get()
+        } onCancel: {
+            connection.close(promise: nil)
+        }
     }
 
     /// Sends an upgrade request for `path` on a connection of its own and reads the answer until
@@ -73,9 +86,8 @@ public enum WebSocketTestClient {
                 ByteBuffer(
                     string: "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
                         + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"))
-            var received = ByteBuffer()
-            for try await var chunk in inbound { received.writeBuffer(&chunk) }
-            return String(buffer: received)
+            // Bounded: a server that never closes fails the call rather than holding the test.
+            return try await RawConnection.Inbound(stream: inbound).untilClosed()
         }
         let parts = answer.components(separatedBy: "\r\n\r\n")
         let status = parts[0].split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0

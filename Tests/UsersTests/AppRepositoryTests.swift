@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 import UsersService
 
-@Suite(.timeLimit(.minutes(5))) struct AppRepositoryTests {
+@Suite(.timeLimit(.minutes(20))) struct AppRepositoryTests {
     static var backendlessID: Regex<Substring> { /^[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}$/ }
     let logger = TestDatabase.logger
 

@@ -7,7 +7,7 @@ import UsersService
 
 /// Reset and confirmation links on an injected clock: single use, expiry, replacement, and
 /// the emails' content.
-@Suite(.timeLimit(.minutes(5))) struct EmailActionTests {
+@Suite(.timeLimit(.minutes(20))) struct EmailActionTests {
     typealias Fixture = AccountsTests.Fixture
 
     /// The token at the end of the last emailed link, once `count` emails went out

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Password reset and email confirmation end to end: the gateway, users-service,
 /// messaging-service and a real SMTP server; the test reads the mail and follows its link.
-@Suite(.timeLimit(.minutes(5))) struct EmailDeliveryTests {
+@Suite(.timeLimit(.minutes(20))) struct EmailDeliveryTests {
     static let publicURL = "http://public.example"
 
     static func withCluster(_ body: @Sendable @escaping (TestCluster, SMTPSink) async throws -> Void) async throws {

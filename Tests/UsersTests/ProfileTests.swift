@@ -7,7 +7,7 @@ import UsersService
 
 /// Updating users, their status, password checks, guests, the Users schema and login rate
 /// limits, against a real database.
-@Suite(.timeLimit(.minutes(5))) struct ProfileTests {
+@Suite(.timeLimit(.minutes(20))) struct ProfileTests {
     typealias Fixture = AccountsTests.Fixture
 
     /// Registers and logs in `email` with password `pw`; the identity its token resolves to.

@@ -7,7 +7,7 @@ import TestSupport
 import UsersService
 
 /// Custom roles: managing them, assigning them, and the roles a token resolves to.
-@Suite(.timeLimit(.minutes(5))) struct RolesTests {
+@Suite(.timeLimit(.minutes(20))) struct RolesTests {
     typealias Fixture = AccountsTests.Fixture
 
     func change(_ fixture: Fixture, assign: Bool, _ json: String, as identity: Identity? = nil) async throws {
@@ -105,7 +105,7 @@ import UsersService
 }
 
 /// Users keep logging in when an app hides its `Users` table from every role.
-@Suite(.timeLimit(.minutes(5))) struct UsersUnderPermissionsTests {
+@Suite(.timeLimit(.minutes(20))) struct UsersUnderPermissionsTests {
     @Test func loginsWorkWhenUsersIsHiddenFromEveryRole() async throws {
         try await AccountsTests.with { fixture in
             _ = try await fixture.register(#"{"email": "ann@example.com", "password": "pw"}"#)

@@ -7,7 +7,7 @@ import UsersService
 
 /// Every users error the seed documents comes with the seed's wording (seed-inventory §2.2) and
 /// a fitting HTTP status; where we add detail, the seed's text still leads.
-@Suite(.timeLimit(.minutes(5))) struct SeedWordingTests {
+@Suite(.timeLimit(.minutes(20))) struct SeedWordingTests {
     typealias Fixture = AccountsTests.Fixture
 
     static let seed: [Int: (message: String, status: Int)] = [

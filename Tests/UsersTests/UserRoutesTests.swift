@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// The users API through the gateway: register, login, the token on later requests, logout.
-@Suite(.timeLimit(.minutes(5))) struct UserRoutesTests {
+@Suite(.timeLimit(.minutes(20))) struct UserRoutesTests {
     @Test func aTokenActsForItsUserUntilLogout() async throws {
         try await TestCluster.with { cluster async throws in
             let registered = try await cluster.send(.POST, "/users/register", #"{"email": "ann@example.com", "password": "pw", "name": "Ann"}"#)

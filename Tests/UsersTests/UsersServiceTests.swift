@@ -4,7 +4,7 @@ import UsersService
 import Testing
 import TestSupport
 
-@Suite(.timeLimit(.minutes(5))) struct UsersServiceTests {
+@Suite(.timeLimit(.minutes(20))) struct UsersServiceTests {
     @Test func readyWithItsDatabase() async throws {
         try await BackendChecks.readyWithDatabase(UsersService.self)
     }

@@ -10,7 +10,7 @@ import TestSupport
 /// Buffered routes travel from the gateway to their service as calls on a lane: answers larger
 /// than a frame arrive whole and in order, a client that leaves or a deadline that passes stops
 /// the service's work, and an answer failing midway ends the client's response with an error.
-@Suite(.timeLimit(.minutes(5))) struct LaneCallTests {
+@Suite(.timeLimit(.minutes(20))) struct LaneCallTests {
     /// The deadline of internal calls in the cluster of the deadline test: long enough for a
     /// busy machine's other calls, short enough to wait for.
     static let deadline = Duration.seconds(15)

@@ -9,7 +9,7 @@ import TestSupport
 
 /// WebSockets through the gateway: upgraded on its public port, relayed frame by frame over one
 /// internal stream to the route (declared only by this test target's service) that claims it.
-@Suite(.timeLimit(.minutes(5))) struct SocketTests {
+@Suite(.timeLimit(.minutes(20))) struct SocketTests {
     static func withSocket(
         _ cluster: TestCluster, _ body: (NIOAsyncChannelInboundStream<WebSocketFrame>, NIOAsyncChannelOutboundWriter<WebSocketFrame>) async throws -> Void
     ) async throws {

@@ -13,7 +13,7 @@ import TestSupport
 /// reader holds the producer back, large bodies arrive whole and in order, headers for ranges and
 /// caching cross, and a failure on either side ends the other rather than leaving a silent
 /// truncation.
-@Suite(.timeLimit(.minutes(5))) struct StreamingTests {
+@Suite(.timeLimit(.minutes(20))) struct StreamingTests {
     /// Large enough to cross every window and buffer on the way many times over.
     static let large = 256 << 20
     static let gigabyte = 1 << 30
