@@ -203,7 +203,7 @@ report_stall() {
     : >"$thread_dump"
     for runner in $runners; do
       echo "Thread dump of the test process (pid $runner), also in $thread_dump:"
-      timeout -k 10 300 gdb -p "$runner" -batch -ex 'thread apply all bt' >>"$thread_dump" 2>&1
+      timeout -k 10 300 gdb -p "$runner" -batch -iex 'set complaints 0' -ex 'thread apply all bt' >>"$thread_dump" 2>&1
     done
     cat "$thread_dump"
     [ -n "$runners" ] || echo "(no *.xctest process below swift test: no thread dump)"
@@ -243,7 +243,9 @@ run_swift_test() {
   : >"$test_log"
   rm -f "$stall_marker" "$thread_dump"
   tests_started=1
-  swift test "$@" >>"$test_log" 2>&1 &
+  # --verbose: Swift Testing then says when each test starts, so a stall names the tests still
+  # running; stdbuf: its lines reach the log as they are written, not when a buffer fills.
+  stdbuf -oL -eL swift test --verbose "$@" >>"$test_log" 2>&1 &
   swift_pid=$!
   # mawk reads a pipe a block at a time unless told to read it line by line.
   local line_by_line=()

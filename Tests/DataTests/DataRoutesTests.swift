@@ -22,7 +22,7 @@ import TestSupport
     }
 
     @Test func everyCreateFindCountAndDeleteVariant() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let client = Client(cluster: cluster)
             let posted = try await client.send(.POST, "/data/Person", #"{"name": "Ann", "age": 31}"#)
             #expect(posted.status == 200, "\(posted.text)")
@@ -70,7 +70,7 @@ import TestSupport
     }
 
     @Test func bulkVariantsAndQuickBloxAndBQL() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let client = Client(cluster: cluster)
             let created = try await client.send(.POST, "/data/bulk/Score", #"[{"v": 1}, {"v": 2}, {"v": 3}, {"v": 4}, {"v": 5}]"#)
             let ids = try #require(try JSONSerialization.jsonObject(with: created.body) as? [String])
@@ -92,7 +92,7 @@ import TestSupport
     }
 
     @Test func hostileAndMalformedRequestsAreClientErrors() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let client = Client(cluster: cluster)
             _ = try await client.send(.POST, "/data/Safe", #"{"name": "a"}"#)
             let cases: [(HTTPMethod, String, String?, Int)] = [
@@ -122,7 +122,7 @@ import TestSupport
     }
 
     @Test func schemaManagementWithTheServerCodeKey() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let admin = Client(cluster: cluster, kind: .serverCode)
             let created = try await admin.send(
                 .POST, "/data/Product/schema",
@@ -149,7 +149,7 @@ import TestSupport
     }
 
     @Test func unitOfWorkEnvelopesThroughTheGateway() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let client = Client(cluster: cluster)
             let admin = Client(cluster: cluster, kind: .serverCode)
             _ = try await admin.send(.POST, "/data/Order/schema", #"{"name": "total", "type": "INT"}"#)

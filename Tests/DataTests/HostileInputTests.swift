@@ -12,7 +12,7 @@ import TestSupport
     }
 
     @Test func whereClausesBeyondTheLimitsAre1018() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             _ = try await cluster.send(.POST, "/data/Hostile", #"{"name": "a", "v": 1}"#)
             let nested = String(repeating: "(", count: 5_000) + "v = 1" + String(repeating: ")", count: 5_000)
             let twentyThousand = "v IN (" + (1...20_000).map(String.init).joined(separator: ",") + ")"
@@ -31,7 +31,7 @@ import TestSupport
     }
 
     @Test func listsBeyondTheirLimitsAre1018() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             _ = try await cluster.send(.POST, "/data/Hostile", #"{"name": "a", "v": 1}"#)
             let props = Array(repeating: "\"name\"", count: 1_001).joined(separator: ",")
             let params = (1...1_001).map(String.init).joined(separator: ",")
@@ -49,7 +49,7 @@ import TestSupport
     }
 
     @Test func sortingByANegatedTextColumnIsTheClientsError() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             _ = try await cluster.send(.POST, "/data/Hostile", #"{"name": "a", "v": 1}"#)
             let answer = try await cluster.send(.GET, "/data/Hostile?sortBy=-name")
             #expect((400..<500).contains(answer.status), "\(answer.text)")
@@ -61,7 +61,7 @@ import TestSupport
     /// A query string too long to cross to the service is 414 at the gateway, and the internal
     /// connection it would have broken keeps serving; a head beyond the decoder's limit is 431.
     @Test func oversizedRequestHeadsAreJSONErrors() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             _ = try await cluster.send(.POST, "/data/Hostile", #"{"name": "a", "v": 1}"#)
             let crossing = "v IN (" + (1...1_500).map(String.init).joined(separator: ",") + ")"
             let fits = try await cluster.send(.GET, "/data/Hostile?where=" + Self.encoded(crossing))

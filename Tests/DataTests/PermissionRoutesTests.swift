@@ -12,7 +12,7 @@ import TestSupport
     }
 
     @Test func tableRulesObjectACLsAndOwnerPolicyShapeWhatAUserSees() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             _ = try await cluster.send(.POST, "/users/register", #"{"email": "bob@example.com", "password": "pw"}"#)
             let login = try await cluster.send(.POST, "/users/login", #"{"login": "bob@example.com", "password": "pw"}"#)
             let token = try #require(login.json["user-token"] as? String)

@@ -20,7 +20,7 @@ import TestSupport
         #expect(TimestampRange.date(milliseconds: -210_866_803_200_001) == nil)
         #expect(TimestampRange.date(milliseconds: 9_224_318_015_999_000) != nil)
         #expect(TimestampRange.date(milliseconds: 9_224_318_016_000_000) == nil)
-        #expect(TimestampRange.date(milliseconds: 99_999_999_999_999_999) == nil)
+        #expect(TimestampRange.date(milliseconds: 1e17) == nil)
         #expect(TimestampRange.date(milliseconds: .infinity) == nil)
         #expect(TimestampRange.date(milliseconds: .nan) == nil)
         #expect(TimestampRange.microseconds(Date(timeIntervalSince1970: 1e300)) == nil)
@@ -34,7 +34,7 @@ import TestSupport
     }
 
     @Test func datesBeyondPostgreSQLsRangeAreClientErrorsOnEveryPath() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let huge = "99999999999999999"
             #expect(try await cluster.send(.POST, "/data/T/schema", #"{"name": "when", "type": "DATETIME"}"#, key: .serverCode).status == 200)
             let id = try #require(try await cluster.send(.POST, "/data/T", #"{"n": 1}"#).json["objectId"] as? String)
@@ -63,7 +63,7 @@ import TestSupport
     }
 
     @Test func oneSaveCannotFillATableWithColumns() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let (_, token) = try await cluster.account("owner@example.com")
             let id = try #require(try await cluster.send(.POST, "/data/Wide", #"{"a": 1}"#, token: token).json["objectId"] as? String)
             func object(_ count: Int, prefix: String) -> String {

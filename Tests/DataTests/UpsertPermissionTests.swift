@@ -9,7 +9,7 @@ import TestSupport
 /// on an owner-only table another user can neither overwrite nor read someone's object with one.
 @Suite(.timeLimit(.minutes(20))) struct UpsertPermissionTests {
     @Test func anotherUsersUpsertsAreRefusedWholeWhileOwnAndNewObjectsStillUpsert() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let alice = try await cluster.account("alice@example.com")
             let bob = try await cluster.account("bob@example.com")
             let created = try await cluster.send(.POST, "/data/Note", #"{"title": "hers", "secret": "s3cr3t"}"#, token: alice.token)

@@ -10,7 +10,7 @@ import TestSupport
             let answer = try await HTTPTestClient.send(.GET, cluster.gatewayURL + cluster.prefix() + "/info")
             #expect(answer.status == 200)
             #expect(answer.json["appId"] as? String == cluster.app.id)
-            #expect(answer.json["name"] as? String == "test app")
+            #expect(answer.json["name"] as? String == cluster.app.name)
             #expect(answer.json["ready"] as? Bool == true)
             let services = try #require(answer.json["services"] as? [[String: any Sendable]])
             #expect(services.map { $0["name"] as? String } == ServiceName.allCases.map(\.executable))

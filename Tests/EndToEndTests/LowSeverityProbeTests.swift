@@ -14,7 +14,7 @@ import TestSupport
     }
 
     @Test func verifyPasswordGuessesCountTowardsTheLoginLockout() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             func verify(_ password: String, token: String) async throws -> HTTPResult {
                 try await cluster.send(.POST, "/users/verifypassowrd", #"{"password": "\#(password)"}"#, token: token)
             }
@@ -71,7 +71,7 @@ import TestSupport
     }
 
     @Test func objectsOfMoreThanTenThousandKeysAreRefusedAsMalformed() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let huge = "{" + (0..<200_000).map { #""k\#($0)": 1"# }.joined(separator: ",") + "}"
             let create = try await cluster.send(.POST, "/data/Probe", huge, key: .serverCode)
             #expect(create.status == 400 && create.json["code"] as? Int == 1022, "\(create.text.prefix(300))")
@@ -88,7 +88,7 @@ import TestSupport
     }
 
     @Test func theUnknownTableMessageNamesTheTableOnce() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let table = "ProbeMissingTable"
             let read = try await cluster.send(.GET, "/data/\(table)")
             #expect(read.status == 404 && read.json["code"] as? Int == 1009, "\(read.text)")

@@ -8,7 +8,7 @@ import TestSupport
     static let invalidAppInfo = #"{"code":2002,"message":"Invalid application info (application id or api key)","status":401}"#
 
     @Test func wrongOrMissingAppOrKeyIs401With2002() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let app = cluster.app
             let paths = [
                 "/\(UUID().uuidString)/\(app.keys[.rest]!)/info", "/\(app.id)/\(UUID().uuidString)/info",
@@ -29,13 +29,13 @@ import TestSupport
     }
 
     @Test func eachKeyKindGetsItsRole() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             for kind in APIKeyKind.allCases {
                 let answer = try await HTTPTestClient.send(.GET, cluster.gatewayURL + cluster.prefix(kind) + "/info")
                 #expect(answer.status == 200)
                 #expect(answer.json["keyKind"] as? String == kind.rawValue)
                 #expect(answer.json["roles"] as? [String] == ["NotAuthenticatedUser", kind.role])
-                #expect(answer.json["name"] as? String == "test app")
+                #expect(answer.json["name"] as? String == cluster.app.name)
             }
             let viaHeaders = try await HTTPTestClient.send(
                 .GET, cluster.gatewayURL + "/api/info",
@@ -61,7 +61,7 @@ import TestSupport
     }
 
     @Test func pathsNoServiceDeclaresAre404AfterTheKeyCheck() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let unknown = [
                 ("POST", "users/no-such-endpoint"), ("PATCH", "data/Person"), ("PATCH", "data/Person/ID/friends"),
                 ("PATCH", "data/bulk/Person/delete"), ("GET", "transaction/unit-of-work"), ("PUT", "messaging/default"),
@@ -81,7 +81,7 @@ import TestSupport
     }
 
     @Test func unknownPathsAre404WithJSON() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             for (method, path) in [("GET", "/counters/x"), ("POST", "/info"), ("GET", "/info/more")] {
                 let answer = try await HTTPTestClient.send(.init(rawValue: method), cluster.gatewayURL + cluster.prefix() + path)
                 #expect(answer.status == 404)
@@ -106,7 +106,7 @@ import TestSupport
     }
 
     @Test func requestIDsAreKeptWhenSaneAndMintedOtherwise() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let url = cluster.gatewayURL + cluster.prefix() + "/info"
             let kept = try await HTTPTestClient.send(.GET, url, headers: [("x-request-id", "client-id_1")])
             #expect(kept.headers.first(name: "x-request-id") == "client-id_1")
@@ -138,7 +138,7 @@ import TestSupport
     }
 
     @Test func speaksHTTP1AndPriorKnowledgeH2COnOnePort() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let url = cluster.gatewayURL + cluster.prefix() + "/info"
             for flag in ["--http1.1", "--http2-prior-knowledge"] {
                 let output = try await Self.curl([flag, "-s", "-o", "/dev/null", "-w", "%{http_version} %{http_code}", url])

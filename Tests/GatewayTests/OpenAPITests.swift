@@ -7,7 +7,7 @@ import TestSupport
 /// exactly the routes the services serve, each with its summary, parameters and answers.
 @Suite(.timeLimit(.minutes(20))) struct OpenAPITests {
     @Test func theDescriptionIsValidOpenAPI31() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let root = try await HTTPTestClient.send(.GET, cluster.gatewayURL + "/openapi.json")
             #expect(root.status == 200)
             #expect(root.headers.first(name: "content-type") == "application/json")
@@ -28,7 +28,7 @@ import TestSupport
     /// declarations) is in the document and nothing else is; each says what it does and declares
     /// every parameter of its path.
     @Test func theDescriptionListsEveryServedRouteAndNothingElse() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let document = try await HTTPTestClient.send(.GET, cluster.gatewayURL + "/openapi.json").json
             let paths = try #require(document["paths"] as? [String: [String: [String: any Sendable]]])
             var documented: Set<String> = []

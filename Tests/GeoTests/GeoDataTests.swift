@@ -18,7 +18,7 @@ import TestSupport
             let amount = (Double.random(in: 50_000...900_000, using: &random) / unit.metres).rounded()
             return (center: try texas(&random), unit: unit, amount: amount, op: ["<", "<=", ">", ">="].randomElement(using: &random)!)
         }
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             var coordinates: [String: Coordinate] = [:]
             for (index, point) in spots.enumerated() {
                 let name = "p\(index)"
@@ -67,7 +67,7 @@ import TestSupport
     }
 
     @Test func geoPointsLoadWithTheirParentsAndStayGeoServicesToChange() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let austin = try await cluster.savePoint(30.26715, -97.74306, categories: ["Home"], metadata: #"{"description": "Bob's home"}"#)
             let houston = try await cluster.savePoint(29.76328, -95.36327, categories: ["Home"])
             let bob = try await cluster.create("Person", name: "Bob")
@@ -114,7 +114,7 @@ import TestSupport
     }
 
     @Test func dataObjectsInMetadataAreReferencesLoadedForTheCaller() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let saved = try await cluster.send(
                 .POST, "/geo/points", #"{"latitude": 1, "longitude": 2, "metadata": {"owner": {"___class": "Person", "name": "Bob"}, "n": 1}}"#)
             let point = try #require(saved.json["geopoint"] as? [String: Any], "\(saved.text)")
@@ -156,7 +156,7 @@ import TestSupport
     }
 
     @Test func theFindFilterHidesPeopleAndPointsTheCallerMayNotSee() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             _ = try await cluster.send(.POST, "/users/register", #"{"email": "bob@example.com", "password": "pw"}"#)
             let login = try await cluster.send(.POST, "/users/login", #"{"login": "bob@example.com", "password": "pw"}"#)
             let token = try #require(login.json["user-token"] as? String)

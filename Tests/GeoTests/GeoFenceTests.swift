@@ -9,7 +9,7 @@ import TestSupport
     static let colorado = #"{"name": "colorado", "type": "RECT", "nodes": [{"latitude": 40.979898069620134, "longitude": -109.072265625}, {"latitude": 37.02009820136811, "longitude": -101.953125}], "actions": {"onenter": {"type": "EVENT", "eventname": "colorado"}}}"#
 
     @Test func fencesAreManagedWithTheServerCodeKeyAndFilterSearches() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             try await cluster.savePoint(20, 20)
             try await cluster.savePoint(39, -108)
             try await cluster.savePoint(38, -105, metadata: #"{"kind": "shop"}"#)
@@ -53,7 +53,7 @@ import TestSupport
     }
 
     @Test func actionsAsTheSDKTestsRunThem() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             #expect(try await cluster.send(.POST, "/geo/fences", Self.colorado, key: .serverCode).status == 200)
             let point = #"{"latitude": 39, "longitude": -105}"#
             let entered = try await cluster.send(.POST, "/geo/fence/onenter?geoFence=colorado", point)
@@ -72,7 +72,7 @@ import TestSupport
     }
 
     @Test func scriptedMovementsEnterStayAndExitExactlyTheExpectedPoints() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let fence = #"{"name": "zone", "type": "CIRCLE", "nodes": [{"latitude": 0, "longitude": 0}, {"latitude": 1, "longitude": 0}], "actions": {"onenter": {}, "onstay": {}, "onexit": {}}}"#
             #expect(try await cluster.send(.POST, "/geo/fences", fence, key: .serverCode).status == 200)
             let a = try await cluster.savePoint(0.5, 0)
@@ -114,7 +114,7 @@ import TestSupport
     }
 
     @Test func staysCountOnlyAfterTheFencesStayDuration() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let fence = #"{"name": "slow", "type": "RECT", "onStayDuration": 3600, "nodes": [{"latitude": 10, "longitude": 170}, {"latitude": -10, "longitude": -170}], "actions": {"onenter": {}, "onstay": {}}}"#
             #expect(try await cluster.send(.POST, "/geo/fences", fence, key: .serverCode).status == 200)
             try await cluster.savePoint(0, 179.5)

@@ -22,7 +22,7 @@ import TestSupport
         }
         let rounds = (0..<6).map { _ in (0..<70).map { _ in Int.random(in: 0...5, using: &random) } }
         let searches = (0..<12).map { _ in Array(Self.categories.shuffled(using: &random).prefix(Int.random(in: 1...3, using: &random))) }
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let people = try await PermissionPeople(cluster)
             let (bob, ann) = (people.bob, people.ann)
             var saved: [(id: String, categories: [String], owner: String?)] = []
@@ -77,7 +77,7 @@ import TestSupport
     }
 
     @Test func addAndRemoveGuardWrites() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let bob = try await cluster.account("bob@example.com")
             let others = try await cluster.savePoint(1, 1, categories: ["Home"])
             let bobs = try await cluster.send(.POST, "/geo/points", #"{"latitude": 2, "longitude": 2, "categories": ["Home"]}"#, token: bob.token)

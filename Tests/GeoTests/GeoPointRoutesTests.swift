@@ -6,7 +6,7 @@ import TestSupport
 /// Points and categories through the gateway (contract §5), as the 4.x and 5.x SDKs call them.
 @Suite(.timeLimit(.minutes(20))) struct GeoPointRoutesTests {
     @Test func savingReplacingPatchingAndDeletingAPoint() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             // Categories default to Default, are deduplicated and sorted; metadata comes back.
             let saved = try await cluster.send(
                 .POST, "/geo/points",
@@ -47,7 +47,7 @@ import TestSupport
     }
 
     @Test func categoriesAreListedCreatedAndDeletedWithTheirPoints() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let first = try await cluster.send(.PUT, "/geo/categories/Foo")
             let again = try await cluster.send(.PUT, "/geo/categories/Foo")
             #expect(first.status == 200 && first.json["name"] as? String == "Foo" && first.json["objectId"] is String, "\(first.text)")
@@ -80,7 +80,7 @@ import TestSupport
     }
 
     @Test func badPointsAreRefusedAndNothingIsSaved() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let bodies: [(String, Int)] = [
                 (#"{"latitude": 100, "longitude": 10}"#, 4001), (#"{"latitude": -90.0001, "longitude": 10}"#, 4001),
                 (#"{"latitude": 10, "longitude": 180.5}"#, 4001), (#"{"latitude": 10, "longitude": -1e400}"#, 4002),

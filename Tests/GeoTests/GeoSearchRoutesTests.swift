@@ -7,7 +7,7 @@ import TestSupport
 /// the answers their end-to-end tests expect.
 @Suite(.timeLimit(.minutes(20))) struct GeoSearchRoutesTests {
     @Test func radiusRectangleCategoryAndMetadataSearches() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             for latitude in 0...3 {
                 try await cluster.savePoint(Double(latitude), 0, metadata: #"{"city": "\#(latitude % 2 == 0 ? "Dallas" : "Bongo")", "rank": \#(latitude)}"#)
             }
@@ -38,7 +38,7 @@ import TestSupport
     }
 
     @Test func categorySearchesAsTheSDKTestsSendThem() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             for categories in [["A"], ["B"], ["C", "C", "C"], ["A", "B"], ["C", "B"]] {
                 try await cluster.savePoint(10, 10, categories: categories)
             }
@@ -51,7 +51,7 @@ import TestSupport
     }
 
     @Test func clustersAsTheSDKTestsExpectThem() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             try await cluster.savePoint(30, 10, metadata: #"{"city": "Dallas"}"#)
             try await cluster.savePoint(30, 50, metadata: #"{"city": "Dallas"}"#)
             try await cluster.savePoint(30, 55, metadata: #"{"city": "Bongo", "country": "Dongo"}"#)
@@ -78,7 +78,7 @@ import TestSupport
     }
 
     @Test func clustersByCategoryAsTheSDKTestsExpectThem() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             for offset in 0..<10 {
                 try await cluster.savePoint(30, Double(10 + offset), categories: [offset % 2 == 1 ? "even" : "odd"])
             }
@@ -93,7 +93,7 @@ import TestSupport
     }
 
     @Test func relativeFindAnswersEachPointsMatchPercentage() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             try await cluster.savePoint(1, 1, metadata: #"{"colour": "red", "size": 3, "shape": "round"}"#)
             try await cluster.savePoint(1, 2, metadata: #"{"colour": "red", "size": 4}"#)
             try await cluster.savePoint(1, 3, metadata: #"{"colour": "blue"}"#)
@@ -111,7 +111,7 @@ import TestSupport
     }
 
     @Test func badSearchParametersAreClientErrors() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             try await cluster.savePoint(1, 1)
             let refusals: [(String, Int)] = [
                 ("/geo/points?lat=91&lon=0&r=10", 4001), ("/geo/points?lat=0&lon=-181&r=10", 4001),

@@ -17,7 +17,7 @@ import TestSupport
     static let overLimit = "t LIKE '" + String(repeating: "%a", count: 100) + "'"
 
     @Test func aCostlyClauseOnALargeWriteHoldsBackNoOtherSubscriber() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             _ = try await cluster.send(.POST, "/data/Big", #"{"t": "seed"}"#)
             _ = try await cluster.send(.POST, "/data/Other", #"{"x": 0}"#)
             let find = try await cluster.send(.POST, "/data/Big/find", #"{"where": "\#(Self.overLimit)"}"#)

@@ -10,7 +10,7 @@ import TestSupport
 @Suite(.timeLimit(.minutes(20))) struct RealTimePollingTests {
     @Test(arguments: ["polling", "polling,websocket"])
     func pollingClientsReceiveWhatWebSocketClientsDo(_ transports: String) async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             _ = try await cluster.send(.POST, "/data/Item", #"{"n": 0}"#)
             try await RTClient.with(
                 gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!, transports: transports
@@ -32,7 +32,7 @@ import TestSupport
     }
 
     @Test func engineIO3PayloadsByHandAndRefusals() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let app = cluster.app.id
             let base = "\(cluster.gatewayURL)/\(app)/?EIO=3&transport=polling&apiKey=\(cluster.app.keys[.rest]!)"
             func get(_ query: String = "") async throws -> HTTPResult { try await HTTPTestClient.send(.GET, base + query) }
@@ -99,7 +99,7 @@ import TestSupport
     /// upgrade naming no session here, and an upgrade that skips Engine.IO's probe (the polling
     /// session it named goes on).
     @Test func webSocketsThatCannotBeServedCloseWith1002() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let (app, key) = (cluster.app.id, cluster.app.keys[.rest]!)
             func firstFrames(_ query: String, sending: String? = nil) async throws -> [String] {
                 let socket = try #require(try await WebSocketTestClient.connect(port: cluster.port, path: "/\(app)/?\(query)&apiKey=\(key)"))

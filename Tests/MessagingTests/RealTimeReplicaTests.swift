@@ -42,7 +42,14 @@ import TestSupport
                 let port = try #require(URLComponents(string: replica.gatewayURL)?.port)
                 let path = "/\(cluster.app.id)/?EIO=4&transport=websocket&apiKey=\(cluster.app.keys[.rest]!)"
                 func closeCode(stopping stop: @escaping @Sendable () async -> Void) async throws -> [String] {
-                    let socket = try #require(try await WebSocketTestClient.connect(port: port, path: path))
+                    // A restarted messaging-service takes upgrades again once the gateway's lane to
+                    // it is back: until then the gateway refuses them (bounded: 60 s).
+                    var upgraded = try await WebSocketTestClient.connect(port: port, path: path)
+                    for _ in 0..<300 where upgraded == nil {
+                        try await Task.sleep(for: .milliseconds(200))
+                        upgraded = try await WebSocketTestClient.connect(port: port, path: path)
+                    }
+                    let socket = try #require(upgraded)
                     return try await socket.executeThenClose { inbound, outbound in
                         var raw = RawFrames(inbound, outbound)
                         #expect(try await raw.next()?.hasPrefix("0{") == true)

@@ -19,7 +19,7 @@ import TestSupport
     }
 
     @Test func theLookupAndInfoNameTheGatewayAsTheRealTimeServer() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let lookup = try await cluster.send(.GET, "/rt/lookup")
             #expect(lookup.text == "\"http://127.0.0.1:\(cluster.port)\"", "\(lookup.text)")
             #expect(try await cluster.send(.GET, "/info").json["rtURL"] as? String == "http://127.0.0.1:\(cluster.port)")
@@ -27,7 +27,7 @@ import TestSupport
     }
 
     @Test func channelMessagesReachSubscribersThroughSelectorsAndSubtopics() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!) { client in
                 try client.emit("SUB_ON", #"{"id": "C1", "name": "PUB_SUB_CONNECT", "options": {"channel": "chat"}}"#)
                 try client.emit("SUB_ON", #"{"id": "M1", "name": "PUB_SUB_MESSAGES", "options": {"channel": "chat"}}"#)
@@ -64,7 +64,7 @@ import TestSupport
     }
 
     @Test func subscriptionsAreRefusedWithTheProtocolsError() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.rest]!) { client in
                 let refusals: [(String, String, Int)] = [
                     ("E1", #"{"name": "RSO_CONNECT", "options": {"name": "x"}}"#, 5020),
@@ -91,7 +91,7 @@ import TestSupport
     }
 
     @Test func rightsDecideWhoReceivesAndFollowAChangedUserToken() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             try await cluster.setChannelCell("private", #""role": "NotAuthenticatedUser""#, .subscribe, .deny)
             let ann = try await cluster.account("ann@example.com")
             try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!) { guest in
@@ -136,7 +136,7 @@ import TestSupport
     /// `MET_REQ PUB_SUB_COMMAND` reaches every `PUB_SUB_COMMANDS` subscriber of the channel (not
     /// of another), with its sender; PUBLISH rights apply, and a command too large is refused.
     @Test func channelCommandsReachTheChannelsCommandSubscribers() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let ann = try await cluster.account("ann@example.com")
             let key = cluster.app.keys[.js]!
             try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: key) { listener in
@@ -176,7 +176,7 @@ import TestSupport
     /// limit) and 5022 for every other, is slowed rather than dropped while its answers queue,
     /// keeps its connection, and another client on the same gateway notices nothing.
     @Test func tenThousandSubscriptionsOnOneSocketAreBoundedAndHarmNoOne() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let key = cluster.app.keys[.js]!
             try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: key) { flood in
                 try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: key) { bystander in
@@ -229,7 +229,7 @@ import TestSupport
     }
 
     @Test func engineIO3OverARawWebSocketAndMalformedFrames() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let path = "/\(cluster.app.id)/?EIO=3&transport=websocket&apiKey=\(cluster.app.keys[.rest]!)&userToken=null"
             let socket = try #require(try await WebSocketTestClient.connect(port: cluster.port, path: path))
             try await socket.executeThenClose { inbound, outbound in

@@ -7,7 +7,7 @@ import TestSupport
 /// every socket, subscription, push and mail of every app — down with it.
 @Suite(.timeLimit(.minutes(20))) struct RealTimeTrapTests {
     @Test func aSubscriptionWithAnImpossibleDateIsRefusedAndEverythingElseGoesOn() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             _ = try await cluster.send(.POST, "/data/Person", #"{"name": "seed", "age": 1}"#)
             try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!) { client in
                 let clauses = [

@@ -14,7 +14,7 @@ import TestSupport
     static let server = RegistrationStore.Caller(userID: nil, isServer: true)
 
     @Test func registerReadReRegisterAndUnregister() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             // The JS SDK sends the expiration in seconds, the Swift SDK in milliseconds.
             let inADay = Self.nowMilliseconds + 86_400_000
             let js = try await cluster.send(
@@ -54,7 +54,7 @@ import TestSupport
     }
 
     @Test func aUsersRegistrationIsTheirs() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let bob = try await cluster.account("bob@example.com")
             let ann = try await cluster.account("ann@example.com")
             let body = #"{"deviceToken": "bobs-token", "deviceId": "bobs-phone", "os": "IOS", "channels": ["news"]}"#
@@ -85,7 +85,7 @@ import TestSupport
     }
 
     @Test func badRegistrationsAreRefusedAndChangeNothing() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let manyChannels = (0...DeviceRegistration.maximumChannels).map { "\"c\($0)\"" }.joined(separator: ",")
             let refused: [(String?, Int)] = [
                 (nil, 5011), ("[]", 5011), ("{", 5011),

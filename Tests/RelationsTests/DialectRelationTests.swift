@@ -47,7 +47,7 @@ import TestSupport
     }
 
     @Test func bqlJoinsLoadRelationshipsAndQuickBloxFiltersByParent() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let movies = try await cluster.createNamed("Movie", ["M1", "M2"])
             var reviews: [String] = []
             for stars in 1...5 {

@@ -7,7 +7,7 @@ import TestSupport
 /// The relation API through the gateway, in each SDK generation's variant (§3.4, §8).
 @Suite(.timeLimit(.minutes(20))) struct RelationRoutesTests {
     @Test func everySDKVariantOfTheRelationAPI() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let ids = try await cluster.createNamed("Person", ["Ann", "Bob", "Cy", "Di"])
             let (ann, bob, cy, di) = (ids[0], ids[1], ids[2], ids[3])
             // Set with ids declares the column (the colon raw or percent-encoded).
@@ -37,7 +37,7 @@ import TestSupport
     }
 
     @Test func refusalsAreClientErrorsAndChangeNothing() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let ids = try await cluster.createNamed("Person", ["Ann", "Bob"])
             #expect(try await cluster.send(.POST, "/data/Person/\(ids[0])/friends:Person:n", #"["\#(ids[1])"]"#).text == "1")
             let tenThousand = "[" + (0..<10_000).map { "\"id\($0)\"" }.joined(separator: ",") + "]"
@@ -66,7 +66,7 @@ import TestSupport
     }
 
     @Test func deepSaveAndRelationsInAUnitOfWorkThroughTheGateway() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let ids = try await cluster.createNamed("Person", ["Ann"])
             #expect(try await cluster.send(.POST, "/data/Person/\(ids[0])/friends:Person:n", "[]").text == "0")
             let saved = try await cluster.send(
@@ -87,7 +87,7 @@ import TestSupport
     }
 
     @Test func theGatewayRefusesWhatNoParentCouldAllow() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let ids = try await cluster.createNamed("Person", ["Ann", "Bob"])
             #expect(try await cluster.send(.POST, "/data/Person/\(ids[0])/friends:Person:n", #"["\#(ids[1])"]"#).text == "1")
             let denied = try await cluster.send(

@@ -48,7 +48,7 @@ actor ClusterSlots {
     }
 
     /// Runs `body`, cancelling it once `limit` has passed.
-    private static func within<Result: Sendable>(
+    static func within<Result: Sendable>(
         _ limit: Duration, _ body: @Sendable () async throws -> Result
     ) async throws -> Result {
         do {

@@ -79,6 +79,11 @@ public struct TestCluster: Sendable {
         return (id, token)
     }
 
+    /// The same cluster serving `app` (the shared cluster gives each test an app of its own).
+    func serving(_ app: AppRepository.CreatedApp) -> TestCluster {
+        TestCluster(gatewayURL: gatewayURL, app: app, database: database, ports: ports, groups: groups, exits: exits)
+    }
+
     /// Stops one service gracefully, as `docker stop` would, and returns once it has exited
     /// (recording an issue when it has not within 90 seconds; cancellation ends the wait).
     public func stop(_ service: ServiceName) async {
@@ -106,7 +111,7 @@ public struct TestCluster: Sendable {
         }
     }
 
-    private static func start<Result: Sendable>(
+    static func start<Result: Sendable>(
         environment extra: [String: String], replacing: [ServiceName: any BackendService.Type],
         _ body: @Sendable (TestCluster) async throws -> Result
     ) async throws -> Result {

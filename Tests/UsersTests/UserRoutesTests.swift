@@ -7,7 +7,7 @@ import TestSupport
 /// The users API through the gateway: register, login, the token on later requests, logout.
 @Suite(.timeLimit(.minutes(20))) struct UserRoutesTests {
     @Test func aTokenActsForItsUserUntilLogout() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let registered = try await cluster.send(.POST, "/users/register", #"{"email": "ann@example.com", "password": "pw", "name": "Ann"}"#)
             #expect(registered.status == 200, "\(registered.text)")
             let userID = try #require(registered.json["objectId"] as? String)
@@ -29,7 +29,7 @@ import TestSupport
             let rehashed = try await cluster.send(.PUT, "/data/Users/\(userID)", #"{"password": "plain"}"#, token: token)
             #expect(rehashed.status == 200 && !rehashed.text.contains("plain"), "\(rehashed.text)")
             let respelled = try await cluster.send(.PUT, "/data/Users/\(userID)", #"{"PassWord": "plain"}"#, token: token)
-            #expect(respelled.status == 400 && respelled.json["code"] as? Int == 1022)
+            #expect(respelled.status == 400 && respelled.json["code"] as? Int == 1022, "\(respelled.text)")
             let columns = try await cluster.send(.GET, "/data/Users/properties")
             #expect(!columns.text.lowercased().contains("password"), "\(columns.text)")
 
@@ -47,7 +47,7 @@ import TestSupport
     }
 
     @Test func malformedBodiesUseTheSeedCodes() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let duplicate = try await cluster.send(.POST, "/users/register", #"{"email": "a@b.co", "email": "c@d.co", "password": "p"}"#)
             #expect(duplicate.status == 400 && duplicate.json["code"] as? Int == 3043)
             let notJSON = try await cluster.send(.POST, "/users/register", "email=a")

@@ -32,7 +32,7 @@ import TestSupport
     }
 
     @Test func anonymousCallersCannotChangeDeleteOrListUsers() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let (annID, annToken) = try await cluster.account("ann@example.com")
             let (bobID, _) = try await cluster.account("bob@example.com")
 
@@ -83,7 +83,7 @@ import TestSupport
     }
 
     @Test func onlyTheUserOrTheServerCodeKeyChangesAUsersRow() async throws {
-        try await TestCluster.with { cluster async throws in
+        try await TestCluster.shared { cluster async throws in
             let (annID, annToken) = try await cluster.account("ann@example.com")
             let (bobID, bobToken) = try await cluster.account("bob@example.com")
 
