@@ -1,4 +1,5 @@
 // swift-tools-version:6.2
+import Foundation
 import PackageDescription
 
 /// Settings every target shares: Swift 6 language mode comes with the tools version; these add
@@ -217,6 +218,29 @@ for service in services {
                     + testExtras[service.name, default: []]),
             path: "Tests/\(service.name)Tests", resources: testResources[service.name], swiftSettings: testSettings),
     ]
+}
+
+/// Fuzz mode (`BAAS_FUZZ` set, as `Fuzz/run.sh` does): the libFuzzer executable `fuzz` and
+/// coverage instrumentation of the modules whose parsers it drives. Normal builds never see either.
+if ProcessInfo.processInfo.environment["BAAS_FUZZ"] != nil {
+    // Dependencies stay uninstrumented: coverage of NIO would only dilute the parsers' signal. The
+    // address sanitizer watches the pointer code (the multipart scanner's memchr and memcmp).
+    let instrumented: Set<String> = ["QueryLanguage", "DataEngine", "FilesService", "MessagingService"]
+    let sanitize: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
+    for target in targets where instrumented.contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + sanitize
+    }
+    targets.append(
+        .executableTarget(
+            name: "fuzz",
+            dependencies: [
+                "QueryLanguage", "DataEngine", "FilesService", "MessagingService", "InternalProtocol", product("NIOCore", "swift-nio"),
+            ],
+            path: "Fuzz/Targets",
+            // `@_extern(c)` declares libFuzzer's driver, which has no header to import.
+            swiftSettings: strict + sanitize + [.enableExperimentalFeature("Extern")],
+            // lld, since gold warns about every symbol of the address sanitizer's runtime.
+            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])]))
 }
 
 let package = Package(

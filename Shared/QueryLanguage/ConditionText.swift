@@ -25,7 +25,7 @@ extension ValueExpression {
     /// The value as BQL.
     public var text: String {
         switch self {
-        case .property(let path): path.segments.allSatisfy(Self.isPlainName) ? path.description : "`\(path.description)`"
+        case .property(let path): Self.text(of: path)
         case .string(let string): "'\(string.replacingAll("'", with: "''"))'"
         case .integer(let integer): String(integer)
         case .number(let number): "\(number)"
@@ -38,6 +38,16 @@ extension ValueExpression {
         }
     }
 
+    /// Each name quoted on its own: quoting the whole path would read back as one name.
+    private static func text(of path: PropertyPath) -> String {
+        let inverse = path.inverse.map { "\(quoted($0.table))[\(quoted($0.column))]." } ?? ""
+        return inverse + path.segments.map(quoted).joined(separator: ".")
+    }
+
+    private static func quoted(_ name: String) -> String {
+        isPlainName(name) ? name : "`\(name.replacingAll("`", with: "``"))`"
+    }
+
     private static func isPlainName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic else { return false }
         return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
@@ -45,9 +55,12 @@ extension ValueExpression {
 }
 
 extension String {
-    fileprivate func replacingAll(_ target: Character, with replacement: String) -> String {
+    // Scalar by scalar, as the lexer reads: a quote followed by a combining mark is one Character.
+    fileprivate func replacingAll(_ target: Unicode.Scalar, with replacement: String) -> String {
         var result = ""
-        for character in self { if character == target { result += replacement } else { result.append(character) } }
+        for scalar in unicodeScalars {
+            if scalar == target { result += replacement } else { result.unicodeScalars.append(scalar) }
+        }
         return result
     }
 }

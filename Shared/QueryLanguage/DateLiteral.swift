@@ -265,8 +265,12 @@ extension DateLiteral {
         private enum Part {
             case literal(Character)
             /// Abutting fields of the same kind (`yyyyMMdd`) form one run, named by its first letter.
-            case run(FieldCharacters, letter: Character)
+            case run(FieldCharacters, letter: Character, fields: Int)
         }
+
+        /// The most digits one field may have: ICU reads each into a 32-bit integer, and a longer
+        /// fraction of a second makes it divide by zero (SIGFPE, the process dies) from 35 digits.
+        static let maximumFieldDigits = 9
 
         private let parts: [Part]
 
@@ -278,8 +282,11 @@ extension DateLiteral {
                     parts += text.map(Part.literal)
                 case .field(let letter, let count):
                     let characters = FieldCharacters(letter: letter, count: count)
-                    if case .run(characters, _) = parts.last { continue }
-                    parts.append(.run(characters, letter: letter))
+                    if case .run(characters, let first, let fieldCount) = parts.last {
+                        parts[parts.count - 1] = .run(characters, letter: first, fields: fieldCount + 1)
+                        continue
+                    }
+                    parts.append(.run(characters, letter: letter, fields: 1))
                 }
             }
             self.parts = parts
@@ -296,9 +303,11 @@ extension DateLiteral {
                 case .literal(let expected):
                     guard rest.first == expected else { return nil }
                     rest = rest.dropFirst()
-                case .run(let characters, let letter):
+                case .run(let characters, let letter, let fieldCount):
                     let run = rest.prefix(while: characters.admits)
-                    guard !run.isEmpty else { return nil }
+                    guard !run.isEmpty, characters != .digits || run.count <= fieldCount * Self.maximumFieldDigits else {
+                        return nil
+                    }
                     fields[letter] = run
                     rest = rest.dropFirst(run.count)
                 }

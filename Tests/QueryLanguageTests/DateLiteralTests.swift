@@ -68,6 +68,15 @@ import Testing
         #expect(DateLiteral.parse(input) == nil)
     }
 
+    /// ICU divides a fraction of a second by a power of ten it keeps in 32 bits, which wraps to
+    /// zero from 35 digits: SIGFPE killed the service (`Fuzz/run.sh json` found it in a save body).
+    @Test func refusesFieldsLongerThanICUReads() {
+        #expect(DateLiteral.parse("2015-03-23T10:20:30." + String(repeating: "2", count: 40) + "Z") == nil)
+        #expect(DateLiteral.parse("2015-03-23T10:20:30.1234567891Z") == nil)
+        let nanoseconds = DateLiteral.parse("2015-03-23T10:20:30.123456789Z")
+        #expect(nanoseconds.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } == 1_427_106_030_123)
+    }
+
     @Test func listsTheSpecPatternsPlusTheTwoFromItsExamples() {
         #expect(DateLiteral.patterns.count == 35)
         #expect(DateLiteral.patterns.suffix(2) == ["dd-MM-yyyy", "yyyyMMdd"])

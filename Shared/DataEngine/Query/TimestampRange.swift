@@ -19,11 +19,14 @@ enum TimestampRange {
     }
 
     /// `date` in microseconds since 1970, truncated as PostgresNIO truncates when it binds a date;
-    /// nil outside the range.
+    /// nil outside the range, and for its last 30 years (from 294,247 AD), which that count cannot
+    /// hold in 64 bits.
     static func microseconds(_ date: Date) -> Int64? {
         guard storable(date) != nil else { return nil }
         let since2000 = (date.timeIntervalSince(postgresEpoch) * 1_000_000).rounded(.towardZero)
-        return Int64(exactly: since2000).map { $0 + 946_684_800_000_000 }
+        guard let since2000 = Int64(exactly: since2000) else { return nil }
+        let (since1970, overflow) = since2000.addingReportingOverflow(946_684_800_000_000)
+        return overflow ? nil : since1970
     }
 
     /// `date` moved into the range (its nearest end; the epoch when it is not a number).
