@@ -95,12 +95,8 @@ extension DataEngine {
     /// does for such a row (1023).
     func upsert(_ tableName: String, object: JSONObject, context: WriteContext) async throws -> String {
         let conflict = try await upsertConflict(tableName, context: context)
-        let written = try await insert(tableName, objects: [object], onConflict: conflict, change: .upsert, context: context)
-        guard let row = written.rows.first else {
-            throw try await missing(
-                written.ids[0], table: tableName, appID: context.identity.appId, operation: .update, session: context.session)
-        }
-        return row
+        return try await insert(tableName, objects: [object], onConflict: conflict, change: .upsert, context: context)
+            .rows[0]
     }
 
     func insertBulk(_ tableName: String, objects: [JSONObject], upsert: Bool, context: WriteContext) async throws
@@ -148,6 +144,12 @@ extension DataEngine {
             }
             WriteStatements.selectObjects(table: table, change: change, appID: catalog.appID, into: &sql)
             let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: String.self) }
+            // An upsert its grant passed over wrote nothing: refused as an update of that row
+            // would be, inside the write's transaction, so a column the write added goes too.
+            if change == .upsert, rows.isEmpty {
+                throw try await missing(
+                    ids[0], table: tableName, appID: context.identity.appId, operation: .update, session: context.session)
+            }
             return (ids, rows)
         }
     }
