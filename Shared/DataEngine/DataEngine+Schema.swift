@@ -131,6 +131,7 @@ extension DataEngine {
             guard let table = fresh.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
             try table.requireWritable()
             try await SchemaEditor.dropRelations(touching: table, catalog: fresh, session: session)
+            try await DeletedUsers.deleteAll(table: table.name, schema: fresh.schemaName, session: session)
             var drop = SQL("DROP TABLE ")
             drop.table(fresh.schemaName, table.name)
             _ = try await session.rows(drop)

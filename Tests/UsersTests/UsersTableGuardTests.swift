@@ -129,6 +129,63 @@ import TestSupport
         }
     }
 
+    /// Whether `token` still opens the user's session: polled (bounded) because the gateways
+    /// hear of an ended session when the deleting transaction's announcement arrives.
+    private static func tokenWorks(_ cluster: TestCluster, _ token: String) async throws -> Bool {
+        for _ in 0..<200 {
+            let valid = try await cluster.send(.GET, "/users/isvalidusertoken/\(token)")
+            let used = try await cluster.send(.GET, "/users/userroles", token: token)
+            if valid.text == "false" && used.status == 401 && used.json["code"] as? Int == 3064 { return false }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return true
+    }
+
+    @Test func deletingAUsersRowEndsTheirSessionsPasswordAndRoles() async throws {
+        try await TestCluster.shared { cluster async throws in
+            let (annID, annToken) = try await cluster.account("ann@example.com")
+            let (bobID, bobToken) = try await cluster.account("bob@example.com")
+            let (carlID, carlToken) = try await cluster.account("carl@example.com")
+            let (_, danToken) = try await cluster.account("dan@example.com")
+            #expect((200..<300).contains(try await cluster.send(.PUT, "/users/roles/moderator", key: .serverCode).status))
+            let assigned = try await cluster.send(
+                .POST, "/users/assignRole", #"{"user": "\#(annID)", "roleName": "moderator"}"#, key: .serverCode)
+            #expect(assigned.status == 200, "\(assigned.text)")
+            // Used once, so that a gateway has the token cached when the row goes.
+            for token in [annToken, bobToken, carlToken] {
+                #expect(try await cluster.send(.GET, "/users/userroles", token: token).status == 200)
+            }
+
+            // The administrator deletes Ann, Bob deletes himself, Carl goes in a bulk delete.
+            let byAdmin = try await cluster.send(.DELETE, "/data/Users/\(annID)", key: .serverCode)
+            #expect(byAdmin.status == 200, "\(byAdmin.text)")
+            let byHimself = try await cluster.send(.DELETE, "/data/Users/\(bobID)", token: bobToken)
+            #expect(byHimself.status == 200, "\(byHimself.text)")
+            let inBulk = try await cluster.send(.DELETE, "/data/bulk/Users?\(Self.whereID(carlID))", key: .serverCode)
+            #expect(inBulk.status == 200 && inBulk.text == "1", "\(inBulk.text)")
+            for token in [annToken, bobToken, carlToken] {
+                #expect(try await Self.tokenWorks(cluster, token) == false, "a deleted user's token still works")
+            }
+            let ghost = try await cluster.send(.POST, "/data/GhostWrites", #"{"x": 7}"#, token: annToken)
+            #expect(ghost.status == 401, "\(ghost.text)")
+
+            // No login with the old password, and a new account of the same address has no old role.
+            let login = try await cluster.send(.POST, "/users/login", #"{"login": "ann@example.com", "password": "pw"}"#)
+            #expect(login.status >= 400 && login.json["user-token"] == nil, "\(login.text)")
+            let (_, newAnnToken) = try await cluster.account("ann@example.com")
+            let roles = try await cluster.send(.GET, "/users/userroles", token: newAnnToken)
+            #expect(roles.status == 200 && !roles.text.contains("moderator"), "\(roles.text)")
+            let members = try await cluster.send(.GET, "/users/role/moderator", key: .serverCode)
+            #expect(!members.text.contains(annID), "\(members.text)")
+
+            // Users nobody deleted keep their sessions, until the table itself goes.
+            #expect(try await cluster.send(.GET, "/users/userroles", token: danToken).status == 200)
+            let dropped = try await cluster.send(.DELETE, "/data/Users/schema", key: .serverCode)
+            #expect(dropped.status == 200, "\(dropped.text)")
+            #expect(try await Self.tokenWorks(cluster, danToken) == false, "a dropped Users table left a session")
+        }
+    }
+
     @Test func aResetLinkDiesWithTheAddressItWasMailedTo() async throws {
         try await SMTPSink.with { sink async throws in
             let environment = [

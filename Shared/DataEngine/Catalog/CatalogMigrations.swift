@@ -8,6 +8,7 @@ public enum CatalogMigrations {
     public static let all: [any DatabaseMigration] = [
         m0001CreateCatalog, m0002CatalogVersion, m0003JSONOperations, m0004Permissions, m0005ACLUsage,
         m0006Relations, m0007ParentReferences, m0008FileURLs, m0009Geo, m0010WatchedTables,
+        m0011DeletedUsers,
     ]
 
     static let m0001CreateCatalog = SQLMigration(
@@ -285,4 +286,9 @@ public enum CatalogMigrations {
             """,
             "CREATE PUBLICATION \(ChangeSlot.publication)",
         ])
+
+    /// A deleted `Users` row ends its user's sessions (``DeletedUsers``).
+    static let m0011DeletedUsers = SQLMigration(
+        version: 11, name: "deleted users lose their sessions",
+        statements: [DeletedUsers.function, DeletedUsers.attachToExisting])
 }

@@ -79,6 +79,7 @@ struct SchemaEditor: Sendable {
         index.table(schema, table)
         index.append(" (\"created\", \"objectId\")")
         _ = try await session.rows(index)
+        try await DeletedUsers.attach(table: table, schema: schema, appID: appID, session: session)
         var record = SQL("INSERT INTO data.tables (app_id, name) VALUES (")
         record.bind(.text(appID))
         record.append(", ")
