@@ -131,6 +131,34 @@ public enum ResolveUserToken: RPCOperation {
     }
 }
 
+/// `users.resolveSession` (users-service): the user and roles of the session stored as
+/// `sessionId` (a token's hash, which an ``Identity`` carries), or 3064 when it is no longer
+/// live — how a real-time connection learns, after an announcement on ``SessionsChannel``, what
+/// its user may still do. Counts as activity, as a resolved token does.
+public enum ResolveSession: RPCOperation {
+    public static let name = "users.resolveSession"
+    public static let isIdempotent = true
+    /// messaging-service, for its real-time connections.
+    public static let callers: Set<ServiceName> = [.messaging]
+
+    /// The session to look up.
+    public struct Request: Codable, Sendable, Equatable {
+        /// The app the session is of.
+        public var appId: String
+        /// The session's stored id.
+        public var sessionId: String
+
+        /// Creates a request.
+        public init(appId: String, sessionId: String) {
+            self.appId = appId
+            self.sessionId = sessionId
+        }
+    }
+
+    /// The session's user, as a token resolves to it.
+    public typealias Response = ResolveUserToken.Response
+}
+
 /// `users.save` (users-service): a save to the `Users` table through the data API that carries a
 /// `password` — data-service hands it over, since only users-service keeps credentials. Without
 /// an `objectId` it registers the user (as `POST /users/register` does); with one it updates

@@ -124,4 +124,44 @@ import TestSupport
             #expect(poll.status == 200, "\(poll.text)")
         }
     }
+
+    /// A session id is no credential (it travels in URLs that proxies and logs keep): only the
+    /// caller that opened a polling session, with the same key and user session, may poll it,
+    /// post to it or upgrade it (the second probe's F9).
+    @Test func aPollingSessionServesOnlyItsOpener() async throws {
+        try await TestCluster.shared { cluster async throws in
+            let (app, rest, js) = (cluster.app.id, cluster.app.keys[.rest]!, cluster.app.keys[.js]!)
+            let victim = try await cluster.account("victim@example.com")
+            let base = "\(cluster.gatewayURL)/\(app)/?EIO=4&transport=polling"
+            let owner = "&apiKey=\(rest)&userToken=\(victim.token)"
+            let opened = try await HTTPTestClient.send(.GET, base + owner)
+            let open = try JSONSerialization.jsonObject(with: Data(opened.text.dropFirst().prefix { $0 != "\u{1e}" }.utf8)) as? [String: Any]
+            let sid = try #require(open?["sid"] as? String, "\(opened.text)")
+
+            let strangers = ["&apiKey=\(js)", "&apiKey=\(rest)", "&apiKey=\(js)&userToken=\(victim.token)"]
+            for stranger in strangers {
+                let polled = try await HTTPTestClient.send(.GET, base + "&sid=\(sid)" + stranger)
+                #expect(polled.status == 400 && polled.json["code"] as? Int == 5024, "\(stranger): \(polled.text)")
+                let join = "40/\(app),"
+                let posted = try await HTTPTestClient.send(
+                    .POST, base + "&sid=\(sid)" + stranger, headers: [("Content-Type", "text/plain")], body: Data(join.utf8))
+                #expect(posted.status == 400 && posted.json["code"] as? Int == 5024, "\(stranger): \(posted.text)")
+                let socket = try #require(
+                    try await WebSocketTestClient.connect(port: cluster.port, path: "/\(app)/?EIO=4&transport=websocket&sid=\(sid)" + stranger))
+                let frames = try await socket.executeThenClose { inbound, outbound in
+                    var raw = RawFrames(inbound, outbound)
+                    try await raw.send("2probe")
+                    var heard: [String] = []
+                    while let frame = try await raw.next() {
+                        heard.append(frame)
+                        if frame.hasPrefix("close:") { break }
+                    }
+                    return heard
+                }
+                #expect(frames == ["close:1002"], "\(stranger): \(frames)")
+            }
+            let polled = try await HTTPTestClient.send(.GET, base + "&sid=\(sid)" + owner)
+            #expect(polled.status == 200, "\(polled.text)")
+        }
+    }
 }

@@ -71,6 +71,8 @@ import Testing
         #expect(try json(SaveUser.Request(objectId: nil, object: "{}")) == #"{"object":"{}"}"#)
         #expect(try json(SaveUser.Response(user: "{}", endedSessions: true)) == #"{"endedSessions":true,"user":"{}"}"#)
         #expect(SaveUser.callers == [.data] && !SaveUser.isIdempotent)
+        #expect(ResolveSession.callers == [.messaging] && ResolveSession.isIdempotent)
+        #expect(try json(ResolveSession.Request(appId: "A", sessionId: "S")) == #"{"appId":"A","sessionId":"S"}"#)
     }
 
     @Test(arguments: APIKeyKind.allCases) func everyKeyKindHasItsRole(kind: APIKeyKind) {

@@ -98,13 +98,14 @@ public enum MessagingService: BackendService {
         let log = ChangeLog(database: database, logger: logger)
         let dataFeed = DataFeed(engine: engine, log: log, watchDuration: settings.watchDuration, logger: logger)
         let commands = CommandFeed(database: database, access: access, logger: logger)
+        let live = RTSessions(settings: settings)
         // One connection listens for everything: pools may be small.
         environment.background.add(
             NotificationListener(
                 database: database,
                 channels: [
                     (CatalogChannel.name, engine.cache), (rules.channel, rules), (ChannelFeed.channel, feed), (ChangeLog.channel, dataFeed),
-                    (CommandFeed.channel, commands),
+                    (CommandFeed.channel, commands), (SessionsChannel.name, RTRevocations(live: live)),
                 ], logger: logger))
         environment.background.add(ChangeRelay(log: log, feed: dataFeed, pollInterval: settings.changePollInterval, logger: logger))
         environment.background.add(
@@ -122,7 +123,6 @@ public enum MessagingService: BackendService {
             PeriodicService(every: .seconds(10), logger: logger, failure: "change log not swept") {
                 try await log.sweep(retention: settings.logRetention)
             })
-        let live = RTSessions(settings: settings)
         environment.background.add(live)
         RTEndpoint(
             services: RTServices(

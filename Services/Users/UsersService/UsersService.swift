@@ -46,6 +46,9 @@ public enum UsersService: BackendService {
         operations.register(ResolveUserToken.self) { request, context in
             try await accounts.resolve(appID: request.appId, token: request.token, logger: context.logger)
         }
+        operations.register(ResolveSession.self) { request, context in
+            try await accounts.resolve(appID: request.appId, sessionID: request.sessionId, logger: context.logger)
+        }
         operations.register(SaveUser.self) { request, context in
             guard let identity = context.identity else { throw ErrorEnvelope.internalError }
             return try await accounts.save(request, identity: identity, logger: context.logger)

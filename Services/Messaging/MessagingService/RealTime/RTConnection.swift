@@ -22,11 +22,17 @@ struct RTConnection: Sendable {
     let services: RTServices
     private(set) var joined = false
     /// The live subscriptions, by id.
-    private(set) var subscriptions: [String: Kind] = [:]
+    private(set) var subscriptions: [String: Subscribed] = [:]
 
     /// What a subscription delivers.
     enum Kind: Sendable {
         case channel, data
+    }
+
+    /// A live subscription: what it delivers, from which channel or table.
+    struct Subscribed: Sendable {
+        let kind: Kind
+        let source: String
     }
 
     init(
@@ -119,8 +125,8 @@ struct RTConnection: Sendable {
         do {
             switch type {
             case .string("PUB_SUB_CONNECT")?:
-                _ = try await services.join(options, identity: identity)
-                added(id, .channel)
+                let channel = try await services.join(options, identity: identity)
+                added(id, .channel, channel)
                 // Swift's SDK counts a join only on this answer.
                 outbox.send(event("SUB_RES", id: id, ("data", .string("connected"))))
             case .string("PUB_SUB_MESSAGES")?:
@@ -130,19 +136,19 @@ struct RTConnection: Sendable {
                 let point: Int64? = if case .message(let number)? = try await resumePoint(id) { number } else { nil }
                 try await services.feed.add(
                     subscription, connection: self.id, on: .init(app: identity.appId, channel: channel), resumingAfter: point)
-                added(id, .channel)
+                added(id, .channel, channel)
             case .string("PUB_SUB_COMMANDS")?:
                 let channel = try await services.join(options, identity: identity)
                 await services.commands.add(
                     CommandFeed.Subscription(id: id, identity: identity, outbox: outbox, namespace: namespace), connection: self.id,
                     on: .init(app: identity.appId, channel: channel))
-                added(id, .channel)
+                added(id, .channel, channel)
             case .string("OBJECTS_CHANGES")?:
                 let (key, subscription) = try await services.dataSubscription(
                     id: id, options, identity: identity, fileLinks: fileLinks, outbox: outbox, namespace: namespace)
                 let point: ChangePosition? = if case .change(let position)? = try await resumePoint(id) { position } else { nil }
                 try await services.data.add(subscription, connection: self.id, on: key, resumingAfter: point)
-                added(id, .data)
+                added(id, .data, key.table)
             case .string(let other)?:
                 throw RTError.unknownSubscription(other)
             default:
@@ -157,14 +163,14 @@ struct RTConnection: Sendable {
     }
 
     /// Records a live subscription and says it is ready.
-    private mutating func added(_ id: String, _ kind: Kind) {
-        subscriptions[id] = kind
+    private mutating func added(_ id: String, _ kind: Kind, _ source: String) {
+        subscriptions[id] = Subscribed(kind: kind, source: source)
         RTMetrics.subscriptions(data: kind == .data, by: 1)
         outbox.send(event("SUB_READY", id: id))
     }
 
     private mutating func unsubscribe(_ id: String) async {
-        guard let kind = subscriptions.removeValue(forKey: id) else { return }
+        guard let kind = subscriptions.removeValue(forKey: id)?.kind else { return }
         RTMetrics.subscriptions(data: kind == .data, by: -1)
         await services.feed.remove(connection: self.id, id: id)
         await services.data.remove(connection: self.id, id: id)
@@ -180,7 +186,7 @@ struct RTConnection: Sendable {
 
     /// Ends every subscription (the connection closed or left the namespace): where each stood.
     mutating func dropAll() async -> [(subscription: String, place: RTOutbox.Place)] {
-        for kind in subscriptions.values { RTMetrics.subscriptions(data: kind == .data, by: -1) }
+        for subscribed in subscriptions.values { RTMetrics.subscriptions(data: subscribed.kind == .data, by: -1) }
         subscriptions = [:]
         await services.commands.removeAll(connection: id)
         let channels = await services.feed.removeAll(connection: id).map { ($0.subscription, RTOutbox.Place.message($0.message)) }
@@ -208,9 +214,7 @@ struct RTConnection: Sendable {
         case .string("SET_USER_TOKEN")?:
             do {
                 identity = try await services.identity(identity, token: options["userToken"])
-                await services.feed.reidentify(connection: self.id, as: identity)
-                await services.data.reidentify(connection: self.id, as: identity)
-                await services.commands.reidentify(connection: self.id, as: identity)
+                await reidentifyFeeds()
                 outbox.send(event("MET_RES", id: id, ("result", .null)))
             } catch let error as ErrorEnvelope {
                 methodFailed(id, error)
@@ -234,6 +238,28 @@ struct RTConnection: Sendable {
         default:
             methodFailed(id, RTError.unknownMethod(name?.string ?? ""))
         }
+    }
+
+    /// The user's sessions or roles changed: looks the identity up again (losing the user when
+    /// the session is over), hands it to every feed, and ends, with the refusal, each
+    /// subscription it may no longer hold.
+    mutating func reauthorize() async {
+        guard let sessionID = identity.sessionId else { return }
+        let renewed = await services.identity(identity, session: sessionID)
+        guard renewed != identity else { return }
+        identity = renewed
+        await reidentifyFeeds()
+        for (id, subscribed) in subscriptions {
+            guard let refusal = await services.refusal(of: subscribed, for: identity) else { continue }
+            await unsubscribe(id)
+            reply(id, error: refusal)
+        }
+    }
+
+    private func reidentifyFeeds() async {
+        await services.feed.reidentify(connection: id, as: identity)
+        await services.data.reidentify(connection: id, as: identity)
+        await services.commands.reidentify(connection: id, as: identity)
     }
 
     /// `MET_RES` with the error's code as a numeric string: the Swift SDK reads it as one.

@@ -35,7 +35,8 @@ struct RTEndpoint: Sendable {
             return socket.refuse(code: SocketCloseCode.protocolError, reason: "Use EIO=3 or EIO=4 with transport=websocket")
         }
         if let sid = query["sid"] {
-            return PollingUpgrade.start(sid, on: socket, app: context.identity.appId, sessions: polling)
+            let caller = PollingTransport.Owner(context.identity, apiKey: query["apiKey"])
+            return PollingUpgrade.start(sid, on: socket, caller: caller, sessions: polling)
         }
         let connection = RTConnection(
             version: version, identity: context.identity, apiKey: query["apiKey"], clientID: Self.clientID(query),
@@ -55,7 +56,8 @@ struct RTEndpoint: Sendable {
         guard query["transport"] == "polling", let version = Self.version(query) else { throw RTError.badTransport }
         let transport: PollingTransport
         if let sid = query["sid"] {
-            guard let known = await polling.find(sid, app: call.identity.appId) else { throw RTError.unknownSession }
+            let caller = PollingTransport.Owner(call.identity, apiKey: query["apiKey"])
+            guard let known = await polling.find(sid, for: caller) else { throw RTError.unknownSession }
             transport = known
         } else {
             guard await polling.count < services.settings.maximumPollingSessions else { throw RTError.tooManySessions }
@@ -73,7 +75,8 @@ struct RTEndpoint: Sendable {
     private func post(_ call: PublicCall) async throws -> Response {
         let query = Dictionary(try call.queryItems.map { ($0.name, $0.value) }) { $1 }
         guard query["transport"] == "polling", let version = Self.version(query), let sid = query["sid"] else { throw RTError.badTransport }
-        guard let transport = await polling.find(sid, app: call.identity.appId) else { throw RTError.unknownSession }
+        let caller = PollingTransport.Owner(call.identity, apiKey: query["apiKey"])
+        guard let transport = await polling.find(sid, for: caller) else { throw RTError.unknownSession }
         guard let packets = PollingPayload.decode(call.body, version: version) else { throw RTError.badPayload }
         transport.post(packets)
         return Response(status: .ok, headers: [.contentType: "text/plain; charset=UTF-8"], body: .init(byteBuffer: ByteBuffer(string: "ok")))
@@ -85,7 +88,7 @@ struct RTEndpoint: Sendable {
         let id = UUID()
         let heard = SocketLiveness()
         let transport = PollingTransport(
-            id: id.uuidString, app: identity.appId, version: version, limit: services.settings.queueLimit, heard: heard)
+            id: id.uuidString, owner: PollingTransport.Owner(identity, apiKey: apiKey), version: version, limit: services.settings.queueLimit, heard: heard)
         let connection = RTConnection(
             id: id, version: version, identity: identity, apiKey: apiKey, clientID: clientID, outbox: outbox(to: transport),
             services: services)

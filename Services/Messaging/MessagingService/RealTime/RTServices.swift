@@ -1,5 +1,6 @@
 import DataEngine
 import InternalProtocol
+import Logging
 import Permissions
 import QueryLanguage
 import NIOCore
@@ -76,6 +77,47 @@ struct RTServices: Sendable {
         call.deadline = NIODeadline.now() + TimeAmount.seconds(10)
         let session = try await peers.call(ResolveUserToken.self, .init(appId: identity.appId, token: token), on: .users, context: call)
         return identity.authenticated(as: session)
+    }
+
+    /// `identity` as its session stands now (3064 from users-service: as no user). When the
+    /// session cannot be looked up the identity loses its user too: a revocation must not wait
+    /// for users-service.
+    func identity(_ identity: Identity, session sessionID: String) async -> Identity {
+        let anonymous = Identity.anonymous(appId: identity.appId, keyKind: identity.keyKind)
+        var call = context
+        call.identity = identity
+        call.deadline = NIODeadline.now() + TimeAmount.seconds(10)
+        do {
+            let session = try await peers.call(
+                ResolveSession.self, .init(appId: identity.appId, sessionId: sessionID), on: .users, context: call)
+            return anonymous.authenticated(as: session)
+        } catch let error as ErrorEnvelope where error.code == ErrorEnvelope.invalidUserToken.code {
+            return anonymous
+        } catch {
+            context.logger.warning(
+                "real-time session not looked up again: acting as no user", metadata: ["error": "\(String(reflecting: error))"])
+            return anonymous
+        }
+    }
+
+    /// Why `identity` may no longer hold `subscribed`; nil when it may (or its rights cannot be
+    /// read: each delivery checks them again).
+    func refusal(of subscribed: RTConnection.Subscribed, for identity: Identity) async -> ErrorEnvelope? {
+        do {
+            switch subscribed.kind {
+            case .channel:
+                try await access.require(.subscribe, channel: subscribed.source, identity: identity)
+            case .data:
+                if try await data.engine.readAccess(identity, table: subscribed.source).constant == false {
+                    return DataError.permissionDenied(DataOperation.find.rawValue, table: subscribed.source)
+                }
+            }
+            return nil
+        } catch let refusal as ErrorEnvelope {
+            return refusal
+        } catch {
+            return nil
+        }
     }
 }
 

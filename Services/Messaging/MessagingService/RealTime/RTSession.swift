@@ -47,8 +47,9 @@ final class RTSession: Sendable {
     /// Sends the open packets (offering `upgrades`) and joins the heartbeat.
     func start(upgrades: [String] = []) {
         RTMetrics.connections(by: 1)
-        sessions.add(self)
-        state.withLock { $0.connection }?.open(upgrades: upgrades)
+        let connection = state.withLock { $0.connection }
+        sessions.add(self, identity: connection?.identity)
+        connection?.open(upgrades: upgrades)
     }
 
     /// What the client sent (or that it closed, or went); `done` once it has been handled.
@@ -87,12 +88,15 @@ final class RTSession: Sendable {
             case .unreadable:
                 outbox.finish(.protocolError)
                 return await end(&connection)
+            case .reauthorize:
+                await connection.reauthorize()
             case .text(let text):
                 guard await connection.receive(text) else {
                     outbox.finish(.protocolError)
                     return await end(&connection)
                 }
             }
+            sessions.identify(self, as: connection.identity)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import InternalProtocol
 import ServiceLifecycle
 import Synchronization
 
@@ -17,6 +18,15 @@ final class RTSessions: Service, Sendable {
         var buckets = [[UUID: RTSession]](repeating: [:], count: RTSessions.buckets)
         var bucketOf: [UUID: Int] = [:]
         var added = 0
+        /// The app and user each session acts for, so that a change to a user's sessions or
+        /// roles reaches that user's sessions (``RTRevocations``).
+        var users: [UUID: UserKey] = [:]
+    }
+
+    /// The app and (when logged in) user a session acts for.
+    struct UserKey: Hashable {
+        let app: String
+        let user: String?
     }
 
     private let state = Mutex(State())
@@ -27,20 +37,43 @@ final class RTSessions: Service, Sendable {
         self.settings = settings
     }
 
-    func add(_ session: RTSession) {
+    func add(_ session: RTSession, identity: Identity?) {
         state.withLock { state in
             let bucket = state.added % Self.buckets
             state.added &+= 1
             state.buckets[bucket][session.id] = session
             state.bucketOf[session.id] = bucket
+            if let identity { state.users[session.id] = UserKey(app: identity.appId, user: identity.userId) }
         }
         if stopping.load(ordering: .relaxed) { session.outbox.finish(.goingAway) }
     }
 
     func remove(_ session: RTSession) {
         state.withLock { state in
+            state.users[session.id] = nil
             guard let bucket = state.bucketOf.removeValue(forKey: session.id) else { return }
             state.buckets[bucket][session.id] = nil
+        }
+    }
+
+    /// Records whom a live session acts for now (its user token may have changed).
+    func identify(_ session: RTSession, as identity: Identity) {
+        let key = UserKey(app: identity.appId, user: identity.userId)
+        state.withLock { state in
+            guard state.bucketOf[session.id] != nil, state.users[session.id] != key else { return }
+            state.users[session.id] = key
+        }
+    }
+
+    /// The live sessions acting for a user: of `user` in `app`, of any user in `app` when `user`
+    /// is nil, of any user at all when `app` is nil too.
+    func sessions(ofApp app: String?, user: String?) -> [RTSession] {
+        state.withLock { state in
+            state.users.compactMap { id, key -> RTSession? in
+                guard let keyUser = key.user, app == nil || key.app == app, user == nil || keyUser == user else { return nil }
+                guard let bucket = state.bucketOf[id] else { return nil }
+                return state.buckets[bucket][id]
+            }
         }
     }
 

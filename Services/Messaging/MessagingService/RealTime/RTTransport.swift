@@ -9,6 +9,9 @@ enum RTIncoming: Sendable {
     case closed
     /// The client sent what is not an Engine.IO packet (a binary frame).
     case unreadable
+    /// Not from the client: its user's sessions or roles changed (``RTRevocations``), so the
+    /// connection looks its identity up again, in turn with what the client sends.
+    case reauthorize
 
     /// A WebSocket's frame as a session receives it: a close, or the end of the client's side,
     /// ends the session.

@@ -13,6 +13,14 @@ extension Accounts {
         return ResolveUserToken.Response(userId: live.userID, roles: live.roles, sessionId: live.sessionID)
     }
 
+    /// The user of the session stored as `sessionID` (counting as activity), or 3064.
+    public func resolve(appID: String, sessionID: String, logger: Logger) async throws -> ResolveSession.Response {
+        guard let live = try await Sessions.resolve(appID: appID, sessionID: sessionID, now: now(), session: pool(logger)) else {
+            throw ErrorEnvelope.invalidUserToken
+        }
+        return ResolveSession.Response(userId: live.userID, roles: live.roles, sessionId: live.sessionID)
+    }
+
     /// `GET /users/isvalidusertoken/{token}`: whether the token names a live session (a
     /// database failure stays an error, never a "false").
     public func isValid(appID: String, token: String, logger: Logger) async throws -> Bool {

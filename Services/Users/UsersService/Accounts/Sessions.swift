@@ -53,7 +53,11 @@ enum Sessions {
     /// The live session `token` names, counting as activity; nil when there is none. One
     /// statement reads the session and the user's roles and refreshes stale activity.
     static func resolve(appID: String, token: String, now: Date, session: DatabaseSession) async throws -> Live? {
-        let sessionID = SessionToken.hash(token)
+        try await resolve(appID: appID, sessionID: SessionToken.hash(token), now: now, session: session)
+    }
+
+    /// The live session stored as `sessionID` (a token's hash), as ``resolve(appID:token:now:session:)``.
+    static func resolve(appID: String, sessionID: String, now: Date, session: DatabaseSession) async throws -> Live? {
         var sql = SQL("WITH live AS (SELECT s.token_hash, s.user_id, s.last_seen FROM users.sessions s WHERE s.token_hash = ")
         sql.bind(.text(sessionID))
         sql.append(" AND s.app_id = ")

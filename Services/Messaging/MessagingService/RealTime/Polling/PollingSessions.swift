@@ -3,9 +3,10 @@
 actor PollingSessions {
     private var transports: [String: PollingTransport] = [:]
 
-    /// The session `id` of `app`, if it is live here.
-    func find(_ id: String, app: String) -> PollingTransport? {
-        guard let transport = transports[id], transport.app == app else { return nil }
+    /// The session `id`, if it is live here and `caller` opened it: a session id travels in
+    /// URLs (proxies and access logs keep them), so it is no credential on its own.
+    func find(_ id: String, for caller: PollingTransport.Owner) -> PollingTransport? {
+        guard let transport = transports[id], transport.owner == caller else { return nil }
         return transport
     }
 

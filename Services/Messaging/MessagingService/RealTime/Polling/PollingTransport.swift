@@ -1,3 +1,4 @@
+import InternalProtocol
 import ServiceRuntime
 import Synchronization
 
@@ -8,7 +9,8 @@ import Synchronization
 final class PollingTransport: RTWriter {
     /// The session id the client polls with.
     let id: String
-    let app: String
+    /// Who opened it: only the same caller polls, posts to or upgrades it.
+    let owner: Owner
     let version: EngineIOVersion
     /// Packets waiting for a poll at most; a session sending more waits for the client (and
     /// its own queue overflows if the client never comes).
@@ -51,9 +53,25 @@ final class PollingTransport: RTWriter {
         case closed
     }
 
-    init(id: String, app: String, version: EngineIOVersion, limit: Int, heard: SocketLiveness) {
+    /// The caller a session belongs to: the app, the API key its requests name, and the user
+    /// session (a token's stored id) they carry.
+    struct Owner: Hashable, Sendable {
+        let app: String
+        let apiKey: String?
+        let keyKind: APIKeyKind
+        let sessionId: String?
+
+        init(_ identity: Identity, apiKey: String?) {
+            app = identity.appId
+            self.apiKey = apiKey
+            keyKind = identity.keyKind
+            sessionId = identity.sessionId
+        }
+    }
+
+    init(id: String, owner: Owner, version: EngineIOVersion, limit: Int, heard: SocketLiveness) {
         self.id = id
-        self.app = app
+        self.owner = owner
         self.version = version
         self.limit = limit
         self.heard = heard
