@@ -168,3 +168,51 @@ public struct MatchBudget: Sendable {
         return spent <= limit
     }
 }
+
+/// Deciding many clauses over one object — every subscription's where clause on one change
+/// event, every selector on one message — within work bounded by the object, not by how many
+/// clauses there are, and shared fairly. Each evaluation first has ``ownSteps``, which decide
+/// clauses on ordinary objects; those that run out are evaluated again with a share of what
+/// ``MatchBudget/init(textBytes:)`` grants for the object: equal shares per group (a real-time
+/// connection), split equally among the group's clauses. The work is at most twice the own
+/// steps per clause plus the object's grant, a connection's many clauses take no more than one
+/// clause of another connection, and no verdict depends on the order the clauses are taken in.
+/// (Before, each of a hundred costly clauses earned the whole grant, so one large write stalled
+/// every subscriber of the process: the second probe's F3.)
+public enum FairMatching {
+    /// What an evaluation decided.
+    public enum Verdict: Sendable, Equatable {
+        case match, noMatch
+        /// Deciding would take more than the evaluation's share: the object does not match.
+        case undecided
+    }
+
+    /// Steps each evaluation has before any share of the object's grant.
+    public static let ownSteps = 4_000
+
+    /// The verdicts of evaluations over an object holding `textBytes` UTF-8 bytes of text, one
+    /// per element of `groups` (which group each belongs to); `evaluate(i, &budget)` decides the
+    /// `i`th within `budget` (false once it has run out).
+    public static func decide<Group: Hashable>(
+        groups: [Group], textBytes: Int, _ evaluate: (Int, inout MatchBudget) -> Bool
+    ) -> [Verdict] {
+        var verdicts = [Verdict](repeating: .noMatch, count: groups.count)
+        var needing: [Group: [Int]] = [:]
+        for index in groups.indices {
+            var budget = MatchBudget(steps: ownSteps)
+            let matched = evaluate(index, &budget)
+            if budget.isExhausted { needing[groups[index], default: []].append(index) } else { verdicts[index] = matched ? .match : .noMatch }
+        }
+        let grant = MatchBudget(textBytes: textBytes).limit
+        for indices in needing.values {
+            let share = grant / needing.count / indices.count
+            let (steps, overflow) = share.addingReportingOverflow(ownSteps)
+            for index in indices {
+                var budget = MatchBudget(steps: overflow ? .max : steps)
+                let matched = evaluate(index, &budget)
+                verdicts[index] = budget.isExhausted ? .undecided : matched ? .match : .noMatch
+            }
+        }
+        return verdicts
+    }
+}

@@ -117,6 +117,34 @@ import TestSupport
         #expect(bounded.isExhausted && bounded.spent <= bounded.limit + 31, "\(bounded.spent) of \(bounded.limit) steps")
     }
 
+    /// A hundred of the costliest clauses of one connection and a wide one of another over the
+    /// same 80 KB text: together they do at most twice their own steps each plus what the text
+    /// earns once (each costly one alone could spend that much), the other connection's clause
+    /// is decided within its share, and no verdict depends on the order the clauses are taken in.
+    @Test func clausesOverOneObjectShareItsBudgetFairly() {
+        let text = String(repeating: "a", count: 80_000)
+        let patterns = Array(repeating: LikePattern(Self.costliest), count: 100) + [LikePattern(String(repeating: "%a", count: 32))]
+        let connections = Array(repeating: "attacker", count: 100) + ["other"]
+        var spent = 0
+        let verdicts = FairMatching.decide(groups: connections, textBytes: text.utf8.count) { index, budget in
+            defer { spent += min(budget.spent, budget.limit + 31) }
+            return patterns[index].matches(text, budget: &budget) ?? false
+        }
+        let grant = MatchBudget(textBytes: text.utf8.count).limit
+        #expect(spent <= grant + 2 * patterns.count * (FairMatching.ownSteps + 31), "\(spent) steps")
+        #expect(verdicts.last == .match, "the other connection's pattern is decided within its share")
+        #expect(verdicts.dropLast().allSatisfy { $0 == .undecided })
+        let reversed = FairMatching.decide(groups: Array(connections.reversed()), textBytes: text.utf8.count) { index, budget in
+            patterns[patterns.count - 1 - index].matches(text, budget: &budget) ?? false
+        }
+        #expect(Array(reversed.reversed()) == verdicts)
+        // One clause alone has the whole grant, as it always had.
+        let alone = FairMatching.decide(groups: [0], textBytes: text.utf8.count) { _, budget in
+            LikePattern("%" + String(repeating: "a", count: 30) + "%").matches(text, budget: &budget) ?? false
+        }
+        #expect(alone == [.match])
+    }
+
     @Test func aClauseThatRunsOutOfItsBudgetDoesNotMatch() throws {
         let table = TableSchema(
             name: "Big", columns: ColumnSchema.system + [ColumnSchema(name: "t", type: .text), ColumnSchema(name: "p", type: .text)])

@@ -16,6 +16,37 @@ import TestSupport
     static let widest = String(repeating: "%a", count: 32)
     static let overLimit = "t LIKE '" + String(repeating: "%a", count: 100) + "'"
 
+    /// Clauses over one object share what the object earns, a connection's many clauses as much
+    /// as another connection's one: fifty wide patterns on one connection cannot decide an 80 KB
+    /// object within their shares, the same pattern on another connection does (each of the
+    /// fifty used to earn the object's whole budget: the second probe's F3).
+    @Test func aConnectionsManyClausesTakeNoMoreThanAnothersOne() async throws {
+        try await TestCluster.shared { cluster async throws in
+            _ = try await cluster.send(.POST, "/data/Wide", #"{"t": "seed"}"#)
+            let key = cluster.app.keys[.js]!
+            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: key) { many in
+                try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: key) { one in
+                    let ids = (0..<50).map { "W\($0)" }
+                    for id in ids { try many.subscribe(id, "created", "Wide", where: "t LIKE '\(Self.widest)'") }
+                    try many.subscribe("LAST", "created", "Wide", where: "t = 'last'")
+                    try one.subscribe("W", "created", "Wide", where: "t LIKE '\(Self.widest)'")
+                    try one.subscribe("LAST", "created", "Wide", where: "t = 'last'")
+                    try await many.ready(ids + ["LAST"])
+                    try await one.ready(["W", "LAST"])
+
+                    let large = try await cluster.send(.POST, "/data/Wide", #"{"t": "\#(String(repeating: "a", count: 80_000))"}"#)
+                    #expect(large.status == 200, "\(large.text.prefix(200))")
+                    #expect(try await cluster.send(.POST, "/data/Wide", #"{"t": "last"}"#).status == 200)
+                    // Events reach a connection in commit order.
+                    try await many.wait { _ in (try? many.data("LAST").count) == 1 }
+                    try await one.wait { _ in (try? one.data("LAST").count) == 1 }
+                    #expect(try one.data("W").count == 1)
+                    #expect(try ids.map { try many.data($0).count }.reduce(0, +) == 0)
+                }
+            }
+        }
+    }
+
     @Test func aCostlyClauseOnALargeWriteHoldsBackNoOtherSubscriber() async throws {
         try await TestCluster.shared { cluster async throws in
             _ = try await cluster.send(.POST, "/data/Big", #"{"t": "seed"}"#)

@@ -123,7 +123,14 @@ extension MatchBudget {
     /// The budget of one evaluation over `object`: what ``MatchBudget/init(textBytes:)`` grants
     /// for the text of its members.
     public init(evaluating object: JSONObject) {
-        self.init(textBytes: object.members.reduce(0) { $0 + ($1.value.string?.utf8.count ?? 0) })
+        self.init(textBytes: object.textBytes)
+    }
+}
+
+extension JSONObject {
+    /// The UTF-8 bytes of the text its members hold: what a clause over it may read.
+    public var textBytes: Int {
+        members.reduce(0) { $0 + ($1.value.string?.utf8.count ?? 0) }
     }
 }
 

@@ -137,12 +137,14 @@ struct SubscriptionFilter: Sendable {
 
     /// Whether the pattern and selector let `message` through.
     func admits(_ message: MessageStore.Polled) -> Bool {
-        if let pattern {
-            guard let published = message.subtopic.flatMap({ Subtopic($0, wildcards: false) }), pattern.matches(published) else {
-                return false
-            }
-        }
-        return selector?.selects(message.headers) ?? true
+        passesPattern(message) && (selector?.selects(message.headers) ?? true)
+    }
+
+    /// Whether the subtopic pattern (if any) lets `message` through.
+    func passesPattern(_ message: MessageStore.Polled) -> Bool {
+        guard let pattern else { return true }
+        guard let published = message.subtopic.flatMap({ Subtopic($0, wildcards: false) }) else { return false }
+        return pattern.matches(published)
     }
 }
 

@@ -26,7 +26,12 @@ struct Selector: Sendable {
     /// (``MatchBudget/init(evaluating:)``): a message that would need more is not.
     func selects(_ headers: JSONObject) -> Bool {
         var budget = MatchBudget(evaluating: headers)
-        return Self.evaluate(condition, headers, &budget) == true && !budget.isExhausted
+        return selects(headers, within: &budget)
+    }
+
+    /// Whether a message with `headers` is selected, decided within `budget`.
+    func selects(_ headers: JSONObject, within budget: inout MatchBudget) -> Bool {
+        Self.evaluate(condition, headers, &budget) == true && !budget.isExhausted
     }
 
     // MARK: Checking

@@ -5,6 +5,7 @@ import Logging
 import Permissions
 import PostgresNIO
 import PostgresSupport
+import QueryLanguage
 
 /// Channel messages for this process's real-time subscribers. Every publish announces
 /// `app/channel` when it commits (whichever instance wrote it); for a channel someone here
@@ -186,7 +187,13 @@ actor ChannelFeed: NotificationListener.Consumer {
         }
         for (number, message) in messages {
             let data = JSONValue.raw(Self.payload(message).jsonText)
-            for subscription in allowed where number > subscription.after && subscription.filter.admits(message) {
+            let receiving = allowed.filter { number > $0.after && $0.filter.passesPattern(message) }
+            // Every selector on the message decides within work the message bounds (FairMatching).
+            let connections = receiving.map { ObjectIdentifier($0.outbox) }
+            let verdicts = FairMatching.decide(groups: connections, textBytes: message.headers.textBytes) { index, budget in
+                receiving[index].filter.selector?.selects(message.headers, within: &budget) ?? true
+            }
+            for (subscription, verdict) in zip(receiving, verdicts) where verdict == .match {
                 subscription.outbox.send(
                     SocketIOPacket.event(
                         "SUB_RES", .object(JSONObject([("id", .string(subscription.id)), ("data", data)])),

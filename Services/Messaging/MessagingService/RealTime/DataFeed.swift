@@ -200,9 +200,10 @@ actor DataFeed: NotificationListener.Consumer {
         }
         let fileColumns = catalog.table(named: key.table)?.columns.filter { $0.type == .fileReference }.map(\.name) ?? []
         for event in events {
-            var match = ChangeMatch(event: event, acls: acls, fileColumns: fileColumns)
-            for (subscription, access) in subscribers where subscription.kind == event.kind && event.position > subscription.after {
-                let data = match.data(for: subscription, access: access)
+            let receiving = subscribers.filter { $0.0.kind == event.kind && event.position > $0.0.after && $0.1.constant != false }
+            var match = ChangeMatch(event: event, acls: acls, fileColumns: fileColumns, receiving: receiving.map(\.0))
+            for (index, (subscription, access)) in receiving.enumerated() {
+                let data = match.data(for: subscription, at: index, access: access)
                 if subscription.budgetReport.takeFirstReport() {
                     logger.warning(
                         "real-time where clause over its work budget: objects it cannot decide within it do not match",
@@ -228,11 +229,22 @@ struct ChangeMatch {
     let fileColumns: [String]
     /// Encoded payloads by the links they were rendered with (nil: the table has no files).
     private var encodedObjects: [SubscriberFileLinks?: JSONValue] = [:]
+    /// Per object of the event, what each receiving subscription's clause decided (nil: no clause).
+    private let verdicts: [[FairMatching.Verdict]]
 
-    init(event: ChangeEvent, acls: ObjectACLs, fileColumns: [String]) {
+    /// `receiving`: the subscriptions the event goes to, in the order ``data(for:at:access:)``
+    /// names them; their clauses decide each object together, a connection's clauses as one
+    /// group (``FairMatching``).
+    init(event: ChangeEvent, acls: ObjectACLs, fileColumns: [String], receiving: [DataFeed.Subscription]) {
         self.event = event
         self.acls = acls
         self.fileColumns = fileColumns
+        let connections = receiving.map { ObjectIdentifier($0.outbox) }
+        verdicts = event.objects.map { object in
+            FairMatching.decide(groups: connections, textBytes: object.textBytes) { index, budget in
+                receiving[index].predicate?.matches(object, budget: &budget) ?? true
+            }
+        }
     }
 
     /// The ids whose ACLs deciding access to `event` may need.
@@ -240,17 +252,18 @@ struct ChangeMatch {
         event.objects.compactMap { $0["objectId"]?.string } + (event.touched ?? []).map(\.objectId)
     }
 
-    mutating func data(for subscription: DataFeed.Subscription, access: ObjectReadAccess) -> JSONValue? {
+    /// `subscription`'s the `index`th of the clauses the match was made with.
+    mutating func data(for subscription: DataFeed.Subscription, at index: Int, access: ObjectReadAccess) -> JSONValue? {
         if access.constant == false { return nil }
         switch event.kind {
         case .created, .updated, .upserted, .deleted:
-            guard let object = event.objects.first, admits(object, subscription, access) else { return nil }
+            guard let object = event.objects.first, admits(0, subscription, index, access) else { return nil }
             if event.kind == .deleted {
                 return .object(JSONObject([("___class", .string(event.table)), ("objectId", object["objectId"] ?? .null)]))
             }
             return encoded(object, for: subscription.fileLinks)
         case .bulkCreated, .bulkUpserted:
-            let ids = event.objects.filter { admits($0, subscription, access) }.compactMap { $0["objectId"] }
+            let ids = event.objects.indices.filter { admits($0, subscription, index, access) }.compactMap { event.objects[$0]["objectId"] }
             return ids.isEmpty ? nil : .array(ids)
         case .bulkUpdated, .bulkDeleted:
             guard subscription.whereClause == nil || subscription.whereClause == event.whereClause else { return nil }
@@ -276,13 +289,16 @@ struct ChangeMatch {
         return payload
     }
 
-    private func admits(_ object: JSONObject, _ subscription: DataFeed.Subscription, _ access: ObjectReadAccess) -> Bool {
-        if let predicate = subscription.predicate {
-            var budget = MatchBudget(evaluating: object)
-            guard predicate.matches(object, budget: &budget) else {
-                if budget.isExhausted { subscription.budgetReport.ranOut() }
-                return false
-            }
+    /// Whether the event's object at `position` passed the clause of the subscription at
+    /// `index` and is one it may read.
+    private func admits(_ position: Int, _ subscription: DataFeed.Subscription, _ index: Int, _ access: ObjectReadAccess) -> Bool {
+        let object = event.objects[position]
+        switch verdicts[position][index] {
+        case .match: break
+        case .noMatch: return false
+        case .undecided:
+            subscription.budgetReport.ranOut()
+            return false
         }
         guard let id = object["objectId"]?.string else { return false }
         return access.allows(objectId: id, ownerId: object["ownerId"]?.string, acls: acls)
