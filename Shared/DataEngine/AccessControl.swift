@@ -44,22 +44,35 @@ public struct AccessControl: Sendable {
         switch operation {
         case .schema:
             return try authorize(identity, operation, table: table)
-        case .find, .update, .remove, .permission, .loadRelations, .addRelation, .deleteRelation:
-            let plan = PermissionPlan(caller, operation, container: table, rules: rules)
-            switch plan.constantDecision {
-            case .grant: return AccessGrant.allRows.and(ownRow)
-            case .deny: throw DataError.permissionDenied(operation.rawValue, table: table)
-            case nil:
-                let filter = PermissionFilter(plan: plan, operation: operation, appID: catalog.appID, table: table.lowercased())
-                let grant = AccessGrant { sql, alias in filter.write(into: &sql, rowAlias: alias) }
-                return grant.and(ownRow)
-            }
+        case .permission:
+            // Changing who may act on an object changes the object: Permission takes Update on
+            // it too. Otherwise a table whose Permission stays at the permissive default lets
+            // anyone who knows an id open an owner-only object to himself (second probe, F12).
+            let update = try authorize(identity, .update, table: table, catalog: catalog)
+            return try rowGrant(caller, operation, table: table, rules: rules, appID: catalog.appID).and(ownRow).and(update)
+        case .find, .update, .remove, .loadRelations, .addRelation, .deleteRelation:
+            return try rowGrant(caller, operation, table: table, rules: rules, appID: catalog.appID).and(ownRow)
         case .create, .describe:
             guard
                 PermissionOracle.allows(
                     caller, operation, container: table, ownerID: nil, acl: PermissionCells(), rules: rules)
             else { throw DataError.permissionDenied(operation.rawValue, table: table) }
             return .allRows
+        }
+    }
+
+    /// The rules' row filter for `operation` on existing objects of `table` (1023 when they deny
+    /// it for every row).
+    private func rowGrant(
+        _ caller: PermissionCaller, _ operation: DataOperation, table: String, rules: PermissionRules, appID: String
+    ) throws -> AccessGrant {
+        let plan = PermissionPlan(caller, operation, container: table, rules: rules)
+        switch plan.constantDecision {
+        case .grant: return .allRows
+        case .deny: throw DataError.permissionDenied(operation.rawValue, table: table)
+        case nil:
+            let filter = PermissionFilter(plan: plan, operation: operation, appID: appID, table: table.lowercased())
+            return AccessGrant { sql, alias in filter.write(into: &sql, rowAlias: alias) }
         }
     }
 }

@@ -89,4 +89,46 @@ import TestSupport
             #expect(try await cluster.send(.PUT, "/data/Wide/\(id)", #"{"a": 2}"#, token: token).status == 200)
         }
     }
+
+    /// The second probe's F12: on a table made owner-only as the README says (Find, Update and
+    /// Remove denied to `*` and granted to the owner) but with Permission left at its default,
+    /// a stranger who knew an id granted himself, or everyone, access to the object. Changing an
+    /// object's ACL takes Update on it as well.
+    @Test func aStrangerCannotOpenAnOwnerOnlyObjectThroughItsACL() async throws {
+        try await TestCluster.shared { cluster async throws in
+            let victim = try await cluster.account("victim@example.com")
+            let attacker = try await cluster.account("attacker@example.com")
+            #expect(try await cluster.send(.POST, "/data/OwnOnly/schema", #"[{"name": "title", "type": "STRING"}]"#, key: .serverCode).status == 200)
+            for operation in ["FIND", "UPDATE", "REMOVE"] {
+                let deny = try await cluster.send(
+                    .PUT, "/data/OwnOnly/permissions/DENY", #"{"permission": "\#(operation)", "role": "*"}"#, key: .serverCode)
+                #expect(deny.status == 200, "\(deny.text)")
+                let owner = try await cluster.send(
+                    .PUT, "/data/OwnOnly/permissions/owner/GRANT", #"{"permission": "\#(operation)"}"#, key: .serverCode)
+                #expect(owner.status == 200, "\(owner.text)")
+            }
+            let created = try await cluster.send(.POST, "/data/OwnOnly", #"{"title": "victim private"}"#, token: victim.token)
+            let id = try #require(created.json["objectId"] as? String, "\(created.text)")
+
+            let toAttacker = #"{"permission": "UPDATE", "user": "\#(attacker.id)"}"#
+            let toEveryone = #"{"permission": "FIND", "role": "*"}"#
+            for (body, token) in [(toAttacker, attacker.token), (toEveryone, nil), (toEveryone, attacker.token)] {
+                let granted = try await cluster.send(.PUT, "/data/OwnOnly/permissions/GRANT/\(id)", body, token: token)
+                #expect(granted.status == 403 && granted.json["code"] as? Int == 1023, "\(body): \(granted.text)")
+            }
+            let tampered = try await cluster.send(.PUT, "/data/OwnOnly/\(id)", #"{"title": "tampered"}"#, token: attacker.token)
+            #expect(tampered.status == 403, "\(tampered.text)")
+            #expect(try await cluster.send(.GET, "/data/OwnOnly/\(id)").status == 403)
+
+            // The owner still shares the object, with one user or with everyone.
+            let shared = try await cluster.send(.PUT, "/data/OwnOnly/permissions/GRANT/\(id)", toAttacker, token: victim.token)
+            #expect(shared.status == 200, "\(shared.text)")
+            let edited = try await cluster.send(.PUT, "/data/OwnOnly/\(id)", #"{"title": "shared edit"}"#, token: attacker.token)
+            #expect(edited.status == 200, "\(edited.text)")
+            let opened = try await cluster.send(.PUT, "/data/OwnOnly/permissions/GRANT/\(id)", toEveryone, token: victim.token)
+            #expect(opened.status == 200, "\(opened.text)")
+            let read = try await cluster.send(.GET, "/data/OwnOnly/\(id)")
+            #expect(read.status == 200 && read.json["title"] as? String == "shared edit", "\(read.text)")
+        }
+    }
 }

@@ -295,7 +295,10 @@ private struct WorldCheck: Sendable {
 
     /// Whether the oracle lets the caller perform `operation` on doc `index`.
     func allows(_ operation: DataOperation, _ index: Int) -> Bool {
-        scenario.allows(caller, operation, object: index, owner: PermissionCallers.owner(of: index))
+        let owner = PermissionCallers.owner(of: index)
+        // An object's ACL changes only with Update on the object as well (AccessControl).
+        if operation == .permission, !scenario.allows(caller, .update, object: index, owner: owner) { return false }
+        return scenario.allows(caller, operation, object: index, owner: owner)
     }
 
     /// The docs (of `indexes`, else all) the oracle lets the caller perform `operation` on.
