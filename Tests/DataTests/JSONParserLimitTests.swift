@@ -68,4 +68,24 @@ import Testing
         let work = #"{"isolationLevelEnum": "READ_COMMITTED", "operations": ["# + operations.joined(separator: ",") + "]}"
         #expect(try JSONParser.parse(work).object?["operations"]?.array?.count == 1_000)
     }
+
+    /// A document holds at most `maximumValues` values at any depth: an array of millions of
+    /// numbers (seconds of a service's time, anonymously) is refused as it is read, while the
+    /// largest legitimate bodies above stay well within (second probe, F6).
+    @Test func documentsOfMoreValuesThanTheLimitAreRefused() {
+        let limit = JSONParser.maximumValues
+        #expect(limit == 250_000)
+        let fits = "[" + Array(repeating: "1", count: limit - 1).joined(separator: ",") + "]"
+        #expect(Self.refusal(fits) == nil)
+        let nested = "[[" + Array(repeating: "1", count: limit - 2).joined(separator: ",") + "]]"
+        #expect(Self.refusal(nested) == nil)
+        for text in [
+            "[" + Array(repeating: "1", count: limit).joined(separator: ",") + "]",
+            "[" + Array(repeating: "1", count: 2_000_000).joined(separator: ",") + "]",
+            #"{"a": [["# + Array(repeating: "null", count: limit).joined(separator: ",") + "]]}",
+        ] {
+            let refused = Self.refusal(text)
+            #expect(refused?.contains("more than \(limit) values") == true, "\(refused ?? "parsed")")
+        }
+    }
 }

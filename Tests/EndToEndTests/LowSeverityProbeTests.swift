@@ -87,6 +87,23 @@ import TestSupport
         }
     }
 
+    /// The second probe's F6: a 16 MB array of numbers, anonymously, to users-service and
+    /// data-service, ran past the call deadline and starved everyone else; it is refused as
+    /// malformed once the parser has read a quarter of a million values.
+    @Test func hugeArraysAreRefusedAsMalformed() async throws {
+        try await TestCluster.shared { cluster async throws in
+            let huge = "[" + String(repeating: "1,", count: 7_999_999) + "1]"
+            for path in ["/data/Probe", "/data/Probe/find", "/transaction/unit-of-work"] {
+                let answer = try await cluster.send(.POST, path, huge)
+                #expect(answer.status == 400, "\(path): \(answer.status) \(answer.text.prefix(300))")
+                #expect(answer.text.contains("more than 250000 values"), "\(path): \(answer.text.prefix(300))")
+            }
+            // Registration answers any unreadable body with Backendless's 3038.
+            let register = try await cluster.send(.POST, "/users/register", huge)
+            #expect(register.status == 400 && register.json["code"] as? Int == 3038, "\(register.text.prefix(300))")
+        }
+    }
+
     @Test func theUnknownTableMessageNamesTheTableOnce() async throws {
         try await TestCluster.shared { cluster async throws in
             let table = "ProbeMissingTable"

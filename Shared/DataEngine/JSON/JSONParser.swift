@@ -5,8 +5,8 @@ public struct JSONParseError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// A strict RFC 8259 parser into ``JSONValue`` with limits on nesting and on the keys of one
-/// object, and duplicate-key refusal. Keys are checked for duplicates by hashing, so parsing
+/// A strict RFC 8259 parser into ``JSONValue`` with limits on nesting, on the keys of one
+/// object and on the values of one document, and duplicate-key refusal. Keys are checked for duplicates by hashing, so parsing
 /// stays linear in the document's size.
 public struct JSONParser {
     /// The deepest nesting a document may have unless the caller says otherwise.
@@ -15,12 +15,17 @@ public struct JSONParser {
     /// columns a table may hold, so any object a table can store fits, while an object of
     /// hundreds of thousands of keys (whose every key later costs a schema lookup) does not.
     public static let defaultMaximumKeys = 10_000
+    /// The most values (of any kind, at any depth) one document may hold: more than the largest
+    /// bulk write needs, while a 16 MB array of two-byte numbers — eight million values, seconds
+    /// of a service's time for an anonymous caller — is refused as it is read (second probe, F6).
+    public static let maximumValues = 250_000
 
     private let bytes: [UInt8]
     private var index = 0
     private var depth = 0
     private let maximumDepth: Int
     private let maximumKeys: Int
+    private var values = 0
 
     /// Parses `bytes` as one JSON document nested at most `maximumDepth` deep, with at most
     /// `maximumKeys` keys in any one object.
@@ -58,6 +63,8 @@ public struct JSONParser {
 
     private mutating func value() throws(JSONParseError) -> JSONValue {
         guard index < bytes.count else { throw failure("unexpected end") }
+        values += 1
+        guard values <= Self.maximumValues else { throw failure("a document holds more than \(Self.maximumValues) values") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return .object(try object())
         case UInt8(ascii: "["): return .array(try array())
