@@ -127,6 +127,33 @@ import TestSupport
         }
     }
 
+    /// The second probe's F7: a schedule's id reaches every subscriber with its first
+    /// occurrence, and anyone who may publish could cancel it. A user's schedule is that user's,
+    /// or the server-code key's, to cancel.
+    @Test func onlyItsPublisherOrTheServerCodeKeyCancelsAUsersSchedule() async throws {
+        try await TestCluster.shared { cluster async throws in
+            let victim = try await cluster.account("victim@example.com")
+            let attacker = try await cluster.account("attacker@example.com")
+            let later = Int(Date().timeIntervalSince1970 * 1000) + 600_000
+            let body = #"{"message": "victim repeating", "publishAt": \#(later), "repeatEvery": 1}"#
+            var ids: [String] = []
+            for _ in 0..<2 {
+                let scheduled = try await cluster.send(.POST, "/messaging/news2", body, token: victim.token)
+                ids.append(try #require(scheduled.json["messageId"] as? String, "\(scheduled.text)"))
+            }
+            let byAttacker = try await cluster.send(.DELETE, "/messaging/\(ids[0])", token: attacker.token)
+            #expect(byAttacker.status == 403 && byAttacker.json["code"] as? Int == 5041, "\(byAttacker.text)")
+            let anonymous = try await cluster.send(.DELETE, "/messaging/\(ids[0])", key: .js)
+            #expect(anonymous.status == 403 && anonymous.json["code"] as? Int == 5041, "\(anonymous.text)")
+            #expect(try await cluster.send(.GET, "/messaging/\(ids[0])").json["status"] as? String == "scheduled")
+
+            let byVictim = try await cluster.send(.DELETE, "/messaging/\(ids[0])", token: victim.token)
+            #expect(byVictim.status == 200 && byVictim.json["status"] as? String == "cancelled", "\(byVictim.text)")
+            let byServer = try await cluster.send(.DELETE, "/messaging/\(ids[1])", key: .serverCode)
+            #expect(byServer.status == 200 && byServer.json["status"] as? String == "cancelled", "\(byServer.text)")
+        }
+    }
+
     @Test func cellsAreReadBackAndBadRequestsRefused() async throws {
         try await TestCluster.with { cluster async throws in
             try await cluster.setChannelCell("Chat", #""role": "NotAuthenticatedUser""#, .publish, .deny)

@@ -18,11 +18,13 @@ extension MessageStore {
             """, logger: logger)
     }
 
-    /// The channel of a publish that is still scheduled; nil when there is none.
-    func scheduledChannel(app: String, id: String) async throws -> String? {
+    /// The channel and publishing user (nil: published without a user token) of a publish that
+    /// is still scheduled; nil when there is none.
+    func scheduled(app: String, id: String) async throws -> (channel: String, publisher: String?)? {
         let rows = try await database.query(
-            "SELECT channel FROM messaging.schedules WHERE app_id = \(app) AND id = \(id) AND status = 'scheduled'", logger: logger)
-        for try await channel in rows.decode(String.self) { return channel }
+            "SELECT channel, publisher_user FROM messaging.schedules WHERE app_id = \(app) AND id = \(id) AND status = 'scheduled'",
+            logger: logger)
+        for try await (channel, publisher) in rows.decode((String, String?).self) { return (channel, publisher) }
         return nil
     }
 }

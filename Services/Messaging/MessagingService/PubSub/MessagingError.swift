@@ -47,6 +47,13 @@ enum MessagingError {
         ErrorEnvelope(code: 5040, message: "Message '\(id.prefix(64))' is not scheduled (already published, cancelled or unknown)", status: 404)
     }
 
+    /// 5041, 403: cancelling a publish another user scheduled.
+    static func notYourSchedule(_ id: String) -> ErrorEnvelope {
+        ErrorEnvelope(
+            code: 5041, message: "Message '\(id.prefix(64))' was scheduled by another user: only that user or the server-code key may cancel it",
+            status: 403)
+    }
+
     /// 5007, 403: publishing to a channel the caller may not publish to (the seed's code).
     static func publishDenied(_ channel: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 5007, message: "User does not have the permission to publish messages to channel '\(channel)'", status: 403)

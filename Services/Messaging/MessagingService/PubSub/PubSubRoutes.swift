@@ -31,8 +31,13 @@ struct PubSubRoutes: Sendable {
         }
         routes.add(.delete, "messaging/:channel", options: Self.options, doc: .cancelScheduledMessage) { call in
             let id = call.parameter("channel")
-            if let channel = try await store.scheduledChannel(app: call.identity.appId, id: id) {
-                try await access.require(.publish, channel: channel, identity: call.identity)
+            if let schedule = try await store.scheduled(app: call.identity.appId, id: id) {
+                try await access.require(.publish, channel: schedule.channel, identity: call.identity)
+                // A schedule's id reaches every subscriber with its first occurrence: a user's
+                // schedule is that user's (or the server-code key's) to cancel (second probe, F7).
+                if let publisher = schedule.publisher, publisher != call.identity.userId, call.identity.keyKind != .serverCode {
+                    throw MessagingError.notYourSchedule(id)
+                }
             }
             guard try await store.cancel(app: call.identity.appId, id: id) else { throw MessagingError.notScheduled(id) }
             return .json(.object(JSONObject([("status", .string("cancelled")), ("messageId", .string(id))])))
