@@ -72,6 +72,11 @@ public enum DataError {
         ErrorEnvelope(code: 1017, message: message, status: 400)
     }
 
+    /// 504: a statement ran past the database's statement limit (the call's deadline had passed
+    /// already; the statement was stopped rather than left running).
+    public static let statementTimedOut = ErrorEnvelope(
+        code: 504, message: "The request took longer than the database allows; try a narrower one", status: 504)
+
     /// 1018, 400: a clause over the size or nesting limits.
     public static func queryTooComplex(_ message: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 1018, message: message, status: 400)

@@ -18,6 +18,10 @@ public struct DatabaseConfiguration: Sendable, Equatable {
     public var maximumConnections: Int
     /// Named statements each connection keeps prepared (0: none).
     public var preparedStatementsPerConnection: Int
+    /// The longest a pooled connection's statement may run, in milliseconds (0: no limit): set
+    /// a little past the call deadline, since an answer after it reaches no one and a statement
+    /// left running after its caller's 504 kept a backend busy for half a minute (second probe, F8).
+    public var statementTimeoutMilliseconds: Int = 0
 
     /// The default pool size: four connections per core the process may use, at least 4 and at
     /// most 20. Beyond that, queries wait in PostgreSQL rather than in the pool, and each
@@ -62,6 +66,9 @@ public struct DatabaseConfiguration: Sendable, Equatable {
         }
         configuration.options.minimumConnections = 0
         configuration.options.maximumConnections = maximumConnections
+        if statementTimeoutMilliseconds > 0 {
+            configuration.options.additionalStartupParameters = [("statement_timeout", "\(statementTimeoutMilliseconds)")]
+        }
         return configuration
     }
 }

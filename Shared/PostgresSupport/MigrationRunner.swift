@@ -24,6 +24,8 @@ public struct MigrationRunner: Sendable {
     @discardableResult
     public func apply(on client: PostgresClient, logger: Logger) async throws -> [Int] {
         try await client.withTransaction(logger: logger) { connection in
+            // Migrations may rebuild large tables: the pool's statement limit is for requests.
+            try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
             try await Self.createBookkeeping(on: connection, logger: logger)
             let applied = try await appliedVersions(on: connection, logger: logger)

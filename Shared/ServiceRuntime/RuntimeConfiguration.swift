@@ -70,6 +70,8 @@ public struct RuntimeConfiguration: Sendable {
         readinessTimeoutMilliseconds = baas.int(forKey: "readinessTimeoutMs", default: 1_000)
         migrateOnStart = baas.bool(forKey: "migrateOnStart", default: true)
         database = Self.readDatabase(baas.scoped(to: "postgres"))
+        database.statementTimeoutMilliseconds = baas.scoped(to: "postgres").int(
+            forKey: "statementTimeoutMs", default: internalTimeoutMilliseconds + 5_000)
         logLevel = Logger.Level(rawValue: baas.string(forKey: "logLevel", default: "info")) ?? .info
         var publicURL = Substring(baas.string(forKey: ConfigKey(["files", "publicUrl"]), default: "http://localhost:8080"))
         while publicURL.hasSuffix("/") { publicURL = publicURL.dropLast() }

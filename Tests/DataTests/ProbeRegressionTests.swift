@@ -1,6 +1,8 @@
 import Foundation
 import InternalProtocol
 import NIOHTTP1
+import PostgresNIO
+import PostgresSupport
 import Testing
 import TestSupport
 
@@ -129,6 +131,50 @@ import TestSupport
             #expect(opened.status == 200, "\(opened.text)")
             let read = try await cluster.send(.GET, "/data/OwnOnly/\(id)")
             #expect(read.status == 200 && read.json["title"] as? String == "shared edit", "\(read.text)")
+        }
+    }
+
+    /// The second probe's F10: values PostgreSQL cannot index (a unique column's, a QuickBlox
+    /// parent reference's) answered 500; they are the client's error (400), on every write path,
+    /// and nothing is half-written.
+    @Test func valuesTooLargeToIndexAreClientErrors() async throws {
+        try await TestCluster.shared { cluster async throws in
+            let schema = #"[{"name": "code", "type": "STRING"}]"#
+            #expect(try await cluster.send(.POST, "/data/Uniq/schema", schema, key: .serverCode).status == 200)
+            let unique = try await cluster.send(.PUT, "/data/Uniq/properties/code", #"{"unique": true}"#, key: .serverCode)
+            #expect(unique.status == 200, "\(unique.text)")
+            let long = String((0..<10_000).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement()! })
+            let object = #"{"code": "\#(long)"}"#
+            let writes: [(String, String)] = [
+                ("/data/Uniq", object), ("/data/bulk/Uniq", "[\(object)]"),
+                ("/data/QBT", #"{"_parent_id": "\#(long)"}"#),
+            ]
+            for (path, body) in writes {
+                let answer = try await cluster.send(.POST, path, body)
+                #expect(answer.status == 400 && answer.text.contains("too large"), "\(path): \(answer.status) \(answer.text.prefix(200))")
+            }
+            let work = #"{"operations": [{"operationType": "CREATE", "table": "Uniq", "opResultId": "a", "payload": \#(object)}]}"#
+            let unit = try await cluster.send(.POST, "/transaction/unit-of-work", work)
+            #expect(unit.json["success"] as? Bool == false && unit.text.contains("too large"), "\(unit.text.prefix(300))")
+            #expect(try await cluster.send(.GET, "/data/Uniq/count", key: .serverCode).text == "0")
+        }
+    }
+
+    /// The second probe's F8: a statement left running after its caller's deadline kept a
+    /// backend busy for half a minute. Pooled connections carry a statement limit; a statement
+    /// past it stops and maps to a clean 504.
+    @Test func statementsStopAtThePoolsLimit() async throws {
+        try await TestDatabase.with { database async throws in
+            var limited = database
+            limited.statementTimeoutMilliseconds = 300
+            let error = await #expect(throws: PSQLError.self) {
+                try await PostgresClient.with(limited, logger: TestDatabase.logger) { client in
+                    for try await _ in try await client.query("SELECT pg_sleep(60)", logger: TestDatabase.logger) {}
+                }
+            }
+            #expect(error?.serverInfo?[.sqlState] == "57014")
+            let mapped = DatabaseErrors.map(try #require(error), table: "T", logger: TestDatabase.logger) as? ErrorEnvelope
+            #expect(mapped?.status == 504 && mapped?.message.contains("Error") != true, "\(String(describing: mapped))")
         }
     }
 }

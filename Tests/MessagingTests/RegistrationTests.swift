@@ -103,6 +103,8 @@ import TestSupport
                 (#"{"deviceToken": "t", "deviceId": "d", "os": "IOS", "expiration": 0}"#, 5004),
                 (#"{"deviceToken": "t", "deviceId": "d", "os": "IOS", "expiration": "tomorrow"}"#, 5011),
                 (#"{"deviceToken": "\#(String(repeating: "f", count: 5_000))", "deviceId": "d", "os": "IOS"}"#, 8000),
+                // An id the primary key's index could not hold answered 500 (second probe, F10).
+                (#"{"deviceToken": "t", "deviceId": "\#(String((0..<2_800).map { _ in "abcdefghij0123456789".randomElement()! }))", "os": "IOS"}"#, 8000),
             ]
             for (body, code) in refused {
                 let answer = try await cluster.send(.POST, "/messaging/registrations", body)

@@ -23,8 +23,11 @@ struct DeviceRegistration: Sendable, Equatable {
 
     /// The most channels one device may be registered on.
     static let maximumChannels = 100
-    /// The longest device token or id, in bytes (APNs tokens are 64 hex digits today, FCM's about 160).
+    /// The longest device token, in bytes (APNs tokens are 64 hex digits today, FCM's about 160).
     static let maximumTokenLength = 4_096
+    /// The longest device id, in bytes: ids are a primary key, whose index rows PostgreSQL keeps
+    /// under about 2,700 bytes (a longer id answered 500: second probe, F10).
+    static let maximumDeviceIdLength = 1_024
 
     /// `{"id", "deviceToken", "deviceId", "os", "osVersion", "expiration", "channels"}`.
     var json: JSONValue {
@@ -45,7 +48,7 @@ extension DeviceRegistration {
     init(_ body: JSONValue?, now: Int64) throws(ErrorEnvelope) {
         guard let object = body?.object else { throw MessagingError.invalidBody("The body must be a JSON object with 'deviceToken'") }
         deviceToken = try Self.required(object["deviceToken"], "deviceToken")
-        deviceId = try Self.required(object["deviceId"], "deviceId")
+        deviceId = try Self.required(object["deviceId"], "deviceId", upTo: Self.maximumDeviceIdLength)
         let osName = try Self.required(object["os"], "os").uppercased()
         guard let os = OS(rawValue: osName) else {
             throw MessagingError.invalidBody("'os' must be one of \(OS.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -56,11 +59,11 @@ extension DeviceRegistration {
         expiration = try Self.expiration(object["expiration"], now: now)
     }
 
-    private static func required(_ value: JSONValue?, _ name: String) throws(ErrorEnvelope) -> String {
+    private static func required(_ value: JSONValue?, _ name: String, upTo limit: Int = maximumTokenLength) throws(ErrorEnvelope) -> String {
         guard case .string(let text)? = value, !text.isEmpty else {
             throw MessagingError.invalidBody("'\(name)' must be a non-empty string")
         }
-        guard text.utf8.count <= maximumTokenLength else { throw MessagingError.valueTooLong(name) }
+        guard text.utf8.count <= limit else { throw MessagingError.valueTooLong(name) }
         return text
     }
 
