@@ -177,4 +177,46 @@ import TestSupport
             #expect(mapped?.status == 504 && mapped?.message.contains("Error") != true, "\(String(describing: mapped))")
         }
     }
+
+    /// The second probe's F4: a relation declared by a request that was then refused stayed
+    /// declared (anyone could add link tables to `Users`), and relation columns escaped the
+    /// column cap. A refused change leaves no column behind, and a table holds at most 100
+    /// relations within its 1,000 properties.
+    @Test func refusedRelationChangesDeclareNothing() async throws {
+        try await TestCluster.shared { cluster async throws in
+            let victim = try await cluster.account("victim@example.com")
+            let attacker = try await cluster.account("attacker@example.com")
+            let attempts: [(String, String?)] = [
+                ("/data/Users/NOPE/anonrel5:Users:n", nil), ("/data/Users/NOPE/anonrel6:GeoPoint:n", nil),
+                ("/data/Users/\(victim.id)/anonrel3:Users:1", nil), ("/data/Users/\(victim.id)/userrel:Users:n", attacker.token),
+            ]
+            for (path, token) in attempts {
+                let refused = try await cluster.send(.PUT, path, "[]", token: token)
+                #expect(refused.status == 403 && refused.json["code"] as? Int == 1023, "\(path): \(refused.text)")
+            }
+            let properties = try await cluster.send(.GET, "/data/Users/properties", key: .serverCode)
+            #expect(properties.status == 200, "\(properties.text)")
+            for name in ["anonrel5", "anonrel6", "anonrel3", "userrel"] {
+                #expect(!properties.text.contains(name), "\(name): \(properties.text)")
+            }
+            // Declared by a change that is allowed, as before.
+            let own = try await cluster.send(.PUT, "/data/Users/\(victim.id)/friends:Users:n", "[]", token: victim.token)
+            #expect(own.status == 200, "\(own.text)")
+            #expect(try await cluster.send(.GET, "/data/Users/properties", key: .serverCode).text.contains("friends"))
+        }
+    }
+
+    @Test func relationColumnsCountTowardsTheColumnCap() throws {
+        func table(columns: Int, relations: Int) -> TableSchema {
+            TableSchema(
+                name: "T", columns: ColumnSchema.system + (0..<columns).map { ColumnSchema(name: "c\($0)", type: .text) },
+                relations: (0..<relations).map { RelationSchema(name: "r\($0)", relatedTable: "T", isMany: true, linkTable: "l\($0)") })
+        }
+        try ColumnLimits.checkRelation(table(columns: 0, relations: 99))
+        #expect(throws: ErrorEnvelope.self) { try ColumnLimits.checkRelation(table(columns: 0, relations: 100)) }
+        let full = table(columns: ColumnLimits.perTable - ColumnSchema.system.count - 10, relations: 10)
+        #expect(full.propertyCount == ColumnLimits.perTable)
+        #expect(throws: ErrorEnvelope.self) { try ColumnLimits.checkRelation(full) }
+        #expect(throws: ErrorEnvelope.self) { try ColumnLimits.checkTable(full.name, existing: full.propertyCount, adding: 1) }
+    }
 }

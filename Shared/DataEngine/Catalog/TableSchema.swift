@@ -65,6 +65,9 @@ public struct TableSchema: Sendable, Hashable {
         return relations.first { $0.name.lowercased() == key }
     }
 
+    /// How many columns and relation columns it has together.
+    public var propertyCount: Int { columns.count + relations.count }
+
     /// Whether a column or relation column is called `name` (ignoring case): they share one namespace.
     public func hasProperty(named name: String) -> Bool {
         column(named: name) != nil || relation(named: name) != nil

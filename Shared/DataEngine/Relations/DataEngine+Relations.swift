@@ -39,6 +39,21 @@ extension DataEngine {
         _ change: RelationChange, table tableName: String, parentID: String, argument: RelationColumnArgument,
         children: RelationChildren, identity: Identity, logger: Logger
     ) async throws -> Int {
+        let (catalog, parent) = try await table(tableName, app: identity.appId)
+        if change != .delete, !parent.hasProperty(named: argument.column), let definition = argument.definition {
+            // Refused for every row before any DDL; else declared in the change's own transaction,
+            // so a refused change leaves no column behind (second probe, F4).
+            for operation in change.parentOperations { _ = try access.authorize(identity, operation, table: parent.name, catalog: catalog) }
+            guard catalog.dynamicSchema else { throw DataError.dynamicSchemaDisabled([argument.column], table: parent.name) }
+            return try await mappingErrors(table: parent.name, logger: logger) {
+                try await editor(logger).change(appID: identity.appId) { session, fresh in
+                    try await Self.declare(definition, on: tableName, catalog: fresh, session: session)
+                } then: { session, updated in
+                    let resolved = try declared(argument, on: tableName, catalog: updated)
+                    return try await changeRelation(change, resolved, parentID: parentID, children: children, identity: identity, session: session)
+                }
+            }
+        }
         let resolved = try await relation(argument, of: tableName, declaring: change != .delete, identity: identity, logger: logger)
         return try await mappingErrors(table: resolved.parent.name, logger: logger) {
             try await session(logger).transaction { session in
@@ -137,16 +152,28 @@ extension DataEngine {
         guard catalog.dynamicSchema else { throw DataError.dynamicSchemaDisabled([argument.column], table: parent.name) }
         let updated = try await mappingErrors(table: parent.name, logger: logger) {
             try await editor(logger).change(appID: identity.appId) { session, fresh in
-                guard let table = fresh.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
-                // Another request may have declared it since the cache was read.
-                guard table.relation(named: definition.name) == nil else { return }
-                try await SchemaEditor.addRelation(definition, table: table, catalog: fresh, session: session)
+                try await Self.declare(definition, on: tableName, catalog: fresh, session: session)
             }
         }
-        guard let table = updated.table(named: tableName), let relation = table.relation(named: argument.column) else {
-            throw DataError.columnNotFound(argument.column, table: parent.name)
+        return try declared(argument, on: tableName, catalog: updated)
+    }
+
+    /// Declares `definition` on `tableName` inside a schema change, unless another request has
+    /// since the cache was read.
+    private static func declare(_ definition: RelationDefinition, on tableName: String, catalog: AppCatalog, session: DatabaseSession)
+        async throws
+    {
+        guard let table = catalog.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
+        guard table.relation(named: definition.name) == nil else { return }
+        try await SchemaEditor.addRelation(definition, table: table, catalog: catalog, session: session)
+    }
+
+    /// The relation `argument` names on `tableName` once declared in `catalog`.
+    private func declared(_ argument: RelationColumnArgument, on tableName: String, catalog: AppCatalog) throws -> ResolvedRelation {
+        guard let table = catalog.table(named: tableName), let relation = table.relation(named: argument.column) else {
+            throw DataError.columnNotFound(argument.column, table: tableName)
         }
-        return try resolved(relation, parent: table, catalog: updated, argument: argument)
+        return try resolved(relation, parent: table, catalog: catalog, argument: argument)
     }
 
     /// 1024 when the argument declares another child table or cardinality than the column has.

@@ -4,8 +4,11 @@
 enum ColumnLimits {
     /// New columns one save, update or bulk request may create.
     static let newPerWrite = 100
-    /// Columns a table may hold, its four system columns included.
+    /// Columns a table may hold, its four system columns and relation columns included.
     static let perTable = 1_000
+    /// Relation columns a table may hold: each is a link table, and loading every relation of
+    /// a table (`loadRelations=*`) takes a statement per relation (second probe, F4).
+    static let relationsPerTable = 100
 
     /// 1031 unless a write that creates `adding` columns stays within ``newPerWrite``.
     static func checkWrite(adding count: Int, table: String) throws {
@@ -21,5 +24,13 @@ enum ColumnLimits {
             throw DataError.columnLimit(
                 "Table '\(table)' may have at most \(perTable) columns; it has \(existing) and \(count) more were asked for")
         }
+    }
+
+    /// 1031 unless `table` has room for one more relation column.
+    static func checkRelation(_ table: TableSchema) throws {
+        guard table.relations.count < relationsPerTable else {
+            throw DataError.columnLimit("Table '\(table.name)' may have at most \(relationsPerTable) relation columns")
+        }
+        try checkTable(table.name, existing: table.propertyCount, adding: 1)
     }
 }

@@ -44,6 +44,7 @@ extension SchemaEditor {
         guard !table.hasProperty(named: definition.name) else {
             throw DataError.schemaConflict("Column '\(definition.name)' already exists in table '\(table.name)'")
         }
+        try ColumnLimits.checkRelation(table)
         // A fresh name each time: a renamed relation keeps its link table, and its old name may be declared again.
         let link = hashedName("rl", table: table.name, column: definition.name + "\u{0}" + UUID().uuidString)
         var create = SQL("CREATE TABLE ")

@@ -57,7 +57,7 @@ struct SchemaEditor: Sendable {
         guard let existing else { return }
         try existing.requireWritable()
         let added = columns.filter { !existing.hasProperty(named: $0.name) }
-        try ColumnLimits.checkTable(existing.name, existing: existing.columns.count, adding: added.count)
+        try ColumnLimits.checkTable(existing.name, existing: existing.propertyCount, adding: added.count)
         for column in added {
             try await addColumn(column, table: existing.name, catalog: catalog, session: session)
         }
