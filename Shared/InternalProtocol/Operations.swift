@@ -121,12 +121,15 @@ public enum ResolveUserToken: RPCOperation {
         public var roles: [String]
         /// The session's stored id (not usable as a token).
         public var sessionId: String
+        /// True for a guest's session (`POST /users/register/guest`); absent otherwise.
+        public var guest: Bool?
 
         /// Creates a response.
-        public init(userId: String, roles: [String], sessionId: String) {
+        public init(userId: String, roles: [String], sessionId: String, guest: Bool? = nil) {
             self.userId = userId
             self.roles = roles
             self.sessionId = sessionId
+            self.guest = guest
         }
     }
 }
@@ -208,11 +211,13 @@ extension ResolveUserToken {
 }
 
 extension Identity {
-    /// This identity as the user of `session`: `AuthenticatedUser` and the key's role instead of
-    /// `NotAuthenticatedUser`, plus the user's custom roles.
+    /// This identity as the user of `session`: `AuthenticatedUser` (and `GuestUser` for a guest)
+    /// and the key's role instead of `NotAuthenticatedUser`, plus the user's custom roles.
     public func authenticated(as session: ResolveUserToken.Response) -> Identity {
+        let guest = session.guest == true ? [SystemRoles.guest] : []
         var authenticated = Identity(
-            appId: appId, keyKind: keyKind, userId: session.userId, roles: [SystemRoles.authenticated, keyKind.role] + session.roles)
+            appId: appId, keyKind: keyKind, userId: session.userId,
+            roles: [SystemRoles.authenticated] + guest + [keyKind.role] + session.roles)
         authenticated.sessionId = session.sessionId
         return authenticated
     }

@@ -5,9 +5,12 @@ public enum SystemRoles {
     public static let notAuthenticated = "NotAuthenticatedUser"
     /// A request with a live `user-token`.
     public static let authenticated = "AuthenticatedUser"
+    /// A request with a guest's `user-token` (ours; with `AuthenticatedUser`): a guest logs in
+    /// without credentials, so it is not trusted as a registered user is.
+    public static let guest = "GuestUser"
 
     /// Every system role name.
     public static let all: Set<String> = Set(
-        [notAuthenticated, authenticated, "SocialUser", "FacebookUser", "GooglePlusUser", "TwitterUser"]
+        [notAuthenticated, authenticated, guest, "SocialUser", "FacebookUser", "GooglePlusUser", "TwitterUser"]
             + APIKeyKind.allCases.map(\.role))
 }

@@ -186,6 +186,57 @@ import TestSupport
         }
     }
 
+    /// The second probe's F5: a guest logs in without credentials, so its token listed every
+    /// user's address that anonymous callers may not. Guests act as `GuestUser` too, denied Find
+    /// on `Users` unless the app decides that role's cell; a converted guest is a user again.
+    @Test func guestsCannotListUsersUnlessTheAppSaysSo() async throws {
+        try await TestCluster.shared { cluster async throws in
+            _ = try await cluster.account("victim@example.com")
+            let guest = try await cluster.send(.POST, "/users/register/guest")
+            let token = try #require(guest.json["user-token"] as? String, "\(guest.text)")
+            let guestID = try #require(guest.json["objectId"] as? String)
+            let roles = try await cluster.send(.GET, "/users/userroles", token: token)
+            #expect(roles.text.contains("GuestUser") && roles.text.contains("AuthenticatedUser"), "\(roles.text)")
+            let listed = try await cluster.send(.GET, "/data/Users?props=email&pageSize=100", token: token)
+            #expect(listed.status == 403 && !listed.text.contains("victim@example.com"), "\(listed.text)")
+            let counted = try await cluster.send(.GET, "/data/Users/count", token: token)
+            #expect(counted.status == 403, "\(counted.text)")
+            // Other tables are a logged-in user's as before.
+            #expect(try await cluster.send(.POST, "/data/GuestNotes", #"{"n": 1}"#, token: token).status == 200)
+
+            // GuestUser cannot be given by hand: it follows from the session.
+            let assigned = try await cluster.send(
+                .POST, "/users/assignRole", #"{"user": "\#(guestID)", "roleName": "GuestUser"}"#, key: .serverCode)
+            #expect(assigned.status >= 400, "\(assigned.text)")
+
+            // The app may let guests find users, as it may anonymous callers.
+            let grant = try await cluster.send(
+                .PUT, "/data/Users/permissions/GRANT", #"{"permission": "FIND", "role": "GuestUser"}"#, key: .serverCode)
+            #expect(grant.status == 200, "\(grant.text)")
+            var allowed = try await cluster.send(.GET, "/data/Users/count", token: token)
+            for _ in 0..<100 where allowed.status != 200 {
+                try await Task.sleep(for: .milliseconds(100))
+                allowed = try await cluster.send(.GET, "/data/Users/count", token: token)
+            }
+            #expect(allowed.status == 200, "\(allowed.text)")
+            let deny = try await cluster.send(
+                .PUT, "/data/Users/permissions/INHERIT", #"{"permission": "FIND", "role": "GuestUser"}"#, key: .serverCode)
+            #expect(deny.status == 200, "\(deny.text)")
+
+            // Converted, the guest is a registered user: its session lists users as theirs may.
+            let converted = try await cluster.send(
+                .POST, "/users/register", #"{"objectId": "\#(guestID)", "email": "was-guest@example.com", "password": "pw"}"#, token: token)
+            #expect(converted.status == 200, "\(converted.text)")
+            var after = try await cluster.send(.GET, "/users/userroles", token: token)
+            for _ in 0..<100 where after.text.contains("GuestUser") {
+                try await Task.sleep(for: .milliseconds(100))
+                after = try await cluster.send(.GET, "/users/userroles", token: token)
+            }
+            #expect(after.status == 200 && !after.text.contains("GuestUser"), "\(after.text)")
+            #expect(try await cluster.send(.GET, "/data/Users/count", token: token).status == 200)
+        }
+    }
+
     @Test func aResetLinkDiesWithTheAddressItWasMailedTo() async throws {
         try await SMTPSink.with { sink async throws in
             let environment = [

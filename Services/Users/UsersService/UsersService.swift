@@ -19,6 +19,7 @@ public enum UsersService: BackendService {
 
     public static let migrations: [any DatabaseMigration] = [
         m0001CreateApps, m0002CreateAccounts, m0003CreateRoles, m0004CreateEmailActions, m0005ActionTokenAddresses,
+        m0006GuestSessions,
     ]
 
     /// The data catalog, which the embedded data engine reads and writes.

@@ -52,14 +52,17 @@ public enum UsersTableGuard {
     }
 
     /// The app's rules as they apply to `identity` on `table`: on `Users`, without the server-code
-    /// key, `NotAuthenticatedUser` is denied Find unless the table's own cells decide it.
+    /// key, `NotAuthenticatedUser` and `GuestUser` (a guest logs in without credentials: one
+    /// request away from anonymous) are denied Find unless the table's own cells decide it.
     static func rules(_ rules: PermissionRules, for identity: Identity, table: String) -> PermissionRules {
         guard !identity.isSystem, identity.keyKind != .serverCode, guards(table) else { return rules }
         let key = table.lowercased()
-        let anonymous = Principal.role(SystemRoles.notAuthenticated)
-        guard rules.containers[key]?.decision(anonymous, .find) == nil else { return rules }
         var adjusted = rules
-        adjusted.containers[key, default: PermissionCells()].set(anonymous, .find, .deny)
+        for role in [SystemRoles.notAuthenticated, SystemRoles.guest] {
+            let principal = Principal.role(role)
+            guard rules.containers[key]?.decision(principal, .find) == nil else { continue }
+            adjusted.containers[key, default: PermissionCells()].set(principal, .find, .deny)
+        }
         return adjusted
     }
 

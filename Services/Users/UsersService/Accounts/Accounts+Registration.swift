@@ -42,6 +42,7 @@ extension Accounts {
                     try await Credentials.insert(
                         appID: appID, userID: try Self.objectId(of: saved), hash: hash, session: transaction.session)
                 else { throw UserError.unknownUser }  // a concurrent conversion of the same guest won
+                if let guestID { try await Sessions.endGuestStatus(appID: appID, userID: guestID, session: transaction.session) }
                 return saved
             }
         } catch let error as ErrorEnvelope where error.code == 1015 {
@@ -79,7 +80,7 @@ extension Accounts {
             let user = try await transaction.create(Self.usersTable, object: JSONObject([("userStatus", .string("GUEST"))]))
             let token = SessionToken.generate()
             try await Sessions.insert(
-                appID: appID, userID: try Self.objectId(of: user), token: token, now: moment, session: transaction.session)
+                appID: appID, userID: try Self.objectId(of: user), token: token, now: moment, guest: true, session: transaction.session)
             return try Self.adding(token: token, to: user)
         }
     }

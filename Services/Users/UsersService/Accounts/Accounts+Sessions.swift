@@ -10,7 +10,7 @@ extension Accounts {
         else {
             throw ErrorEnvelope.invalidUserToken
         }
-        return ResolveUserToken.Response(userId: live.userID, roles: live.roles, sessionId: live.sessionID)
+        return ResolveUserToken.Response(live)
     }
 
     /// The user of the session stored as `sessionID` (counting as activity), or 3064.
@@ -18,7 +18,7 @@ extension Accounts {
         guard let live = try await Sessions.resolve(appID: appID, sessionID: sessionID, now: now(), session: pool(logger)) else {
             throw ErrorEnvelope.invalidUserToken
         }
-        return ResolveSession.Response(userId: live.userID, roles: live.roles, sessionId: live.sessionID)
+        return ResolveSession.Response(live)
     }
 
     /// `GET /users/isvalidusertoken/{token}`: whether the token names a live session (a
@@ -33,5 +33,11 @@ extension Accounts {
         guard try await Sessions.end(appID: identity.appId, sessionID: sessionID, session: pool(logger)) else {
             throw ErrorEnvelope.invalidUserToken
         }
+    }
+}
+
+extension ResolveUserToken.Response {
+    init(_ live: Sessions.Live) {
+        self.init(userId: live.userID, roles: live.roles, sessionId: live.sessionID, guest: live.guest ? true : nil)
     }
 }

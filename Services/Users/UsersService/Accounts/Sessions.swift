@@ -7,9 +7,9 @@ import PostgresNIO
 /// used within the app's inactivity timeout. Ending sessions announces the user on
 /// ``SessionsChannel`` so that caches of resolved tokens drop them.
 enum Sessions {
-    static func insert(appID: String, userID: String, token: String, now: Date, session: DatabaseSession) async throws {
-        var sql = SQL("INSERT INTO users.sessions (token_hash, app_id, user_id, created, last_seen) VALUES (")
-        sql.bind(all: [.text(SessionToken.hash(token)), .text(appID), .text(userID), .timestamp(now), .timestamp(now)])
+    static func insert(appID: String, userID: String, token: String, now: Date, guest: Bool = false, session: DatabaseSession) async throws {
+        var sql = SQL("INSERT INTO users.sessions (token_hash, app_id, user_id, created, last_seen, guest) VALUES (")
+        sql.bind(all: [.text(SessionToken.hash(token)), .text(appID), .text(userID), .timestamp(now), .timestamp(now), .boolean(guest)])
         sql.append(")")
         _ = try await session.rows(sql)
     }
@@ -43,11 +43,12 @@ enum Sessions {
     /// a busy token costs a write a minute, not one per request.
     static let activitySlack: Double = 60
 
-    /// A live session: its user, the user's custom roles and the stored id.
+    /// A live session: its user, the user's custom roles, the stored id and whether it is a guest's.
     struct Live: Sendable {
         let userID: String
         let roles: [String]
         let sessionID: String
+        let guest: Bool
     }
 
     /// The live session `token` names, counting as activity; nil when there is none. One
@@ -58,7 +59,7 @@ enum Sessions {
 
     /// The live session stored as `sessionID` (a token's hash), as ``resolve(appID:token:now:session:)``.
     static func resolve(appID: String, sessionID: String, now: Date, session: DatabaseSession) async throws -> Live? {
-        var sql = SQL("WITH live AS (SELECT s.token_hash, s.user_id, s.last_seen FROM users.sessions s WHERE s.token_hash = ")
+        var sql = SQL("WITH live AS (SELECT s.token_hash, s.user_id, s.last_seen, s.guest FROM users.sessions s WHERE s.token_hash = ")
         sql.bind(.text(sessionID))
         sql.append(" AND s.app_id = ")
         sql.bind(.text(appID))
@@ -76,10 +77,10 @@ enum Sessions {
         sql.bind(.timestamp(now.addingTimeInterval(-activitySlack)))
         sql.append(") SELECT live.user_id, ARRAY(SELECT r.role_name FROM users.user_roles r WHERE r.app_id = ")
         sql.bind(.text(appID))
-        sql.append(" AND r.user_id = live.user_id ORDER BY r.role_name) FROM live")
+        sql.append(" AND r.user_id = live.user_id ORDER BY r.role_name), live.guest FROM live")
         guard let row = try await session.rows(sql).first else { return nil }
-        let (userID, roles) = try row.decode((String, [String]).self)
-        return Live(userID: userID, roles: roles, sessionID: sessionID)
+        let (userID, roles, guest) = try row.decode((String, [String], Bool).self)
+        return Live(userID: userID, roles: roles, sessionID: sessionID, guest: guest)
     }
 
     /// Ends every session of the user but `keeping` (all of them when nil) and announces it.
@@ -112,5 +113,13 @@ enum Sessions {
         notify.bind(.text(SessionsChannel.payload(appID: appID, userID: userID)))
         notify.append(")")
         _ = try await session.rows(notify)
+    }
+
+    /// A converted guest's sessions are a registered user's from now on.
+    static func endGuestStatus(appID: String, userID: String, session: DatabaseSession) async throws {
+        var sql = SQL("UPDATE users.sessions SET guest = false")
+        Credentials.whereUser(appID, userID, into: &sql)
+        _ = try await session.rows(sql)
+        try await announce(appID: appID, userID: userID, session: session)
     }
 }
