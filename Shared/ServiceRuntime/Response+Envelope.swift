@@ -21,8 +21,17 @@ extension Response {
             body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// The response carrying an error envelope, with the envelope's status.
+    /// The longest error message answered, in characters: messages name what the request named
+    /// (an id, a table, a path), and a 10,000-character id was answered back whole.
+    public static let maximumErrorMessageLength = 512
+
+    /// The response carrying an error envelope, with the envelope's status (its message cut to
+    /// ``maximumErrorMessageLength`` characters).
     public static func envelope(_ envelope: ErrorEnvelope) -> Response {
+        var envelope = envelope
+        if envelope.message.count > maximumErrorMessageLength {
+            envelope.message = envelope.message.prefix(maximumErrorMessageLength - 1) + "…"
+        }
         // Encoding three plain fields cannot fail; fall back to an empty body all the same.
         let data = (try? JSONEncoder.sortedKeys.encode(envelope)) ?? Data()
         return Response(

@@ -104,6 +104,24 @@ import TestSupport
         }
     }
 
+    /// The second probe's F14: error messages echoed what the request named, whole (a
+    /// 10,000-character id, a 100,000-character opResultId). Messages stop at 512 characters and
+    /// an opResultId at 256 bytes.
+    @Test func errorMessagesAndResultIdsAreBounded() async throws {
+        try await TestCluster.shared { cluster async throws in
+            _ = try await cluster.send(.POST, "/data/Echo", #"{"code": "x"}"#)
+            let long = String(repeating: "q", count: 10_000)
+            let missing = try await cluster.send(.GET, "/data/Echo/\(long)")
+            #expect(missing.status == 404, "\(missing.text.prefix(200))")
+            let message = try #require(missing.json["message"] as? String)
+            #expect(message.count <= 512 && message.hasSuffix("…"), "\(message.count) characters")
+            let named = String(repeating: "r", count: 100_000)
+            let work = #"{"operations": [{"operationType": "CREATE", "table": "Echo", "opResultId": "\#(named)", "payload": {"code": "y"}}]}"#
+            let unit = try await cluster.send(.POST, "/transaction/unit-of-work", work)
+            #expect(unit.status == 400 && unit.text.utf8.count < 2_000, "\(unit.text.prefix(300))")
+        }
+    }
+
     @Test func theUnknownTableMessageNamesTheTableOnce() async throws {
         try await TestCluster.shared { cluster async throws in
             let table = "ProbeMissingTable"

@@ -3,6 +3,8 @@
 public struct UnitOfWork: Sendable {
     /// At most this many operations per unit of work.
     public static let operationLimit = 1000
+    /// The longest `opResultId`, in bytes.
+    public static let maximumResultIdLength = 256
 
     /// The transaction's isolation level.
     public var isolation: DatabaseSession.IsolationLevel
@@ -90,6 +92,10 @@ public struct UnitOfWork: Sendable {
             throw DataError.invalidBody("Operation \(index + 1) needs a table")
         }
         let opResultId = object["opResultId"]?.string ?? defaultName(typeName.lowercased() + table)
+        // An id is a name a later operation refers to, answered back with its result: not a payload.
+        guard opResultId.utf8.count <= Self.maximumResultIdLength else {
+            throw DataError.invalidBody("An opResultId may be at most \(Self.maximumResultIdLength) bytes long")
+        }
         return Operation(type: type, table: table, opResultId: opResultId, payload: object["payload"] ?? .null)
     }
 }
