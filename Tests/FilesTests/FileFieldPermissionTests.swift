@@ -45,14 +45,20 @@ import TestSupport
 
             // Neither an anonymous caller nor Bob reads, lists, replaces, moves or deletes it.
             for (who, token) in [("anonymous", nil), ("Bob", bob.token)] as [(String, String?)] {
-                for read in ["/files/" + path, "/files/\(path)?action=exists", "/files/Doc/\(id)/att", "/data/Doc/\(id)/file?field_name=att"] {
+                // The object's own directory too: its name is the object's id (second probe, F11).
+                let reads = [
+                    "/files/" + path, "/files/\(path)?action=exists", "/files/Doc/\(id)/att", "/data/Doc/\(id)/file?field_name=att",
+                    "/files/Doc/\(id)", "/files/Doc/\(id)?action=exists",
+                ]
+                for read in reads {
                     let refused = try await send(.GET, read, token: token)
                     #expect(refused.status == 403 && !refused.text.contains("alice's secret"), "\(who) GET \(read): \(refused.text)")
                 }
-                for listing in ["/files/Doc?sub=true", "/files?sub=true", "/files/Doc/\(id)"] {
+                for listing in ["/files/Doc?sub=true", "/files?sub=true", "/files/Doc"] {
                     let listed = try await send(.GET, listing, token: token)
                     #expect(listed.status == 200 && !listed.text.contains("secret.txt") && !listed.text.contains("/att"),
                             "\(who) lists \(listing): \(listed.text)")
+                    #expect(!listed.text.contains(id), "\(who) learns the object's id from \(listing): \(listed.text)")
                 }
                 let counted = try await send(.GET, "/files/Doc?sub=true&action=count", token: token)
                 #expect(counted.text == "0", "\(who) counts: \(counted.text)")

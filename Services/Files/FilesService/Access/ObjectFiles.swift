@@ -6,7 +6,8 @@ import Permissions
 /// Files that belong to data objects. An upload through an object's file field
 /// (``FileFieldRoutes``) is kept at `{table}/{objectId}/{column}/{name}`, and every path whose
 /// first three names are a table of the app, an object id and a `FILE_REF` column of that table
-/// (the directory itself and everything under it) is such an object's place, whoever wrote
+/// (the directory itself and everything under it) is such an object's place, as is the object's
+/// directory `{table}/{objectId}` of a table with a `FILE_REF` column, whoever wrote
 /// there and through whichever route. There the object's rights replace the tree's cells:
 /// reading, listing and copying from it take the right to find the object, and writing,
 /// deleting, moving and renaming there the right to update it, as the data permissions decide
@@ -17,13 +18,17 @@ struct ObjectFiles: Sendable {
     let engine: DataEngine
     let logger: Logger
 
-    /// The object `path` belongs to under `catalog`, if any.
+    /// The object `path` belongs to under `catalog`, if any: a file field's place, or the
+    /// object's own directory above its fields (`{table}/{objectId}`), so that a listing of the
+    /// table's directory names only the objects the caller may find (second probe, F11).
     static func object(of path: FilePath, in catalog: AppCatalog) -> FileObject? {
         let names = path.names
-        guard names.count >= 3, let table = catalog.table(named: names[0]),
-            table.column(named: names[2])?.type == .fileReference
-        else { return nil }
-        return FileObject(table: table.name, id: names[1])
+        guard names.count >= 2, let table = catalog.table(named: names[0]) else { return nil }
+        let isPlace =
+            names.count == 2
+            ? table.columns.contains { $0.type == .fileReference }
+            : table.column(named: names[2])?.type == .fileReference
+        return isPlace ? FileObject(table: table.name, id: names[1]) : nil
     }
 
     /// Whether `path` or anything under it may belong to an object (a listing or a subtree
