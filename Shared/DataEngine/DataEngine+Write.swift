@@ -108,6 +108,11 @@ extension DataEngine {
             _ = try await permit(context.identity, .create, table: tableName)
             return try await insert(tableName, objects: objects, onConflict: .fail, change: .bulkCreate, context: context).ids
         }
+        // One statement cannot both insert and update one row (PostgreSQL's 21000 was a 500).
+        var named = Set<String>()
+        for id in objects.compactMap({ $0["objectId"]?.string }) where !named.insert(id).inserted {
+            throw DataError.invalidBody("A bulk upsert names objectId '\(id.prefix(64))' more than once")
+        }
         let conflict = try await upsertConflict(tableName, context: context)
         return try await insert(tableName, objects: objects, onConflict: conflict, change: .bulkUpsert, context: context).ids
     }

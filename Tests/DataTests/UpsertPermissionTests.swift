@@ -54,6 +54,19 @@ import TestSupport
                 #expect(!answer.text.contains("s3cr3t"), "\(operation) revealed her object: \(answer.text)")
             }
 
+            // A refused upsert that names a new property adds no column: the refusal comes inside
+            // the write's own transaction, which the column's addition shares.
+            let widening = try await cluster.send(
+                .PUT, "/data/Note/upsert", #"{"objectId": "\#(hers)", "bobsNewColumn": "x"}"#, token: bob.token)
+            #expect(widening.status == 403, "\(widening.text)")
+            let properties = try await cluster.send(.GET, "/data/Note/properties", key: .serverCode)
+            #expect(properties.status == 200 && !properties.text.contains("bobsNewColumn"), "\(properties.text)")
+            // One statement cannot both insert and update a row: naming an id twice is the client's error.
+            let twice = try await cluster.send(
+                .PUT, "/data/bulkupsert/Note", #"[{"objectId": "BOB-TWICE", "title": "a"}, {"objectId": "BOB-TWICE", "title": "b"}]"#,
+                token: bob.token)
+            #expect(twice.status == 400 && twice.text.contains("more than once"), "\(twice.text)")
+
             let after = try await cluster.send(.GET, "/data/Note/\(hers)", token: alice.token)
             #expect(after.text == original.text, "her object changed: \(after.text)")
             #expect(try await cluster.send(.GET, "/data/Note/count", token: bob.token).text == "0", "a refused request wrote rows")
