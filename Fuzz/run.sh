@@ -44,6 +44,10 @@ for target in "${targets[@]}"; do
     [[ " ${all_targets[*]} " == *" $target "* ]] || { echo "error: unknown target '$target'" >&2; usage; }
 done
 
+# files-service (the multipart target) builds against libvips: a fresh machine installs it first.
+source Deploy/lib/common.sh
+ensure_system_packages
+
 build_flags=(--product fuzz --scratch-path "$scratch")
 [ -n "$jobs" ] && build_flags+=(-j "$jobs")
 echo "== building the fuzz product in $scratch"

@@ -219,4 +219,15 @@ import TestSupport
         #expect(throws: ErrorEnvelope.self) { try ColumnLimits.checkRelation(full) }
         #expect(throws: ErrorEnvelope.self) { try ColumnLimits.checkTable(full.name, existing: full.propertyCount, adding: 1) }
     }
+
+    /// Dates PostgreSQL stores past 294,247 AD overflow 64-bit microseconds: in memory they
+    /// wrapped around and compared before the year 1970; they keep their order.
+    @Test func theLatestStorableDatesCompareInOrder() {
+        let lastStorable: Int64 = 9_224_318_015_999_999  // 294276-12-31 in ms (PostgreSQL's last timestamp)
+        let dates: [Int64] = [-210_866_803_200_000, 0, 9_000_000_000_000_000, 9_223_372_036_854_775, 9_223_372_036_854_776, lastStorable]
+        let scalars = dates.map { ObjectPredicate.Scalar(.integer($0), type: .datetime) }
+        for (index, scalar) in scalars.enumerated().dropFirst() {
+            #expect(ObjectPredicate.compare(scalars[index - 1], scalar) == -1, "\(dates[index - 1]) before \(dates[index])")
+        }
+    }
 }

@@ -142,8 +142,11 @@ extension ObjectPredicate.Scalar {
         case (.integer(let integer), .int), (.integer(let integer), .autoIncrement): self = .integer(integer)
         case (.integer(let integer), .double): self = .double(Double(integer))
         case (.number(let number), .double): self = .double(number)
-        // Dates compare in microseconds, as PostgreSQL keeps them.
-        case (.integer(let milliseconds), .datetime): self = .integer(milliseconds &* 1000)
+        // Dates compare in microseconds, as PostgreSQL keeps them; the last 29 years PostgreSQL
+        // can store (past 294,247 AD) overflow 64 bits there and compare as doubles.
+        case (.integer(let milliseconds), .datetime):
+            let (microseconds, overflow) = milliseconds.multipliedReportingOverflow(by: 1000)
+            self = overflow ? .double(Double(milliseconds) * 1000) : .integer(microseconds)
         case (.number(let milliseconds), .datetime):
             self = Int64(exactly: (milliseconds * 1000).rounded()).map(Self.integer) ?? .null
         case (.string(let text), _) where type.isTextual: self = .text(text)
