@@ -188,10 +188,17 @@ mutation object-acl-right Shared/DataEngine/DataEngine+Permissions.swift <<'EOF'
 EOF
 
 mutation access-control-row-filter Shared/DataEngine/AccessControl.swift <<'EOF'
-                let grant = AccessGrant { sql, alias in filter.write(into: &sql, rowAlias: alias) }
+            return AccessGrant { sql, alias in filter.write(into: &sql, rowAlias: alias) }
 >>>>
-                _ = filter
-                let grant = AccessGrant.allRows
+            _ = filter
+            return AccessGrant.allRows
+EOF
+
+mutation permission-needs-update Shared/DataEngine/AccessControl.swift <<'EOF'
+            return try rowGrant(caller, operation, table: table, rules: rules, appID: catalog.appID).and(ownRow).and(update)
+>>>>
+            _ = update
+            return try rowGrant(caller, operation, table: table, rules: rules, appID: catalog.appID).and(ownRow)
 EOF
 
 list=0 dry_run=0 baseline=1 selected=()
