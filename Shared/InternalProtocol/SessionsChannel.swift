@@ -9,4 +9,15 @@ public enum SessionsChannel {
     public static func payload(appID: String, userID: String) -> String {
         appID + " " + userID
     }
+
+    /// Whom a payload names: one user of an app, every user of an app (`<app id>` alone, when
+    /// many were deleted at once), or nil for anything else (take it as everyone).
+    public static func announced(_ payload: String) -> (appID: String, userID: String?)? {
+        let parts = payload.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        switch parts.count {
+        case 1 where !parts[0].isEmpty: return (parts[0], nil)
+        case 2: return (parts[0], parts[1])
+        default: return nil
+        }
+    }
 }

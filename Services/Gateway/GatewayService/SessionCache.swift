@@ -59,11 +59,10 @@ actor SessionCache: NotificationListener.Consumer {
         invalidateAll()
     }
 
-    /// Reads a ``SessionsChannel`` payload; anything else drops every entry.
+    /// Reads a ``SessionsChannel`` payload naming one user; anything else drops every entry.
     func receive(_ payload: String) {
-        let parts = payload.split(separator: " ")
-        if parts.count == 2 {
-            invalidate(appID: String(parts[0]), userID: String(parts[1]))
+        if case let (appID, userID?)? = SessionsChannel.announced(payload) {
+            invalidate(appID: appID, userID: userID)
         } else {
             invalidateAll()
         }

@@ -15,12 +15,8 @@ struct RTRevocations: NotificationListener.Consumer {
     }
 
     func receive(_ payload: String) async {
-        let parts = payload.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-        switch parts.count {
-        case 2: reauthorize(live.sessions(ofApp: parts[0], user: parts[1]))
-        case 1: reauthorize(live.sessions(ofApp: parts[0], user: nil))
-        default: reauthorize(live.sessions(ofApp: nil, user: nil))
-        }
+        let announced = SessionsChannel.announced(payload)
+        reauthorize(live.sessions(ofApp: announced?.appID, user: announced?.userID))
     }
 
     private func reauthorize(_ sessions: [RTSession]) {
