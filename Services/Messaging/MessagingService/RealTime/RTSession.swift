@@ -1,5 +1,6 @@
 import DequeModule
 import Foundation
+import InternalProtocol
 import ServiceRuntime
 import Synchronization
 
@@ -82,6 +83,7 @@ final class RTSession: Sendable {
             }
             guard let next else { return }
             defer { next.done() }
+            let user = connection.identity.userId
             switch next.packet {
             case .closed:
                 return await end(&connection)
@@ -96,7 +98,8 @@ final class RTSession: Sendable {
                     return await end(&connection)
                 }
             }
-            sessions.identify(self, as: connection.identity)
+            // Only a token change or a revocation changes the user: no lock per ordinary frame.
+            if connection.identity.userId != user { sessions.identify(self, as: connection.identity) }
         }
     }
 
