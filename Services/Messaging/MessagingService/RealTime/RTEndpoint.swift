@@ -35,8 +35,7 @@ struct RTEndpoint: Sendable {
             return socket.refuse(code: SocketCloseCode.protocolError, reason: "Use EIO=3 or EIO=4 with transport=websocket")
         }
         if let sid = query["sid"] {
-            let caller = PollingTransport.Owner(context.identity, apiKey: query["apiKey"])
-            return PollingUpgrade.start(sid, on: socket, caller: caller, sessions: polling)
+            return PollingUpgrade.start(sid, on: socket, caller: Self.caller(context.identity, query), sessions: polling)
         }
         let connection = RTConnection(
             version: version, identity: context.identity, apiKey: query["apiKey"], clientID: Self.clientID(query),
@@ -56,8 +55,7 @@ struct RTEndpoint: Sendable {
         guard query["transport"] == "polling", let version = Self.version(query) else { throw RTError.badTransport }
         let transport: PollingTransport
         if let sid = query["sid"] {
-            let caller = PollingTransport.Owner(call.identity, apiKey: query["apiKey"])
-            guard let known = await polling.find(sid, for: caller) else { throw RTError.unknownSession }
+            guard let known = await polling.find(sid, for: Self.caller(call.identity, query)) else { throw RTError.unknownSession }
             transport = known
         } else {
             guard await polling.count < services.settings.maximumPollingSessions else { throw RTError.tooManySessions }
@@ -75,8 +73,7 @@ struct RTEndpoint: Sendable {
     private func post(_ call: PublicCall) async throws -> Response {
         let query = Dictionary(try call.queryItems.map { ($0.name, $0.value) }) { $1 }
         guard query["transport"] == "polling", let version = Self.version(query), let sid = query["sid"] else { throw RTError.badTransport }
-        let caller = PollingTransport.Owner(call.identity, apiKey: query["apiKey"])
-        guard let transport = await polling.find(sid, for: caller) else { throw RTError.unknownSession }
+        guard let transport = await polling.find(sid, for: Self.caller(call.identity, query)) else { throw RTError.unknownSession }
         guard let packets = PollingPayload.decode(call.body, version: version) else { throw RTError.badPayload }
         transport.post(packets)
         return Response(status: .ok, headers: [.contentType: "text/plain; charset=UTF-8"], body: .init(byteBuffer: ByteBuffer(string: "ok")))
@@ -105,6 +102,11 @@ struct RTEndpoint: Sendable {
 
     private static func version(_ query: [String: String]) -> EngineIOVersion? {
         query["EIO"].flatMap { Int($0) }.flatMap(EngineIOVersion.init)
+    }
+
+    /// Who a request is, as a polling session's owner would have to be.
+    private static func caller(_ identity: Identity, _ query: [String: String]) -> PollingTransport.Owner {
+        PollingTransport.Owner(identity, apiKey: query["apiKey"])
     }
 
     private static func clientID(_ query: [String: String]) -> String? {
