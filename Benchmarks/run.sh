@@ -4,7 +4,7 @@
 # .local/bench, and runs Benchmarks/harness/bench.py: the product through its gateway, the same
 # work through pgbench, and Kinto, at 1, 32 and 128 connections; everything it starts it stops.
 #   Benchmarks/run.sh            full run (10 s per case, release build) → Benchmarks/results/
-#   Benchmarks/run.sh --quick    1 s per case on the debug build (CI: keeps the harness working)
+#   Benchmarks/run.sh --quick    1 s per case on the tests' build (CI: keeps the harness working)
 # It also measures files-service: a large upload and download on local disk and on S3 (moto),
 # and downloads beside nginx serving the same bytes; and pub/sub delivery (publish → poll through
 # the gateway) beside nats-server carrying the same messages; and real-time: commit throughput
@@ -61,8 +61,8 @@ fi
 # 10,000 real-time sockets at the gateway and as many in the driver.
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
-if [ $quick = 1 ]; then configuration=debug; else configuration=release; fi
-bin=$(build_project "$configuration" | tail -1)
+# The quick mode runs the tests' build, so that CI builds the project once.
+if [ $quick = 1 ]; then bin=$(build_for_tests | tail -1); else bin=$(build_project release | tail -1); fi
 
 rm -rf "$state/pki" "$state/logs" "$state/results"
 mkdir -p "$state/logs"

@@ -245,7 +245,7 @@ run_swift_test() {
   tests_started=1
   # --verbose: Swift Testing then says when each test starts, so a stall names the tests still
   # running; stdbuf: its lines reach the log as they are written, not when a buffer fills.
-  stdbuf -oL -eL swift test --verbose "$@" >>"$test_log" 2>&1 &
+  stdbuf -oL -eL swift test "${test_build_flags[@]}" --skip-build --verbose "$@" >>"$test_log" 2>&1 &
   swift_pid=$!
   # mawk reads a pipe a block at a time unless told to read it line by line.
   local line_by_line=()
@@ -347,11 +347,9 @@ python3 Deploy/check-conversions.py
 export BAAS_TEST_POSTGRES_HOST=127.0.0.1 BAAS_TEST_POSTGRES_PORT=$pg_port BAAS_TEST_POSTGRES_USER=baas
 export BAAS_TEST_POSTGRES_PASSWORD; BAAS_TEST_POSTGRES_PASSWORD=$(cat "$state/pg/password")
 export BAAS_TEST_S3_ENDPOINT=http://127.0.0.1:$s3_port
-# Scheduling and real-time replica tests run messaging-service (and a second gateway) as
-# processes of their own, to kill or restart one.
-swift build --product messaging-service
-swift build --product gateway
-export BAAS_TEST_BIN_DIR; BAAS_TEST_BIN_DIR=$(swift build --show-bin-path)
+# One build of the tests and every executable: scheduling and real-time replica tests run
+# messaging-service (and a second gateway) as processes of their own, to kill or restart one.
+export BAAS_TEST_BIN_DIR; BAAS_TEST_BIN_DIR=$(build_for_tests | tail -1)
 run_swift_test "$@"
 [ "$swift_status" -eq 0 ] || exit "$swift_status"
 # The fault suite in its bounded form (one kill -9, one PostgreSQL restart, one silent service)

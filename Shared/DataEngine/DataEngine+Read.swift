@@ -85,10 +85,13 @@ extension DataEngine {
         return try await find(tableName, query: edge, identity: identity, logger: logger).first
     }
 
-    /// The table's columns in the contract's `properties` shape, relation columns last.
+    /// The table's columns in the contract's `properties` shape, relation columns last, as
+    /// committed: a relation relations-service declared a moment ago is listed.
     public func properties(_ tableName: String, identity: Identity) async throws -> JSONValue {
         _ = try await permit(identity, .describe, table: tableName)
-        let (_, table) = try await table(tableName, app: identity.appId)
+        guard let table = try await cache.current(for: identity.appId).table(named: tableName) else {
+            throw DataError.tableNotFound(tableName)
+        }
         return Self.describe(table)
     }
 

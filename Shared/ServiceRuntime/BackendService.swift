@@ -69,7 +69,7 @@ extension BackendService {
     public static var sharedMigrations: [(owner: ServiceName, migrations: [any DatabaseMigration])] { [] }
 
     /// Every migration runner the service applies, shared ones first.
-    static var migrationRunners: [MigrationRunner] {
+    public static var migrationRunners: [MigrationRunner] {
         sharedMigrations.map { MigrationRunner(owner: $0.owner.rawValue, migrations: $0.migrations) }
             + [MigrationRunner(owner: name.rawValue, migrations: migrations)]
     }

@@ -58,6 +58,20 @@ import TestSupport
         #expect(loadsCount.withLock { $0 } == 2)
     }
 
+    /// A table's description is read as committed: another instance's change is listed before
+    /// its announcement arrives (here the second engine hears none: its listener never runs).
+    @Test func aDescriptionListsWhatAnotherInstanceJustCommitted() async throws {
+        try await EngineFixture.with { fixture in
+            let second = DataEngine(database: fixture.database, logger: fixture.logger)
+            _ = try await fixture.create("Described", #"{"a": 1}"#)
+            let before = try await second.properties("Described", identity: fixture.serverCode).jsonText
+            #expect(before.contains("\"a\"") && !before.contains("\"b\""), "\(before)")
+            _ = try await fixture.create("Described", #"{"b": 2}"#)
+            let after = try await second.properties("Described", identity: fixture.serverCode).jsonText
+            #expect(after.contains("\"b\""), "\(after)")
+        }
+    }
+
     @Test func theCacheKeepsAtMostItsCapacityAndStillAnswersEveryApp() async throws {
         let loads = Mutex<[String: Int]>([:])
         let cache = CatalogCache(capacity: 3) { appID in

@@ -24,7 +24,7 @@ import TestSupport
         // deadline plus slack for a busy scheduler, never a figure of its own.
         let deadline = Duration.milliseconds(20_000)
         let environment = ["BAAS_GATEWAY_INFO_DEADLINE_MS": "\(deadline.components.seconds * 1000)"]
-        try await TestCluster.with(environment: environment) { cluster async throws in
+        try await TestCluster.with(environment: environment, mostlyWaiting: true) { cluster async throws in
             await cluster.stop(.data)
             let started = ContinuousClock.now
             let answer = try await HTTPTestClient.send(.GET, cluster.gatewayURL + cluster.prefix() + "/info")
@@ -45,7 +45,7 @@ import TestSupport
     @Test func resolvedKeysAreCached() async throws {
         // A lifetime no busy machine outlasts between the two calls (stopping a service takes
         // seconds then); the default 10 s expired once while two other processes held both cores.
-        try await TestCluster.with(environment: ["BAAS_GATEWAY_KEY_CACHE_SECONDS": "600"]) { cluster async throws in
+        try await TestCluster.with(environment: ["BAAS_GATEWAY_KEY_CACHE_SECONDS": "600"], mostlyWaiting: true) { cluster async throws in
             let url = cluster.gatewayURL + cluster.prefix() + "/data/Person"
             #expect(try await HTTPTestClient.send(.GET, url).status == 404)
             await cluster.stop(.users)
@@ -58,7 +58,7 @@ import TestSupport
     }
 
     @Test func aStoppedUsersServiceMakesKeyChecks503NotA401() async throws {
-        try await TestCluster.with(environment: ["BAAS_GATEWAY_KEY_CACHE_SECONDS": "0"]) { cluster async throws in
+        try await TestCluster.with(environment: ["BAAS_GATEWAY_KEY_CACHE_SECONDS": "0"], mostlyWaiting: true) { cluster async throws in
             await cluster.stop(.users)
             let answer = try await HTTPTestClient.send(.GET, cluster.gatewayURL + cluster.prefix() + "/info")
             #expect(answer.status == 503)

@@ -18,7 +18,7 @@ public struct EngineFixture: Sendable {
     public var serverCode: Identity { .anonymous(appId: appID, keyKind: .serverCode) }
 
     public static func with(_ body: @Sendable (EngineFixture) async throws -> Void) async throws {
-        try await TestDatabase.with { configuration in
+        try await TestDatabase.with(migrated: true) { configuration in
             try await PostgresClient.with(configuration, logger: TestDatabase.logger) { client in
                 try await MigrationRunner(owner: "data", migrations: CatalogMigrations.all)
                     .apply(on: client, logger: TestDatabase.logger)

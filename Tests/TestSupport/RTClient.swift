@@ -97,7 +97,8 @@ public final class RTClient: @unchecked Sendable {
     /// Every event received so far, oldest first: `(name, payload)`.
     public func events() throws -> [(name: String, data: Any?)] {
         guard let text = try? String(contentsOf: folder.appendingPathComponent("events.jsonl"), encoding: .utf8) else { return [] }
-        return try text.split(separator: "\n").map { line in
+        // The peer may be writing the last line as it is read: only whole lines count.
+        return try text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { line in
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]) as? [String: Any] ?? [:]
             return (object["event"] as? String ?? "", object["data"].flatMap { $0 is NSNull ? nil : $0 })
         }

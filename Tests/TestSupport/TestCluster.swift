@@ -102,11 +102,14 @@ public struct TestCluster: Sendable {
     ///   - timeLimit: the test's own time limit, for start, body and stop together: counted from
     ///     when the slot is taken (queueing does not count), then everything is cancelled and
     ///     ``TimeLimitExceeded`` thrown. Suites' `.timeLimit` traits are only a backstop above it.
+    ///   - mostlyWaiting: the test mostly waits out a deadline or an idle limit: it takes a slot
+    ///     before the others (``ClusterSlots/withSlot(timeLimit:mostlyWaiting:_:)``).
     public static func with<Result: Sendable>(
         environment extra: [String: String] = [:], replacing: [ServiceName: any BackendService.Type] = [:],
-        timeLimit: Duration = .seconds(300), _ body: @Sendable (TestCluster) async throws -> Result
+        timeLimit: Duration = .seconds(300), mostlyWaiting: Bool = false,
+        _ body: @Sendable (TestCluster) async throws -> Result
     ) async throws -> Result {
-        try await ClusterSlots.withSlot(timeLimit: timeLimit) {
+        try await ClusterSlots.withSlot(timeLimit: timeLimit, mostlyWaiting: mostlyWaiting) {
             try await start(environment: extra, replacing: replacing, body)
         }
     }
@@ -115,7 +118,7 @@ public struct TestCluster: Sendable {
         environment extra: [String: String], replacing: [ServiceName: any BackendService.Type],
         _ body: @Sendable (TestCluster) async throws -> Result
     ) async throws -> Result {
-        try await TestDatabase.with { database in
+        try await TestDatabase.with(migrated: true) { database in
             let environment = try await environment(database: database).merging(extra) { $1 }
             var groups: [ServiceName: ServiceGroup] = [:]
             var ports: [ServiceName: BoundPorts] = [:]

@@ -24,12 +24,16 @@ public enum TestDatabase {
         return logger
     }
 
-    /// Runs `body` with a new, empty database (PostGIS installed) and drops it afterwards.
+    /// Runs `body` with a new database and drops it afterwards: empty (PostGIS installed), or
+    /// `migrated` with every service's migrations, as a cluster would find it once started.
     public static func with<Result: Sendable>(
-        _ body: @Sendable (DatabaseConfiguration) async throws -> Result
+        migrated: Bool = false, _ body: @Sendable (DatabaseConfiguration) async throws -> Result
     ) async throws -> Result {
         let name = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try await admin("CREATE DATABASE \(name) TEMPLATE baas_template")
+        let template = migrated ? try await MigratedTemplate.shared.name() : "baas_template"
+        // FILE_COPY copies the template's files after a checkpoint; the default writes every
+        // page of it to the log, which each running change feed then has to read.
+        try await admin("CREATE DATABASE \(name) TEMPLATE \(template) STRATEGY FILE_COPY")
         do {
             let result = try await body(server.with(database: name))
             try await admin("DROP DATABASE \(name) WITH (FORCE)")
@@ -40,7 +44,7 @@ public enum TestDatabase {
         }
     }
 
-    private static func admin(_ statement: String) async throws {
+    static func admin(_ statement: String) async throws {
         do {
             try await PostgresClient.with(server, logger: logger) { client in
                 _ = try await client.query(PostgresQuery(unsafeSQL: statement), logger: logger).collect()

@@ -39,6 +39,16 @@ public actor CatalogCache {
         return catalog
     }
 
+    /// The app's catalog as committed now, read past the entry (and kept, unless a newer version
+    /// has been announced meanwhile): what another service changed a moment ago is in it even
+    /// before its announcement arrives.
+    public func current(for appID: String) async throws -> AppCatalog {
+        let startedIn = epoch
+        let catalog = try await loader(appID)
+        if startedIn == epoch { keep(catalog) }
+        return catalog
+    }
+
     /// Replaces the app's entry with a catalog read inside the transaction that changed it,
     /// unless a newer version has been announced meanwhile.
     public func store(_ catalog: AppCatalog) {

@@ -63,7 +63,7 @@ import TestSupport
 
     /// The lane's heartbeats keep it, and a socket silent longer than the lane's idle limit, open.
     @Test func heartbeatsKeepASilentSocketOpenPastTheLanesIdleLimit() async throws {
-        try await StreamingTests.withCluster { cluster, _ async throws in
+        try await StreamingTests.withCluster(mostlyWaiting: true) { cluster, _ async throws in
             let path = cluster.prefix() + "/files/echo"
             let socket = try #require(try await WebSocketTestClient.connect(port: cluster.port, path: path))
             try await socket.executeThenClose { inbound, outbound in

@@ -18,8 +18,10 @@ import TestSupport
     static let large = 256 << 20
     static let gigabyte = 1 << 30
 
-    static func withCluster(_ body: @Sendable (TestCluster, String) async throws -> Void) async throws {
-        try await TestCluster.with(replacing: [.files: StreamTestService.self]) { cluster async throws in
+    static func withCluster(
+        mostlyWaiting: Bool = false, _ body: @Sendable (TestCluster, String) async throws -> Void
+    ) async throws {
+        try await TestCluster.with(replacing: [.files: StreamTestService.self], mostlyWaiting: mostlyWaiting) { cluster async throws in
             try await body(cluster, cluster.gatewayURL + cluster.prefix())
         }
     }
