@@ -23,7 +23,8 @@ backends=(users-service data-service relations-service messaging-service files-s
 ensure_system_packages
 pg_start "$state/pg" "$pg_port"
 pg_bootstrap "$state/pg" "$pg_port" baas
-bin=$(build_project "$configuration" | tail -1)
+# BAAS_DEV_BIN_DIR runs executables built already (the fault suite in Deploy/test.sh runs the tests' build).
+if [ -n "${BAAS_DEV_BIN_DIR:-}" ]; then bin=$BAAS_DEV_BIN_DIR; else bin=$(build_project "$configuration" | tail -1); fi
 
 export BAAS_POSTGRES_HOST=127.0.0.1 BAAS_POSTGRES_PORT=$pg_port BAAS_POSTGRES_USER=baas
 export BAAS_POSTGRES_DATABASE=baas BAAS_POSTGRES_PASSWORD; BAAS_POSTGRES_PASSWORD=$(cat "$state/pg/password")

@@ -353,12 +353,13 @@ export BAAS_TEST_BIN_DIR; BAAS_TEST_BIN_DIR=$(build_for_tests | tail -1)
 run_swift_test "$@"
 [ "$swift_status" -eq 0 ] || exit "$swift_status"
 # The fault suite in its bounded form (one kill -9, one PostgreSQL restart, one silent service)
-# against the system as separate processes; `python3 Tests/Faults/faults.py` runs every kill.
+# against the system as separate processes (the executables just built); `python3
+# Tests/Faults/faults.py` runs every kill.
 # Recovery is bounded by 2 s in the full run, with slack here for a loaded machine. An hour
 # bounds a hang; SIGINT lets it stop the system it started.
 if [ $# -eq 0 ]; then
   fault_result=failed
-  BAAS_FAULT_RECOVERY_SECONDS=${BAAS_FAULT_RECOVERY_SECONDS:-10} timeout -s INT -k 60 3600 \
+  BAAS_DEV_BIN_DIR=$BAAS_TEST_BIN_DIR BAAS_FAULT_RECOVERY_SECONDS=${BAAS_FAULT_RECOVERY_SECONDS:-10} timeout -s INT -k 60 3600 \
     python3 Tests/Faults/faults.py --bounded
   fault_result=passed
 fi

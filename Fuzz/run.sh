@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (libFuzzer) of the parsers that read client input: builds the `fuzz`
 # executable (Package.swift adds it only when BAAS_FUZZ is set) and runs each target for a bounded
-# time, starting from the committed seeds in Fuzz/corpus/<target>/. What a run learns goes to
-# .local/fuzz/corpus/<target>/ (--merge folds its new coverage into the committed corpus);
+# time (as many at once as there are cores), starting from the committed seeds in
+# Fuzz/corpus/<target>/. What a run learns goes to .local/fuzz/corpus/<target>/ (--merge folds its new coverage into the committed corpus);
 # crashing inputs go to .local/fuzz/crashes/. Exits non-zero when any target crashed, timed out
 # or ran out of memory.
 #
@@ -66,22 +66,41 @@ final_stat() { grep -oE "stat::$2: +[0-9]+" "$1" | awk '{print $2}' | tail -1 | 
 # The value after `<name>:` on the last status line of a libFuzzer log, or "?".
 last_status() { grep -E "^#[0-9]+" "$1" | tail -1 | grep -oE "$2: [0-9]+" | awk '{print $2}' | grep . || echo "?"; }
 
-failed=()
-summary=()
-for target in "${targets[@]}"; do
-    seeds=Fuzz/corpus/$target
-    learned=$work/corpus/$target
-    log=$work/logs/$target.log
+# fuzz_one TARGET: one bounded run; its exit status goes to the target's .status file.
+fuzz_one() {
+    local target=$1 status=0
+    local seeds=Fuzz/corpus/$target learned=$work/corpus/$target log=$work/logs/$target.log
     mkdir -p "$seeds" "$learned"
-    echo "== fuzzing '$target' for ${seconds}s (log: $log)"
-    status=0
     # The outer timeout only guards against a fuzzer that ignores its own time limit.
     BAAS_FUZZ_TARGET=$target timeout --kill-after=30 $((seconds + 120)) "$fuzzer" "$learned" "$seeds" \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$work/crashes/$target-" >"$log" 2>&1 || status=$?
+    echo "$status" >"$work/logs/$target.status"
+}
+
+# As many targets at once as there are cores: each fuzzer is one process on one core.
+parallel=$(nproc 2>/dev/null || echo 1)
+running=()
+for target in "${targets[@]}"; do
+    if [ ${#running[@]} -ge "$parallel" ]; then
+        wait "${running[0]}" || true
+        running=("${running[@]:1}")
+    fi
+    echo "== fuzzing '$target' for ${seconds}s (log: $work/logs/$target.log)"
+    rm -f "$work/logs/$target.status"
+    fuzz_one "$target" &
+    running+=($!)
+done
+for pid in "${running[@]}"; do wait "$pid" || true; done
+
+failed=()
+summary=()
+for target in "${targets[@]}"; do
+    log=$work/logs/$target.log
+    status=$(cat "$work/logs/$target.status" 2>/dev/null || echo 1)
     executions=$(final_stat "$log" number_of_executed_units)
     line="$target: executions $executions, cov $(last_status "$log" cov), ft $(last_status "$log" ft)"
-    if [ $status -ne 0 ]; then
+    if [ "$status" -ne 0 ]; then
         artifacts=$(grep -oE "Test unit written to [^ ]+" "$log" | awk '{print $NF}' | tr '\n' ' ')
         line+=", CRASHED (exit $status) ${artifacts:-no artifact}"
         failed+=("$target")
@@ -93,9 +112,9 @@ for target in "${targets[@]}"; do
         line+=", crashes 0"
     fi
     summary+=("$line")
-    if $merge && [ $status -eq 0 ]; then
-        echo "== merging new coverage of '$target' into $seeds"
-        BAAS_FUZZ_TARGET=$target "$fuzzer" -merge=1 "$seeds" "$learned" >"$work/logs/$target-merge.log" 2>&1
+    if $merge && [ "$status" -eq 0 ]; then
+        echo "== merging new coverage of '$target' into Fuzz/corpus/$target"
+        BAAS_FUZZ_TARGET=$target "$fuzzer" -merge=1 "Fuzz/corpus/$target" "$work/corpus/$target" >"$work/logs/$target-merge.log" 2>&1
     fi
 done
 
