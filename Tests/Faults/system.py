@@ -67,6 +67,9 @@ class DevSystem:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
         self.process = None
+        # dev.sh stops PostgreSQL on its way out, but not when it is killed above, and the
+        # cluster a fault restarted is no child of it: never leave it holding the port.
+        self.postgres("pg_stop")
 
     def prefix(self, key="BAAS_SERVER_KEY"):
         return f"/{self.app}/{self.keys[key]}"
