@@ -1,4 +1,5 @@
 import Foundation
+import InternalProtocol
 import ServiceRuntime
 import Testing
 
@@ -63,7 +64,7 @@ actor ClusterSlots {
     /// a slow run shows whether its time went to queueing or to testing.
     private static func report(asked: Duration, waited: Duration, held: Duration) {
         let name = Test.current.map { "\($0.name)" } ?? "?"
-        let seconds = { (duration: Duration) in String(format: "%.1f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18) }
+        let seconds = { (duration: Duration) in String(format: "%.1f", Double(duration.wholeMilliseconds) / 1_000) }
         FileHandle.standardError.write(Data("[cluster slot] \(name) asked at \(seconds(asked)) s, waited \(seconds(waited)) s, held \(seconds(held)) s\n".utf8))
     }
 
