@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the full test suite: installs what is missing (as root), starts a private PostgreSQL
 # cluster under .local/test with a PostGIS template database, checks docker-compose.yml
-# against the Compose specification, then `swift test` (mail tests start Deploy/smtp-sink.py,
+# against the Compose specification and the documents against the tree, then `swift test` (mail tests start Deploy/smtp-sink.py,
 # a real SMTP server from PyPI's aiosmtpd; the APNs client tests start Tests/Peers/apns-standin.py,
 # HTTP/2 over TLS on PyPI's h2 with the provider token checked by PyJWT; the S3 storage tests run
 # against PyPI's moto server, started here; the scheduling test runs messaging-service
@@ -343,6 +343,9 @@ psql_super "$state/pg" "$pg_port" -d postgres -At -c \
 python3 Deploy/check-deploy.py
 # No client number may reach a conversion that traps (a whole service went down to one).
 python3 Deploy/check-conversions.py
+# The architecture's walks and every path the documents name must still exist.
+python3 Deploy/check-docs.py --self-test
+python3 Deploy/check-docs.py
 
 export BAAS_TEST_POSTGRES_HOST=127.0.0.1 BAAS_TEST_POSTGRES_PORT=$pg_port BAAS_TEST_POSTGRES_USER=baas
 export BAAS_TEST_POSTGRES_PASSWORD; BAAS_TEST_POSTGRES_PASSWORD=$(cat "$state/pg/password")
