@@ -90,8 +90,10 @@ build_project() { "$(dirname "${BASH_SOURCE[0]}")/../build.sh" "$@"; }
 # half the time; BAAS_TEST_CONFIGURATION=debug rebuilds faster after a small change.
 test_build_flags=(-c "${BAAS_TEST_CONFIGURATION:-release}")
 [ "${BAAS_TEST_CONFIGURATION:-release}" = debug ] || test_build_flags+=(-Xswiftc -enable-testing)
-# build_for_tests: builds, then prints the folder of the executables.
+# build_for_tests: builds, then prints the folder of the executables; fails when the build does
+# (errexit does not reach into the command substitutions callers run this in, so it says so itself:
+# a failed build must never leave the last good test binary to be run).
 build_for_tests() {
-  swift build "${test_build_flags[@]}" --build-tests >&2
+  swift build "${test_build_flags[@]}" --build-tests >&2 || return
   swift build "${test_build_flags[@]}" --show-bin-path
 }

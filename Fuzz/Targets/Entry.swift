@@ -26,7 +26,7 @@ let selectedTarget: FuzzTarget = {
 
 /// libFuzzer's callback: runs the selected target on one input.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+package func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let input = start.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
     selectedTarget(input)
     return 0

@@ -10,15 +10,15 @@ import ServiceRuntime
 /// where the kind has owned assets), and `GET {path}/{name}/permissions` reading them back.
 /// Container `*` is the global matrix every container inherits, and names roles only (as data's
 /// global matrix does).
-public struct ContainerPermissionRoutes<Operation: PermissionOperation & CaseIterable>: Sendable {
+package struct ContainerPermissionRoutes<Operation: PermissionOperation & CaseIterable>: Sendable {
     /// How a service refuses what these routes are sent.
-    public struct Refusals: Sendable {
+    package struct Refusals: Sendable {
         /// A body, action or permission that is not what the API describes (400).
-        public let invalidBody: @Sendable (String) -> ErrorEnvelope
+        package let invalidBody: @Sendable (String) -> ErrorEnvelope
         /// A call without the server-code key (403).
-        public let serverCodeRequired: ErrorEnvelope
+        package let serverCodeRequired: ErrorEnvelope
 
-        public init(invalidBody: @escaping @Sendable (String) -> ErrorEnvelope, serverCodeRequired: ErrorEnvelope) {
+        package init(invalidBody: @escaping @Sendable (String) -> ErrorEnvelope, serverCodeRequired: ErrorEnvelope) {
             self.invalidBody = invalidBody
             self.serverCodeRequired = serverCodeRequired
         }
@@ -38,7 +38,7 @@ public struct ContainerPermissionRoutes<Operation: PermissionOperation & CaseIte
     let ownerPolicy: Bool
 
     /// The routes under `{path}/:{parameter}/permissions`.
-    public init(
+    package init(
         path: String, parameter: String, options: RouteOptions, table: ContainerRuleTable<Operation>, ownerPolicy: Bool,
         refusals: Refusals, containerName: @escaping @Sendable (String) throws(ErrorEnvelope) -> String,
         changed: @escaping @Sendable (String) async -> Void
@@ -53,7 +53,7 @@ public struct ContainerPermissionRoutes<Operation: PermissionOperation & CaseIte
         self.changed = changed
     }
 
-    public func add(to routes: inout PublicRoutes) {
+    package func add(to routes: inout PublicRoutes) {
         let base = "\(path)/:\(parameter)/permissions"
         routes.publish(PermissionSchemas.all)
         routes.add(.get, base, options: options, doc: .containerPermissions) { call in

@@ -10,10 +10,10 @@ import ServiceRuntime
 /// string and JSON body, refused with the data API's codes.
 extension PublicCall {
     /// The `:table` path parameter.
-    public var table: String { parameters["table"] ?? "" }
+    package var table: String { parameters["table"] ?? "" }
 
     /// The query string's pairs; malformed percent-encoding is the data API's 1016.
-    public var dataQueryItems: [(name: String, value: String)] {
+    package var dataQueryItems: [(name: String, value: String)] {
         get throws {
             do {
                 return try queryItems
@@ -24,12 +24,12 @@ extension PublicCall {
     }
 
     /// The query string as data-query parameters.
-    public var queryParameters: QueryParameters {
+    package var queryParameters: QueryParameters {
         get throws { QueryParameters(queryItems: try dataQueryItems) }
     }
 
     /// The body as JSON; an empty body is nil.
-    public var json: JSONValue? {
+    package var json: JSONValue? {
         get throws {
             let bytes = Array(body.readableBytesView)
             guard bytes.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return nil }
@@ -43,7 +43,7 @@ extension PublicCall {
 
     /// The body as JSON nested at most `maximumDepth` deep; an empty body is nil. A body that
     /// does not parse is refused with `refusal` of the parser's reason.
-    public func json(
+    package func json(
         maximumDepth: Int, refusal: (String) -> ErrorEnvelope
     ) throws(ErrorEnvelope) -> JSONValue? {
         guard let bytes = nonBlankBody else { return nil }
@@ -56,14 +56,14 @@ extension PublicCall {
 
     /// A POST body's data query: the JS object form or Swift's arrays and numeric strings, members
     /// named as `renaming` says (an empty body is the default query).
-    public func bodyQueryParameters(renaming names: [String: String] = [:]) throws -> QueryParameters {
+    package func bodyQueryParameters(renaming names: [String: String] = [:]) throws -> QueryParameters {
         guard let body = try json else { return QueryParameters() }
         guard let object = body.object else { throw DataError.invalidBody("The query body must be a JSON object") }
         return try QueryParameters(body: object, renaming: names)
     }
 
     /// The body as one JSON object.
-    public var object: JSONObject {
+    package var object: JSONObject {
         get throws {
             guard let object = try json?.object else { throw DataError.invalidBody("The body must be a JSON object") }
             return object
@@ -71,12 +71,12 @@ extension PublicCall {
     }
 
     /// The body as a JSON array of objects.
-    public var objects: [JSONObject] {
+    package var objects: [JSONObject] {
         get throws { try Self.objects(in: try json) }
     }
 
     /// `body` (already parsed) as a JSON array of objects.
-    public static func objects(in body: JSONValue?) throws -> [JSONObject] {
+    package static func objects(in body: JSONValue?) throws -> [JSONObject] {
         guard let items = body?.array else { throw DataError.invalidBody("The body must be a JSON array") }
         return try items.map { item in
             guard let object = item.object else { throw DataError.invalidBody("Every array item must be an object") }
@@ -87,19 +87,19 @@ extension PublicCall {
 
 extension Response {
     /// A JSON value response.
-    public static func json(_ value: JSONValue) -> Response {
+    package static func json(_ value: JSONValue) -> Response {
         jsonText(value.jsonText)
     }
 
     /// A JSON array of already-encoded objects.
-    public static func jsonArray(_ items: [String]) -> Response {
+    package static func jsonArray(_ items: [String]) -> Response {
         jsonText("[" + items.joined(separator: ",") + "]")
     }
 }
 
 extension RoutePermission {
     /// The data operation a route performs on the table its `:table` parameter names.
-    public static func data(_ operation: DataOperation) -> RoutePermission {
+    package static func data(_ operation: DataOperation) -> RoutePermission {
         RoutePermission(operation: operation.rawValue, containerParameter: "table")
     }
 }

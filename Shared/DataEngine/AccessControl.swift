@@ -3,12 +3,12 @@ import Logging
 import Permissions
 
 /// An allowed operation, optionally restricted to the rows a SQL predicate admits.
-public struct AccessGrant: Sendable {
+package struct AccessGrant: Sendable {
     /// Writes a boolean SQL expression over the row alias; nil admits every row.
-    public let rowFilter: (@Sendable (inout SQL, _ rowAlias: String) -> Void)?
+    package let rowFilter: (@Sendable (inout SQL, _ rowAlias: String) -> Void)?
 
     /// Every row.
-    public static let allRows = AccessGrant(rowFilter: nil)
+    package static let allRows = AccessGrant(rowFilter: nil)
 }
 
 /// The single authorization seam of the data engine: every read and write asks it first and
@@ -17,12 +17,12 @@ public struct AccessGrant: Sendable {
 /// get the model compiled into their `WHERE` (``PermissionFilter``), creates and describes are
 /// decided from the row-independent layers. `Users` rows are further narrowed to what the users
 /// API allows (``UsersTableGuard``).
-public struct AccessControl: Sendable {
+package struct AccessControl: Sendable {
     /// Creates the policy.
-    public init() {}
+    package init() {}
 
     /// Allows a schema change on `table` for the server-code key, or throws 1023 / 403.
-    public func authorize(_ identity: Identity, _ operation: DataOperation, table: String) throws
+    package func authorize(_ identity: Identity, _ operation: DataOperation, table: String) throws
         -> AccessGrant
     {
         if operation == .schema && identity.keyKind != .serverCode {
@@ -33,7 +33,7 @@ public struct AccessControl: Sendable {
 
     /// Allows `operation` on `table` under the app's permissions: a row filter for the
     /// operations on existing objects, else a decision (1023 / 403 when denied).
-    public func authorize(_ identity: Identity, _ operation: DataOperation, table: String, catalog: AppCatalog) throws
+    package func authorize(_ identity: Identity, _ operation: DataOperation, table: String, catalog: AppCatalog) throws
         -> AccessGrant
     {
         if identity.isSystem { return .allRows }
@@ -100,7 +100,7 @@ extension DataEngine {
     /// another service a moment ago may not be announced here yet) and `body` runs once more.
     /// Nothing is added to a request that succeeds; a genuine miss is refused again. Safe for
     /// writes: a miss is found before anything is written, or rolls back.
-    public func retryingOnStaleSchema<Result>(
+    package func retryingOnStaleSchema<Result>(
         app: String, logger: Logger, _ body: () async throws -> Result
     ) async throws -> Result {
         do {

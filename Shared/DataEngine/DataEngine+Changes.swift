@@ -10,7 +10,7 @@ import QueryLanguage
 extension DataEngine {
     /// The table `name` as the catalog spells it (1009 when there is none) and the clause
     /// compiled for objects (1017 / 1018 / 1019 when it cannot be).
-    public func changeFilter(app: String, table name: String, whereClause: String?) async throws
+    package func changeFilter(app: String, table name: String, whereClause: String?) async throws
         -> (table: String, predicate: ObjectPredicate?)
     {
         let (_, table) = try await table(name, app: app)
@@ -20,12 +20,12 @@ extension DataEngine {
     }
 
     /// The read access of `identity` to `table` under the app's current permissions.
-    public func readAccess(_ identity: Identity, table: String) async throws -> ObjectReadAccess {
+    package func readAccess(_ identity: Identity, table: String) async throws -> ObjectReadAccess {
         ObjectReadAccess(identity, table: table, catalog: try await cache.catalog(for: identity.appId))
     }
 
     /// The Find ACL cells of `ids` in `table`.
-    public func findACLs(app: String, table: String, ids: [String]) async throws -> ObjectACLs {
+    package func findACLs(app: String, table: String, ids: [String]) async throws -> ObjectACLs {
         guard !ids.isEmpty else { return .none }
         let rows = try await database.query(
             """

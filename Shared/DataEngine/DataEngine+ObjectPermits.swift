@@ -5,14 +5,14 @@ import PostgresNIO
 
 /// Which of some ids name objects of one table, and on which of those a caller may perform one
 /// operation.
-public struct ObjectPermits: Sendable, Equatable {
+package struct ObjectPermits: Sendable, Equatable {
     /// The ids that name objects of the table.
-    public var existing: Set<String> = []
+    package var existing: Set<String> = []
     /// The ids whose objects the caller may act on (a part of ``existing``).
-    public var permitted: Set<String> = []
+    package var permitted: Set<String> = []
 
     /// No ids.
-    public init() {}
+    package init() {}
 }
 
 extension DataEngine {
@@ -21,7 +21,7 @@ extension DataEngine {
     /// would take (table rules, owner policy, object ACLs, compiled into one statement). Lets
     /// another owner's assets follow an object's rights (files kept for a file field). 1009 for
     /// an unknown table.
-    public func permits(
+    package func permits(
         _ operation: DataOperation, objectIDs ids: Set<String>, table tableName: String, identity: Identity,
         logger: Logger
     ) async throws -> ObjectPermits {

@@ -4,13 +4,13 @@ import Permissions
 import PostgresNIO
 
 /// One permission change: GRANT, DENY, or (nil) INHERIT — clearing the cell.
-public struct PermissionChange: Sendable {
-    public var decision: PermissionDecision?
-    public var operation: DataOperation
-    public var principal: Principal
+package struct PermissionChange: Sendable {
+    package var decision: PermissionDecision?
+    package var operation: DataOperation
+    package var principal: Principal
 
     /// Creates a change.
-    public init(decision: PermissionDecision?, operation: DataOperation, principal: Principal) {
+    package init(decision: PermissionDecision?, operation: DataOperation, principal: Principal) {
         self.decision = decision
         self.operation = operation
         self.principal = principal
@@ -21,7 +21,7 @@ extension DataEngine {
     /// `PUT /data/{table}/permissions/{GRANT|DENY|INHERIT}/{objectId}`: one cell of the object's
     /// ACL. The caller needs the Permission right on the object (1023 / 403; 1000 for an
     /// unknown object).
-    public func setObjectPermission(
+    package func setObjectPermission(
         _ change: PermissionChange, table tableName: String, objectID: String, identity: Identity, logger: Logger
     ) async throws {
         let table = try await requirePermissionRight(table: tableName, objectID: objectID, identity: identity, logger: logger)
@@ -46,7 +46,7 @@ extension DataEngine {
 
     /// Table-level permissions (a table name) or the global matrix (nil; roles only): one cell,
     /// with the server-code key (1023 otherwise). Every instance's cache learns of it.
-    public func setRulePermission(_ change: PermissionChange, table tableName: String?, identity: Identity, logger: Logger)
+    package func setRulePermission(_ change: PermissionChange, table tableName: String?, identity: Identity, logger: Logger)
         async throws
     {
         _ = try access.authorize(identity, .schema, table: tableName ?? "*")
@@ -69,7 +69,7 @@ extension DataEngine {
     }
 
     /// The table's owner policy for one operation (server-code key).
-    public func setOwnerPolicy(
+    package func setOwnerPolicy(
         _ decision: PermissionDecision?, operation: DataOperation, table tableName: String, identity: Identity, logger: Logger
     ) async throws {
         _ = try access.authorize(identity, .schema, table: tableName)
@@ -116,7 +116,7 @@ extension DataEngine {
 extension DataEngine {
     /// The table's permission cells and owner policy (`*`: the global matrix), with the
     /// server-code key: `{"permissions": [{"user"|"role", "permission", "access"}], "owner": [...]}`.
-    public func rulePermissions(table tableName: String?, identity: Identity) async throws -> JSONValue {
+    package func rulePermissions(table tableName: String?, identity: Identity) async throws -> JSONValue {
         _ = try access.authorize(identity, .schema, table: tableName ?? "*")
         let key = try await ruleKey(tableName, appID: identity.appId)
         let catalog = try await cache.catalog(for: identity.appId)
@@ -133,7 +133,7 @@ extension DataEngine {
     }
 
     /// The object's ACL cells; needs the Permission right on the object (as changing them does).
-    public func objectPermissions(table tableName: String, objectID: String, identity: Identity, logger: Logger)
+    package func objectPermissions(table tableName: String, objectID: String, identity: Identity, logger: Logger)
         async throws -> JSONValue
     {
         let table = try await requirePermissionRight(table: tableName, objectID: objectID, identity: identity, logger: logger)

@@ -5,7 +5,7 @@ import QueryLanguage
 
 extension DataEngine {
     /// One page of objects matching `query`, each as JSON text.
-    public func find(_ tableName: String, query: FindQuery, identity: Identity, logger: Logger) async throws
+    package func find(_ tableName: String, query: FindQuery, identity: Identity, logger: Logger) async throws
         -> [String]
     {
         try await find(tableName, query: query, identity: identity, session: session(logger))
@@ -31,12 +31,12 @@ extension DataEngine {
 
     /// The column `name` of table `tableName` in the caller's app (nil when there is none);
     /// 1009 when the table does not exist.
-    public func column(_ name: String, of tableName: String, identity: Identity) async throws -> ColumnSchema? {
+    package func column(_ name: String, of tableName: String, identity: Identity) async throws -> ColumnSchema? {
         try await table(tableName, app: identity.appId).1.column(named: name)
     }
 
     /// How many objects (groups, distinct rows) match `query`.
-    public func count(_ tableName: String, query: FindQuery, identity: Identity, logger: Logger) async throws -> Int {
+    package func count(_ tableName: String, query: FindQuery, identity: Identity, logger: Logger) async throws -> Int {
         let (catalog, table) = try await table(tableName, app: identity.appId)
         let grant = try access.authorize(identity, .find, table: tableName, catalog: catalog)
         var find = FindStatement(query: query, table: table, schema: catalog.schemaName, grant: grant)
@@ -48,7 +48,7 @@ extension DataEngine {
     }
 
     /// The object with `id` (`props`/`excludeProps` of `query` apply), or 1000.
-    public func object(_ tableName: String, id: String, query: FindQuery, identity: Identity, logger: Logger)
+    package func object(_ tableName: String, id: String, query: FindQuery, identity: Identity, logger: Logger)
         async throws -> String
     {
         let object = try await object(
@@ -60,7 +60,7 @@ extension DataEngine {
     }
 
     /// The object whose columns equal `values` (the `pk` lookup), or nil.
-    public func object(
+    package func object(
         _ tableName: String, matching values: [(column: String, value: String)], query: FindQuery,
         identity: Identity, logger: Logger
     ) async throws -> String? {
@@ -74,7 +74,7 @@ extension DataEngine {
     }
 
     /// The first or last object by creation time, or nil for an empty table.
-    public func edge(_ tableName: String, last: Bool, query: FindQuery, identity: Identity, logger: Logger)
+    package func edge(_ tableName: String, last: Bool, query: FindQuery, identity: Identity, logger: Logger)
         async throws -> String?
     {
         var edge = query
@@ -87,7 +87,7 @@ extension DataEngine {
 
     /// The table's columns in the contract's `properties` shape, relation columns last, as
     /// committed: a relation relations-service declared a moment ago is listed.
-    public func properties(_ tableName: String, identity: Identity) async throws -> JSONValue {
+    package func properties(_ tableName: String, identity: Identity) async throws -> JSONValue {
         _ = try await permit(identity, .describe, table: tableName)
         guard let table = try await cache.current(for: identity.appId).table(named: tableName) else {
             throw DataError.tableNotFound(tableName)
@@ -101,14 +101,14 @@ extension DataEngine {
     }
 
     /// One column in the contract's `properties` shape: exactly Backendless's keys.
-    public static func describe(_ column: ColumnSchema) -> JSONValue {
+    package static func describe(_ column: ColumnSchema) -> JSONValue {
         property(
             name: column.name, required: column.required, type: column.type, defaultValue: column.defaultValue ?? .null,
             relatedTable: .null, autoLoad: .null, isPrimaryKey: column.name == "objectId")
     }
 
     /// One relation column in the contract's `properties` shape.
-    public static func describe(_ relation: RelationSchema) -> JSONValue {
+    package static func describe(_ relation: RelationSchema) -> JSONValue {
         property(
             name: relation.name, required: false, type: .relation, defaultValue: .null,
             relatedTable: .string(relation.relatedTable), autoLoad: .bool(relation.autoLoad), isPrimaryKey: false)

@@ -6,7 +6,7 @@ import Permissions
 /// required/unique/indexed/default, and the app's dynamic-schema switch.
 extension DataEngine {
     /// Reads a column definition `{name, type, required?, unique?, indexed?, defaultValue?}`.
-    public static func columnDefinition(_ object: JSONObject) throws -> ColumnSchema {
+    package static func columnDefinition(_ object: JSONObject) throws -> ColumnSchema {
         guard let name = object["name"]?.string else { throw DataError.invalidBody("A column needs a string 'name'") }
         guard Identifier.isValid(name) else { throw DataError.invalidName(name) }
         guard let typeName = object["type"]?.string, let type = ColumnType(name: typeName) else {
@@ -29,7 +29,7 @@ extension DataEngine {
     /// Reads a relation column definition `{name, type: "DATA_REF", relatedTable, cardinality?,
     /// autoLoad?}`; cardinality is `1`/`n` (also `1:1`, `1:n`, `ONE_TO_ONE`, `ONE_TO_MANY`), 1:1
     /// when absent.
-    public static func relationDefinition(_ object: JSONObject) throws -> RelationDefinition {
+    package static func relationDefinition(_ object: JSONObject) throws -> RelationDefinition {
         guard let name = object["name"]?.string else { throw DataError.invalidBody("A column needs a string 'name'") }
         guard Identifier.isValid(name) else { throw DataError.invalidName(name) }
         guard let related = object["relatedTable"]?.string, !related.isEmpty else {
@@ -44,12 +44,12 @@ extension DataEngine {
     }
 
     /// Whether a column definition describes a relation column (its type is DATA_REF or RELATION).
-    public static func isRelationDefinition(_ object: JSONObject) -> Bool {
+    package static func isRelationDefinition(_ object: JSONObject) -> Bool {
         object["type"]?.string.flatMap(ColumnType.init(name:)) == .relation
     }
 
     /// Creates the table if needed and adds `columns` and `relations`, refusing ones that exist.
-    public func addColumns(
+    package func addColumns(
         _ tableName: String, columns: [ColumnSchema], relations: [RelationDefinition] = [], identity: Identity,
         logger: Logger
     ) async throws -> JSONValue {
@@ -75,7 +75,7 @@ extension DataEngine {
     }
 
     /// Changes one column: `name` (rename), `type`, `required`, `unique`, `indexed`, `defaultValue`.
-    public func alterColumn(
+    package func alterColumn(
         _ tableName: String, column name: String, changes: JSONObject, identity: Identity, logger: Logger
     ) async throws -> JSONValue {
         _ = try access.authorize(identity, .schema, table: tableName)
@@ -103,7 +103,7 @@ extension DataEngine {
     }
 
     /// Drops one user column.
-    public func dropColumn(_ tableName: String, column name: String, identity: Identity, logger: Logger) async throws {
+    package func dropColumn(_ tableName: String, column name: String, identity: Identity, logger: Logger) async throws {
         _ = try access.authorize(identity, .schema, table: tableName)
         _ = try await editor(logger).change(appID: identity.appId) { session, fresh in
             guard let table = fresh.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
@@ -125,7 +125,7 @@ extension DataEngine {
     }
 
     /// Drops a table and its rows.
-    public func dropTable(_ tableName: String, identity: Identity, logger: Logger) async throws {
+    package func dropTable(_ tableName: String, identity: Identity, logger: Logger) async throws {
         _ = try access.authorize(identity, .schema, table: tableName)
         _ = try await editor(logger).change(appID: identity.appId) { session, fresh in
             guard let table = fresh.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
@@ -144,14 +144,14 @@ extension DataEngine {
     }
 
     /// The app's data settings.
-    public func settings(identity: Identity) async throws -> JSONValue {
+    package func settings(identity: Identity) async throws -> JSONValue {
         _ = try access.authorize(identity, .schema, table: "*")
         let catalog = try await cache.catalog(for: identity.appId)
         return .object(JSONObject([("dynamicSchema", .bool(catalog.dynamicSchema))]))
     }
 
     /// Turns dynamic schema on or off for the app.
-    public func setDynamicSchema(_ enabled: Bool, identity: Identity, logger: Logger) async throws -> JSONValue {
+    package func setDynamicSchema(_ enabled: Bool, identity: Identity, logger: Logger) async throws -> JSONValue {
         _ = try access.authorize(identity, .schema, table: "*")
         _ = try await editor(logger).change(appID: identity.appId) { session, fresh in
             var upsert = SQL("INSERT INTO data.settings (app_id, dynamic_schema) VALUES (")

@@ -11,7 +11,7 @@ extension DataEngine {
     ///
     /// As in Backendless, a unit of work changes no schema: every table and column it writes
     /// must exist (the operation naming a missing one fails the unit).
-    public func execute(_ work: UnitOfWork, identity: Identity, logger: Logger) async throws -> JSONValue {
+    package func execute(_ work: UnitOfWork, identity: Identity, logger: Logger) async throws -> JSONValue {
         do {
             let results = try await session(logger).transaction(isolation: work.isolation) { session in
                 let context = WriteContext(session: session, identity: identity, schemaChanges: false)

@@ -19,14 +19,14 @@ extension DataEngine {
     }
 
     /// Creates one object and returns it.
-    public func create(_ tableName: String, object: JSONObject, identity: Identity, logger: Logger) async throws
+    package func create(_ tableName: String, object: JSONObject, identity: Identity, logger: Logger) async throws
         -> String
     {
         try await create(tableName, object: object, context: context(identity, logger))
     }
 
     /// `PUT /data/{t}`: updates when the object carries an `objectId`, else creates.
-    public func save(_ tableName: String, object: JSONObject, identity: Identity, logger: Logger) async throws
+    package func save(_ tableName: String, object: JSONObject, identity: Identity, logger: Logger) async throws
         -> String
     {
         guard case .string(let id)? = object["objectId"] else {
@@ -36,47 +36,47 @@ extension DataEngine {
     }
 
     /// Updates the properties `changes` names on object `id` and returns the whole object.
-    public func update(_ tableName: String, id: String, changes: JSONObject, identity: Identity, logger: Logger)
+    package func update(_ tableName: String, id: String, changes: JSONObject, identity: Identity, logger: Logger)
         async throws -> String
     {
         try await update(tableName, id: id, changes: changes, context: context(identity, logger))
     }
 
     /// Creates or replaces-by-id (`objectId` optional) and returns the object.
-    public func upsert(_ tableName: String, object: JSONObject, identity: Identity, logger: Logger) async throws
+    package func upsert(_ tableName: String, object: JSONObject, identity: Identity, logger: Logger) async throws
         -> String
     {
         try await upsert(tableName, object: object, context: context(identity, logger))
     }
 
     /// Deletes object `id`; returns the deletion time in epoch milliseconds.
-    public func delete(_ tableName: String, id: String, identity: Identity, logger: Logger) async throws -> Int64 {
+    package func delete(_ tableName: String, id: String, identity: Identity, logger: Logger) async throws -> Int64 {
         try await delete(tableName, id: id, context: context(identity, logger))
     }
 
     /// Creates up to 100 objects in one statement; returns their ids in request order.
-    public func createBulk(_ tableName: String, objects: [JSONObject], identity: Identity, logger: Logger)
+    package func createBulk(_ tableName: String, objects: [JSONObject], identity: Identity, logger: Logger)
         async throws -> [String]
     {
         try await insertBulk(tableName, objects: objects, upsert: false, context: context(identity, logger))
     }
 
     /// Creates or updates up to 100 objects by id; returns their ids in request order.
-    public func upsertBulk(_ tableName: String, objects: [JSONObject], identity: Identity, logger: Logger)
+    package func upsertBulk(_ tableName: String, objects: [JSONObject], identity: Identity, logger: Logger)
         async throws -> [String]
     {
         try await insertBulk(tableName, objects: objects, upsert: true, context: context(identity, logger))
     }
 
     /// Applies `changes` to every object matching `condition`; returns how many changed.
-    public func updateBulk(
+    package func updateBulk(
         _ tableName: String, condition: Condition?, changes: JSONObject, identity: Identity, logger: Logger
     ) async throws -> Int {
         try await updateBulk(tableName, condition: condition, changes: changes, context: context(identity, logger))
     }
 
     /// Deletes every object matching `condition`; returns how many were deleted.
-    public func deleteBulk(_ tableName: String, condition: Condition?, identity: Identity, logger: Logger)
+    package func deleteBulk(_ tableName: String, condition: Condition?, identity: Identity, logger: Logger)
         async throws -> Int
     {
         try await deleteBulk(tableName, condition: condition, context: context(identity, logger))

@@ -7,21 +7,21 @@ import PostgresSupport
 /// The shared data engine: app tables with dynamic schema, the query language compiled to
 /// parameterised SQL, and single-statement writes that emit change events. Services hold one
 /// per process; every operation takes the caller's ``Identity`` and asks ``AccessControl``.
-public struct DataEngine: Sendable {
+package struct DataEngine: Sendable {
     let database: PostgresClient
     /// The process's catalog cache; ``listener`` keeps it current.
-    public let cache: CatalogCache
+    package let cache: CatalogCache
     let locks = KeyedLock()
     let access = AccessControl()
     let logger: Logger
     /// Every statement this engine has sent.
-    public let statements: StatementCounter
+    package let statements: StatementCounter
     /// The statements prepared on the pool's connections.
-    public let prepared: PreparedStatements
+    package let prepared: PreparedStatements
 
     /// Creates an engine over `database`, preparing repeated statements with `prepared` (one per
     /// pool: engines over the same pool share it).
-    public init(database: PostgresClient, logger: Logger, prepared: PreparedStatements = PreparedStatements()) {
+    package init(database: PostgresClient, logger: Logger, prepared: PreparedStatements = PreparedStatements()) {
         self.database = database
         self.logger = logger
         self.prepared = prepared
@@ -32,7 +32,7 @@ public struct DataEngine: Sendable {
     }
 
     /// The service that keeps ``cache`` in step with schema changes made anywhere.
-    public var listener: NotificationListener {
+    package var listener: NotificationListener {
         NotificationListener(database: database, channel: CatalogChannel.name, consumer: cache, logger: logger)
     }
 

@@ -6,32 +6,32 @@ import QueryLanguage
 /// own tables atomically (users-service registers a `Users` row and its credentials together).
 /// The same rules, typing and change events apply as for the public API; tables and columns must
 /// exist beforehand (``DataEngine/ensure(table:columns:appID:logger:)``).
-public struct DataTransaction: Sendable {
+package struct DataTransaction: Sendable {
     let engine: DataEngine
     let context: WriteContext
 
     /// The transaction's session, for the caller's own statements.
-    public var session: DatabaseSession { context.session }
+    package var session: DatabaseSession { context.session }
 
     /// Creates one object and returns it as JSON text.
-    public func create(_ table: String, object: JSONObject) async throws -> String {
+    package func create(_ table: String, object: JSONObject) async throws -> String {
         try await engine.create(table, object: object, context: context)
     }
 
     /// Updates object `id` and returns it as JSON text.
-    public func update(_ table: String, id: String, changes: JSONObject) async throws -> String {
+    package func update(_ table: String, id: String, changes: JSONObject) async throws -> String {
         try await engine.update(table, id: id, changes: changes, context: context)
     }
 
     /// Updates every object matching `condition`; how many changed.
-    public func updateAll(_ table: String, matching condition: Condition?, changes: JSONObject) async throws -> Int {
+    package func updateAll(_ table: String, matching condition: Condition?, changes: JSONObject) async throws -> Int {
         try await engine.updateBulk(table, condition: condition, changes: changes, context: context)
     }
 }
 
 extension DataEngine {
     /// Runs `body` in one transaction acting as `identity`; commits when it returns.
-    public func transaction<Result: Sendable>(
+    package func transaction<Result: Sendable>(
         identity: Identity, logger: Logger, _ body: (DataTransaction) async throws -> Result
     ) async throws -> Result {
         try await session(logger).transaction { session in
@@ -43,7 +43,7 @@ extension DataEngine {
 
     /// Creates `table` and adds the `columns` it lacks, whatever the app's dynamic-schema switch
     /// says (a service's own tables, such as `Users`). Columns that exist are left as they are.
-    public func ensure(table: String, columns: [ColumnSchema], appID: String, logger: Logger) async throws {
+    package func ensure(table: String, columns: [ColumnSchema], appID: String, logger: Logger) async throws {
         let existing = try await cache.catalog(for: appID).table(named: table)
         if let existing, columns.allSatisfy({ existing.column(named: $0.name) != nil }) { return }
         _ = try await mappingErrors(table: table, logger: logger) {
@@ -54,7 +54,7 @@ extension DataEngine {
     }
 
     /// The table's schema, or nil when the app has no such table.
-    public func tableSchema(_ table: String, appID: String) async throws -> TableSchema? {
+    package func tableSchema(_ table: String, appID: String) async throws -> TableSchema? {
         try await cache.catalog(for: appID).table(named: table)
     }
 }
@@ -62,7 +62,7 @@ extension DataEngine {
 extension DataEngine {
     /// Adds the columns `objects` need to `table` (creating it) as a save would: only while the
     /// app's dynamic schema is on (else 1013).
-    public func prepareSchema(_ table: String, objects: [JSONObject], identity: Identity, logger: Logger) async throws {
+    package func prepareSchema(_ table: String, objects: [JSONObject], identity: Identity, logger: Logger) async throws {
         _ = try await schema(for: table, objects: objects, createTable: true, context: context(identity, logger))
     }
 }

@@ -1,5 +1,5 @@
 /// The client kinds an app has one API key for, each mapped to a Backendless system role.
-public enum APIKeyKind: String, Codable, Sendable, CaseIterable, Hashable {
+package enum APIKeyKind: String, Codable, Sendable, CaseIterable, Hashable {
     case rest = "REST"
     case js = "JS"
     case android = "ANDROID"
@@ -9,7 +9,7 @@ public enum APIKeyKind: String, Codable, Sendable, CaseIterable, Hashable {
     case serverCode = "SERVER_CODE"
 
     /// The system role a request made with this key gets.
-    public var role: String {
+    package var role: String {
         switch self {
         case .rest: "RestUser"
         case .js: "JSUser"

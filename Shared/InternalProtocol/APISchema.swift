@@ -1,28 +1,28 @@
 /// A JSON Schema (the subset OpenAPI 3.1 descriptions of this API need), written beside a
 /// route to describe its bodies and carried in the ``RouteManifest`` to the gateway, which
 /// publishes it in `openapi.json`. Encodes as the JSON Schema object itself.
-public struct APISchema: Codable, Sendable, Hashable {
+package struct APISchema: Codable, Sendable, Hashable {
     /// `$ref`: a schema of the document's `components/schemas`.
-    public var ref: String?
+    package var ref: String?
     /// `type`: one JSON type, or several (`["string", "null"]`).
-    public var type: TypeSet?
-    public var format: String?
-    public var description: String?
-    public var properties: [String: APISchema]?
-    public var required: [String]?
+    package var type: TypeSet?
+    package var format: String?
+    package var description: String?
+    package var properties: [String: APISchema]?
+    package var required: [String]?
     /// `additionalProperties`: false forbids members beyond `properties`; a schema types them.
-    public var additionalProperties: Member?
+    package var additionalProperties: Member?
     /// `items`: the schema of every element of an array.
-    public var items: Member?
+    package var items: Member?
     /// `anyOf`: the value matches at least one of these.
-    public var anyOf: [APISchema]?
+    package var anyOf: [APISchema]?
     /// `enum`: the strings allowed.
-    public var allowed: [String]?
-    public var minimum: Double?
-    public var maximum: Double?
-    public var minLength: Int?
-    public var maxLength: Int?
-    public var pattern: String?
+    package var allowed: [String]?
+    package var minimum: Double?
+    package var maximum: Double?
+    package var minLength: Int?
+    package var maxLength: Int?
+    package var pattern: String?
 
     enum CodingKeys: String, CodingKey {
         case ref = "$ref"
@@ -33,11 +33,11 @@ public struct APISchema: Codable, Sendable, Hashable {
 
     /// A schema nested in another by one member (`items`, `additionalProperties`), boxed so the
     /// struct can hold itself.
-    public indirect enum Member: Codable, Sendable, Hashable {
+    package indirect enum Member: Codable, Sendable, Hashable {
         case schema(APISchema)
         case allowed(Bool)
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             if let flag = try? container.decode(Bool.self) {
                 self = .allowed(flag)
@@ -46,7 +46,7 @@ public struct APISchema: Codable, Sendable, Hashable {
             }
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             switch self {
             case .schema(let schema): try container.encode(schema)
@@ -56,12 +56,12 @@ public struct APISchema: Codable, Sendable, Hashable {
     }
 
     /// One JSON type name or a list of them.
-    public struct TypeSet: Codable, Sendable, Hashable {
-        public var names: [String]
+    package struct TypeSet: Codable, Sendable, Hashable {
+        package var names: [String]
 
-        public init(_ names: [String]) { self.names = names }
+        package init(_ names: [String]) { self.names = names }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             if let name = try? container.decode(String.self) {
                 names = [name]
@@ -70,14 +70,14 @@ public struct APISchema: Codable, Sendable, Hashable {
             }
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             if names.count == 1 { try container.encode(names[0]) } else { try container.encode(names) }
         }
     }
 
     /// A schema of the given JSON types.
-    public init(types: [String] = [], format: String? = nil, description: String? = nil) {
+    package init(types: [String] = [], format: String? = nil, description: String? = nil) {
         self.type = types.isEmpty ? nil : TypeSet(types)
         self.format = format
         self.description = description
@@ -86,25 +86,25 @@ public struct APISchema: Codable, Sendable, Hashable {
 
 extension APISchema {
     /// Any JSON value.
-    public static let any = APISchema()
-    public static let string = APISchema(types: ["string"])
-    public static let integer = APISchema(types: ["integer"])
-    public static let number = APISchema(types: ["number"])
-    public static let boolean = APISchema(types: ["boolean"])
+    package static let any = APISchema()
+    package static let string = APISchema(types: ["string"])
+    package static let integer = APISchema(types: ["integer"])
+    package static let number = APISchema(types: ["number"])
+    package static let boolean = APISchema(types: ["boolean"])
     /// Any JSON object.
-    public static let anyObject = APISchema(types: ["object"])
+    package static let anyObject = APISchema(types: ["object"])
     /// A binary body (a file's bytes).
-    public static let binary = APISchema(types: ["string"], format: "binary")
+    package static let binary = APISchema(types: ["string"], format: "binary")
 
     /// The schema `name` of the document's components.
-    public static func ref(_ name: String) -> APISchema {
+    package static func ref(_ name: String) -> APISchema {
         var schema = APISchema()
         schema.ref = "#/components/schemas/" + name
         return schema
     }
 
     /// An array of `element`.
-    public static func array(_ element: APISchema) -> APISchema {
+    package static func array(_ element: APISchema) -> APISchema {
         var schema = APISchema(types: ["array"])
         schema.items = .schema(element)
         return schema
@@ -112,7 +112,7 @@ extension APISchema {
 
     /// An object with these members, of which `required` must be present; others are allowed
     /// unless `closed`.
-    public static func object(_ properties: [String: APISchema], required: [String] = [], closed: Bool = false)
+    package static func object(_ properties: [String: APISchema], required: [String] = [], closed: Bool = false)
         -> APISchema
     {
         var schema = APISchema(types: ["object"])
@@ -123,28 +123,28 @@ extension APISchema {
     }
 
     /// An object whose every member is `value` (a map).
-    public static func map(_ value: APISchema) -> APISchema {
+    package static func map(_ value: APISchema) -> APISchema {
         var schema = APISchema(types: ["object"])
         schema.additionalProperties = .schema(value)
         return schema
     }
 
     /// One of these strings.
-    public static func choice(_ values: [String]) -> APISchema {
+    package static func choice(_ values: [String]) -> APISchema {
         var schema = APISchema.string
         schema.allowed = values
         return schema
     }
 
     /// Any of these schemas.
-    public static func either(_ schemas: APISchema...) -> APISchema {
+    package static func either(_ schemas: APISchema...) -> APISchema {
         var schema = APISchema()
         schema.anyOf = schemas
         return schema
     }
 
     /// This schema, or `null`.
-    public var orNull: APISchema {
+    package var orNull: APISchema {
         if let type, ref == nil, anyOf == nil {
             var schema = self
             schema.type = TypeSet(type.names + ["null"])
@@ -154,7 +154,7 @@ extension APISchema {
     }
 
     /// This numeric schema limited to `minimum...maximum` (or from `minimum` up).
-    public func within(_ minimum: Double, _ maximum: Double? = nil) -> APISchema {
+    package func within(_ minimum: Double, _ maximum: Double? = nil) -> APISchema {
         var schema = self
         schema.minimum = minimum
         schema.maximum = maximum
@@ -162,12 +162,12 @@ extension APISchema {
     }
 
     /// This numeric schema limited to `range`.
-    public func within(_ range: ClosedRange<Int>) -> APISchema {
+    package func within(_ range: ClosedRange<Int>) -> APISchema {
         within(Double(range.lowerBound), Double(range.upperBound))
     }
 
     /// This schema with a description.
-    public func described(_ text: String) -> APISchema {
+    package func described(_ text: String) -> APISchema {
         var schema = self
         schema.description = text
         return schema

@@ -1,13 +1,13 @@
 /// The schemas every service's route descriptions may refer to by name; the gateway publishes
 /// them in `openapi.json` beside the services' own (``RouteManifest/schemas``).
-public enum CommonSchemas {
+package enum CommonSchemas {
     /// `Error`: the envelope every failure answers (``ErrorEnvelope`` without its status).
-    public static let error = APISchema.object(
+    package static let error = APISchema.object(
         ["code": .integer, "message": .string], required: ["code", "message"])
 
     /// `DataObject`: a stored object as the data API answers it: its columns, plus the system
     /// columns when selected.
-    public static let dataObject = APISchema.object([
+    package static let dataObject = APISchema.object([
         "objectId": .string,
         "ownerId": APISchema.string.orNull,
         "created": APISchema.integer.orNull.described("Milliseconds since 1970"),
@@ -16,5 +16,5 @@ public enum CommonSchemas {
     ])
 
     /// Every common schema by name.
-    public static let all: [String: APISchema] = ["Error": error, "DataObject": dataObject]
+    package static let all: [String: APISchema] = ["Error": error, "DataObject": dataObject]
 }

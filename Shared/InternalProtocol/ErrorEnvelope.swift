@@ -1,16 +1,16 @@
 /// The error shape every process speaks: a service answers it on the internal protocol, and the
 /// gateway passes it on to the public client unchanged. `code` and `message` are the Backendless
 /// fields SDKs read; `status` is the HTTP status the envelope travels with.
-public struct ErrorEnvelope: Error, Codable, Sendable, Equatable {
+package struct ErrorEnvelope: Error, Codable, Sendable, Equatable {
     /// Backendless-style numeric error code.
-    public var code: Int
+    package var code: Int
     /// Human-readable message, in the seed's wording where one exists.
-    public var message: String
+    package var message: String
     /// HTTP status of the response carrying this envelope.
-    public var status: Int
+    package var status: Int
 
     /// Creates an envelope.
-    public init(code: Int, message: String, status: Int) {
+    package init(code: Int, message: String, status: Int) {
         self.code = code
         self.message = message
         self.status = status
@@ -19,59 +19,59 @@ public struct ErrorEnvelope: Error, Codable, Sendable, Equatable {
 
 extension ErrorEnvelope {
     /// 2002, HTTP 401: the application id or API key is unknown or missing (the seed's wording).
-    public static let invalidApplicationInfo = ErrorEnvelope(
+    package static let invalidApplicationInfo = ErrorEnvelope(
         code: 2002, message: "Invalid application info (application id or api key)", status: 401)
 
     /// 3064, 401: a `user-token` that names no live session (unknown, logged out or expired).
-    public static let invalidUserToken = ErrorEnvelope(
+    package static let invalidUserToken = ErrorEnvelope(
         code: 3064, message: "Not existing user token. Relogin user to update your user token", status: 401)
 
     /// 404: no public endpoint matches the request's method and path.
-    public static func endpointNotFound(method: String, path: String) -> ErrorEnvelope {
+    package static func endpointNotFound(method: String, path: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 404, message: "No endpoint for \(method) /\(path)", status: 404)
     }
 
     /// 413: the request body is larger than the configured limit.
-    public static func payloadTooLarge(limit: Int) -> ErrorEnvelope {
+    package static func payloadTooLarge(limit: Int) -> ErrorEnvelope {
         ErrorEnvelope(code: 413, message: "Request body exceeds the limit of \(limit) bytes", status: 413)
     }
 
     /// 400: the request could not be read (malformed JSON, a missing field).
-    public static func badRequest(_ message: String) -> ErrorEnvelope {
+    package static func badRequest(_ message: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 400, message: message, status: 400)
     }
 
     /// 503: a service the request needs could not be reached in time.
-    public static func serviceUnavailable(_ service: ServiceName) -> ErrorEnvelope {
+    package static func serviceUnavailable(_ service: ServiceName) -> ErrorEnvelope {
         ErrorEnvelope(code: 503, message: "Service \(service.executable) is unavailable", status: 503)
     }
 
     /// 503: the service cannot reach its database (an outage, a restart).
-    public static let databaseUnavailable = ErrorEnvelope(
+    package static let databaseUnavailable = ErrorEnvelope(
         code: 503, message: "The database is unreachable; try again shortly", status: 503)
 
     /// 504: the request's deadline passed before a service answered.
-    public static func deadlineExceeded(_ service: ServiceName) -> ErrorEnvelope {
+    package static func deadlineExceeded(_ service: ServiceName) -> ErrorEnvelope {
         ErrorEnvelope(code: 504, message: "Service \(service.executable) did not answer in time", status: 504)
     }
 
     /// 504: a streamed transfer stayed silent longer than its route's idle timeout.
-    public static func idleTimeout(_ service: ServiceName) -> ErrorEnvelope {
+    package static func idleTimeout(_ service: ServiceName) -> ErrorEnvelope {
         ErrorEnvelope(code: 504, message: "Transfer with \(service.executable) stalled past its idle timeout", status: 504)
     }
 
     /// 400: a value the database cannot store (a NUL character in text, a number out of range).
-    public static let invalidValue = ErrorEnvelope(
+    package static let invalidValue = ErrorEnvelope(
         code: 400, message: "Invalid value: the request holds a value that cannot be stored or compared", status: 400)
 
     /// 500: something failed that the client cannot fix; details go to the log, never the body.
-    public static let internalError = ErrorEnvelope(code: 500, message: "Internal server error", status: 500)
+    package static let internalError = ErrorEnvelope(code: 500, message: "Internal server error", status: 500)
 
     /// 403: the calling service is not one the operation or route admits.
-    public static let callerRefused = ErrorEnvelope(
+    package static let callerRefused = ErrorEnvelope(
         code: 403, message: "The calling service may not call this operation", status: 403)
 
     /// 403: the caller is not an authenticated internal peer.
-    public static let originRefused = ErrorEnvelope(
+    package static let originRefused = ErrorEnvelope(
         code: 403, message: "Internal call without proof of origin", status: 403)
 }

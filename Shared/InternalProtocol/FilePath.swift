@@ -7,59 +7,59 @@ import Foundation
 /// Storage never sees these names (bytes live under generated keys), so a path is a key in the
 /// catalog only; the rules still refuse everything that could mean something else anywhere a
 /// path is shown, copied or logged.
-public struct FilePath: Hashable, Sendable, CustomStringConvertible {
+package struct FilePath: Hashable, Sendable, CustomStringConvertible {
     /// The longest name, in UTF-8 bytes (what most file systems allow).
-    public static let maximumNameBytes = 255
+    package static let maximumNameBytes = 255
     /// The longest path, in UTF-8 bytes.
-    public static let maximumPathBytes = 1024
+    package static let maximumPathBytes = 1024
 
     /// The names from the root down.
-    public let names: [String]
+    package let names: [String]
 
     /// The root of the tree.
-    public static let root = FilePath(checked: [])
+    package static let root = FilePath(checked: [])
 
     private init(checked names: [String]) {
         self.names = names
     }
 
     /// The path as the catalog keys it: names joined by `/`, no leading or trailing slash.
-    public var description: String { names.joined(separator: "/") }
+    package var description: String { names.joined(separator: "/") }
 
     /// The path as it appears in a URL: each name percent-encoded, joined by `/`.
-    public var urlPath: String { names.map(PercentEncoding.encodeSegment).joined(separator: "/") }
+    package var urlPath: String { names.map(PercentEncoding.encodeSegment).joined(separator: "/") }
 
     /// 6006, 400: the path holds something no file name may.
-    public static func prohibited(_ reason: String) -> ErrorEnvelope {
+    package static func prohibited(_ reason: String) -> ErrorEnvelope {
         ErrorEnvelope(code: 6006, message: "The path contains prohibited symbols: \(reason)", status: 400)
     }
 
     /// The last name; empty for the root.
-    public var name: String { names.last ?? "" }
+    package var name: String { names.last ?? "" }
 
     /// Whether this is the root.
-    public var isRoot: Bool { names.isEmpty }
+    package var isRoot: Bool { names.isEmpty }
 
     /// The directory holding this path (the root holds itself).
-    public var parent: FilePath { FilePath(checked: Array(names.dropLast())) }
+    package var parent: FilePath { FilePath(checked: Array(names.dropLast())) }
 
     /// Every directory above this path, top first, the root excluded.
-    public var ancestors: [FilePath] {
+    package var ancestors: [FilePath] {
         names.indices.dropLast().map { FilePath(checked: Array(names[...$0])) }
     }
 
     /// Whether `self` is `other` or lies inside it.
-    public func isWithin(_ other: FilePath) -> Bool {
+    package func isWithin(_ other: FilePath) -> Bool {
         names.count >= other.names.count && Array(names.prefix(other.names.count)) == other.names
     }
 
     /// This path moved from under `old` to under `new` (`self` must lie within `old`).
-    public func rebased(from old: FilePath, onto new: FilePath) -> FilePath {
+    package func rebased(from old: FilePath, onto new: FilePath) -> FilePath {
         FilePath(checked: new.names + names.dropFirst(old.names.count))
     }
 
     /// `name` inside this directory, checked as any name.
-    public func appending(_ name: String) throws(ErrorEnvelope) -> FilePath {
+    package func appending(_ name: String) throws(ErrorEnvelope) -> FilePath {
         let checked = try Self.check(name: name)
         return try FilePath(validating: names + [checked])
     }
@@ -68,7 +68,7 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible {
     /// `/`, empty names dropped; refused with 6006 for `.` or `..` names, control characters
     /// and NUL, backslashes, escapes that decode to separators or dots a second time, bytes
     /// that are not UTF-8 (overlong forms included), and over-long names or paths.
-    public init(encoded: some StringProtocol) throws(ErrorEnvelope) {
+    package init(encoded: some StringProtocol) throws(ErrorEnvelope) {
         guard let decoded = PercentEncoding.decode(encoded) else {
             throw Self.prohibited("a malformed percent escape or bytes that are not UTF-8")
         }
@@ -77,7 +77,7 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses a path that is already decoded (a JSON body's `sourcePath`), with the same rules
     /// as ``init(encoded:)`` after its decoding step.
-    public init(decoded: String) throws(ErrorEnvelope) {
+    package init(decoded: String) throws(ErrorEnvelope) {
         var names: [String] = []
         for name in decoded.split(separator: "/", omittingEmptySubsequences: true) {
             names.append(try Self.check(name: String(name)))
@@ -131,7 +131,7 @@ extension FilePath {
     /// The file a `FILE_REF` value names: a path (`pics/a.png`, a leading slash optional), or
     /// a URL of the file as uploads answer it and rows return it (what follows `/files/` in its
     /// path, percent-decoded). Nil for anything else: no file, or a path this type refuses.
-    public init?(fileReference text: String) {
+    package init?(fileReference text: String) {
         let path: FilePath?
         if let base = FileLinks.base, text.hasPrefix(base) {
             // A URL this request's links start with: the rest is the path, whatever the base holds.

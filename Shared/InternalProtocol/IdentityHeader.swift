@@ -3,13 +3,13 @@ import Foundation
 extension Identity {
     /// The identity as an ``InternalHeader/identity`` header value (base64url of its JSON),
     /// encoded once per identity while it is among the last few thousand.
-    public func headerValue() throws -> String {
+    package func headerValue() throws -> String {
         try Self.encoded.value(for: self) { try $0.encodedHeaderValue() }
     }
 
     /// Reads an identity from an ``InternalHeader/identity`` header value, decoding each value
     /// once while it is among the last few thousand.
-    public init(headerValue: String) throws {
+    package init(headerValue: String) throws {
         self = try Self.decoded.value(for: headerValue) { try Identity(decodingHeaderValue: $0) }
     }
 
@@ -50,7 +50,7 @@ extension Identity {
 
 extension JSONEncoder {
     /// An encoder with sorted keys, so equal values give equal bytes.
-    public static var sortedKeys: JSONEncoder {
+    package static var sortedKeys: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder

@@ -1,21 +1,21 @@
 /// `system.status`: every service answers whether it is ready (its database reachable).
-public enum SystemStatus: RPCOperation {
-    public typealias Request = Empty
-    public static let name = "system.status"
-    public static let isIdempotent = true
-    public static let callers: Set<ServiceName> = [.gateway]
+package enum SystemStatus: RPCOperation {
+    package typealias Request = Empty
+    package static let name = "system.status"
+    package static let isIdempotent = true
+    package static let callers: Set<ServiceName> = [.gateway]
 
     /// A service's readiness.
-    public struct Response: Codable, Sendable, Equatable {
+    package struct Response: Codable, Sendable, Equatable {
         /// The answering service.
-        public var service: ServiceName
+        package var service: ServiceName
         /// True when the service can serve requests.
-        public var ready: Bool
+        package var ready: Bool
         /// What is wrong when not ready.
-        public var detail: String?
+        package var detail: String?
 
         /// Creates a status.
-        public init(service: ServiceName, ready: Bool, detail: String? = nil) {
+        package init(service: ServiceName, ready: Bool, detail: String? = nil) {
             self.service = service
             self.ready = ready
             self.detail = detail
@@ -25,36 +25,36 @@ public enum SystemStatus: RPCOperation {
 
 /// `apps.resolveKey` (users-service): turns an app id and an API key into the app's name and
 /// the key's kind, or fails with 2002.
-public enum ResolveAPIKey: RPCOperation {
-    public static let name = "apps.resolveKey"
-    public static let isIdempotent = true
-    public static let callers: Set<ServiceName> = [.gateway]
+package enum ResolveAPIKey: RPCOperation {
+    package static let name = "apps.resolveKey"
+    package static let isIdempotent = true
+    package static let callers: Set<ServiceName> = [.gateway]
 
     /// The pair to check.
-    public struct Request: Codable, Sendable, Equatable {
+    package struct Request: Codable, Sendable, Equatable {
         /// The app id from the URL or header.
-        public var appId: String
+        package var appId: String
         /// The API key from the URL or header.
-        public var apiKey: String
+        package var apiKey: String
 
         /// Creates a request.
-        public init(appId: String, apiKey: String) {
+        package init(appId: String, apiKey: String) {
             self.appId = appId
             self.apiKey = apiKey
         }
     }
 
     /// The resolved key.
-    public struct Response: Codable, Sendable, Equatable {
+    package struct Response: Codable, Sendable, Equatable {
         /// The app id in canonical form.
-        public var appId: String
+        package var appId: String
         /// The app's display name.
-        public var appName: String
+        package var appName: String
         /// The key's client kind.
-        public var keyKind: APIKeyKind
+        package var keyKind: APIKeyKind
 
         /// Creates a response.
-        public init(appId: String, appName: String, keyKind: APIKeyKind) {
+        package init(appId: String, appName: String, keyKind: APIKeyKind) {
             self.appId = appId
             self.appName = appName
             self.keyKind = keyKind
@@ -63,27 +63,27 @@ public enum ResolveAPIKey: RPCOperation {
 }
 
 /// `apps.get` (users-service): an app's name by id, for requests on the keyless `/api` path.
-public enum GetApp: RPCOperation {
-    public static let name = "apps.get"
-    public static let isIdempotent = true
-    public static let callers: Set<ServiceName> = [.gateway]
+package enum GetApp: RPCOperation {
+    package static let name = "apps.get"
+    package static let isIdempotent = true
+    package static let callers: Set<ServiceName> = [.gateway]
 
     /// The app to look up.
-    public struct Request: Codable, Sendable, Equatable {
+    package struct Request: Codable, Sendable, Equatable {
         /// The app id.
-        public var appId: String
+        package var appId: String
         /// Creates a request.
-        public init(appId: String) { self.appId = appId }
+        package init(appId: String) { self.appId = appId }
     }
 
     /// The app.
-    public struct Response: Codable, Sendable, Equatable {
+    package struct Response: Codable, Sendable, Equatable {
         /// The app id in canonical form.
-        public var appId: String
+        package var appId: String
         /// The app's display name.
-        public var name: String
+        package var name: String
         /// Creates a response.
-        public init(appId: String, name: String) {
+        package init(appId: String, name: String) {
             self.appId = appId
             self.name = name
         }
@@ -93,39 +93,39 @@ public enum GetApp: RPCOperation {
 /// `users.resolveToken` (users-service): turns a `user-token` into the user it belongs to and
 /// the user's custom roles, or fails with 3064 when no live session has it. Resolving a token
 /// counts as activity for the session's inactivity timeout.
-public enum ResolveUserToken: RPCOperation {
-    public static let name = "users.resolveToken"
-    public static let isIdempotent = true
+package enum ResolveUserToken: RPCOperation {
+    package static let name = "users.resolveToken"
+    package static let isIdempotent = true
     /// The gateway for requests; messaging-service for a real-time connection's new token.
-    public static let callers: Set<ServiceName> = [.gateway, .messaging]
+    package static let callers: Set<ServiceName> = [.gateway, .messaging]
 
     /// The token to resolve.
-    public struct Request: Codable, Sendable, Equatable {
+    package struct Request: Codable, Sendable, Equatable {
         /// The app the request is for.
-        public var appId: String
+        package var appId: String
         /// The `user-token` header's value.
-        public var token: String
+        package var token: String
 
         /// Creates a request.
-        public init(appId: String, token: String) {
+        package init(appId: String, token: String) {
             self.appId = appId
             self.token = token
         }
     }
 
     /// The session's user.
-    public struct Response: Codable, Sendable, Equatable {
+    package struct Response: Codable, Sendable, Equatable {
         /// The user's objectId.
-        public var userId: String
+        package var userId: String
         /// The user's custom roles.
-        public var roles: [String]
+        package var roles: [String]
         /// The session's stored id (not usable as a token).
-        public var sessionId: String
+        package var sessionId: String
         /// True for a guest's session (`POST /users/register/guest`); absent otherwise.
-        public var guest: Bool?
+        package var guest: Bool?
 
         /// Creates a response.
-        public init(userId: String, roles: [String], sessionId: String, guest: Bool? = nil) {
+        package init(userId: String, roles: [String], sessionId: String, guest: Bool? = nil) {
             self.userId = userId
             self.roles = roles
             self.sessionId = sessionId
@@ -138,28 +138,28 @@ public enum ResolveUserToken: RPCOperation {
 /// `sessionId` (a token's hash, which an ``Identity`` carries), or 3064 when it is no longer
 /// live — how a real-time connection learns, after an announcement on ``SessionsChannel``, what
 /// its user may still do. Counts as activity, as a resolved token does.
-public enum ResolveSession: RPCOperation {
-    public static let name = "users.resolveSession"
-    public static let isIdempotent = true
+package enum ResolveSession: RPCOperation {
+    package static let name = "users.resolveSession"
+    package static let isIdempotent = true
     /// messaging-service, for its real-time connections.
-    public static let callers: Set<ServiceName> = [.messaging]
+    package static let callers: Set<ServiceName> = [.messaging]
 
     /// The session to look up.
-    public struct Request: Codable, Sendable, Equatable {
+    package struct Request: Codable, Sendable, Equatable {
         /// The app the session is of.
-        public var appId: String
+        package var appId: String
         /// The session's stored id.
-        public var sessionId: String
+        package var sessionId: String
 
         /// Creates a request.
-        public init(appId: String, sessionId: String) {
+        package init(appId: String, sessionId: String) {
             self.appId = appId
             self.sessionId = sessionId
         }
     }
 
     /// The session's user, as a token resolves to it.
-    public typealias Response = ResolveUserToken.Response
+    package typealias Response = ResolveUserToken.Response
 }
 
 /// `users.save` (users-service): a save to the `Users` table through the data API that carries a
@@ -167,34 +167,34 @@ public enum ResolveSession: RPCOperation {
 /// an `objectId` it registers the user (as `POST /users/register` does); with one it updates
 /// the profile and re-hashes the password (as `PUT /users/{id}` does). Acts for the call's
 /// identity. Not idempotent.
-public enum SaveUser: RPCOperation {
-    public static let name = "users.save"
-    public static let isIdempotent = false
-    public static let callers: Set<ServiceName> = [.data]
+package enum SaveUser: RPCOperation {
+    package static let name = "users.save"
+    package static let isIdempotent = false
+    package static let callers: Set<ServiceName> = [.data]
 
     /// The save.
-    public struct Request: Codable, Sendable, Equatable {
+    package struct Request: Codable, Sendable, Equatable {
         /// The user to update, or nil to create one.
-        public var objectId: String?
+        package var objectId: String?
         /// The object as the client sent it, as JSON text.
-        public var object: String
+        package var object: String
 
         /// Creates a request.
-        public init(objectId: String?, object: String) {
+        package init(objectId: String?, object: String) {
             self.objectId = objectId
             self.object = object
         }
     }
 
     /// The saved user.
-    public struct Response: Codable, Sendable, Equatable {
+    package struct Response: Codable, Sendable, Equatable {
         /// The user as saved, as JSON text (never with its password).
-        public var user: String
+        package var user: String
         /// Whether the user's sessions were ended (a new password).
-        public var endedSessions: Bool
+        package var endedSessions: Bool
 
         /// Creates a response.
-        public init(user: String, endedSessions: Bool) {
+        package init(user: String, endedSessions: Bool) {
             self.user = user
             self.endedSessions = endedSessions
         }
@@ -204,7 +204,7 @@ public enum SaveUser: RPCOperation {
 extension ResolveUserToken {
     /// `token` when it names one: nil for none, empty, or the `null` / `undefined` that JS
     /// clients send when logged out.
-    public static func presented(_ token: String?) -> String? {
+    package static func presented(_ token: String?) -> String? {
         guard let token, !token.isEmpty, token != "null", token != "undefined" else { return nil }
         return token
     }
@@ -213,7 +213,7 @@ extension ResolveUserToken {
 extension Identity {
     /// This identity as the user of `session`: `AuthenticatedUser` (and `GuestUser` for a guest)
     /// and the key's role instead of `NotAuthenticatedUser`, plus the user's custom roles.
-    public func authenticated(as session: ResolveUserToken.Response) -> Identity {
+    package func authenticated(as session: ResolveUserToken.Response) -> Identity {
         let guest = session.guest == true ? [SystemRoles.guest] : []
         var authenticated = Identity(
             appId: appId, keyKind: keyKind, userId: session.userId,

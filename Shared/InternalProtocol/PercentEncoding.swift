@@ -1,8 +1,8 @@
 /// Percent-decoding without Foundation, whose string search dominated request handling on
 /// Linux: `%XX` escapes become bytes, optionally `+` a space, and the result must be UTF-8.
-public enum PercentEncoding {
+package enum PercentEncoding {
     /// The decoded text; nil for a malformed escape or bytes that are not UTF-8.
-    public static func decode<Text: StringProtocol>(_ text: Text, plusAsSpace: Bool = false) -> String? {
+    package static func decode<Text: StringProtocol>(_ text: Text, plusAsSpace: Bool = false) -> String? {
         let utf8 = text.utf8
         guard utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) else {
             return String(text)
@@ -27,7 +27,7 @@ public enum PercentEncoding {
     }
 
     /// `text` percent-encoded for a path segment: RFC 3986 unreserved characters stay.
-    public static func encodeSegment(_ text: String) -> String {
+    package static func encodeSegment(_ text: String) -> String {
         var encoded = ""
         for byte in text.utf8 {
             switch byte {

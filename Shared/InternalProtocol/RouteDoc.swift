@@ -1,29 +1,29 @@
 /// What a public route does, for the API's published description (`openapi.json`): written
 /// beside the route's handler, carried in its ``RouteDescriptor``. Path parameters come from
 /// the route's path; every route may also answer the error envelope.
-public struct RouteDoc: Codable, Sendable, Hashable {
+package struct RouteDoc: Codable, Sendable, Hashable {
     /// One line saying what the route does.
-    public var summary: String
+    package var summary: String
     /// Its query parameters.
-    public var query: [QueryParameter]
+    package var query: [QueryParameter]
     /// Its request body, if it takes one.
-    public var body: Body?
+    package var body: Body?
     /// Its successful answer.
-    public var answer: Body
+    package var answer: Body
     /// The successful answer's status.
-    public var status: Int
+    package var status: Int
     /// Other successful statuses answering the same body (201 when created, 200 when it was there).
-    public var otherStatuses: [Int] = []
+    package var otherStatuses: [Int] = []
 
     /// A query parameter.
-    public struct QueryParameter: Codable, Sendable, Hashable {
-        public var name: String
-        public var schema: APISchema
-        public var description: String?
-        public var required: Bool
+    package struct QueryParameter: Codable, Sendable, Hashable {
+        package var name: String
+        package var schema: APISchema
+        package var description: String?
+        package var required: Bool
 
         /// Creates a parameter.
-        public init(_ name: String, _ schema: APISchema = .string, _ description: String? = nil, required: Bool = false) {
+        package init(_ name: String, _ schema: APISchema = .string, _ description: String? = nil, required: Bool = false) {
             self.name = name
             self.schema = schema
             self.description = description
@@ -32,38 +32,38 @@ public struct RouteDoc: Codable, Sendable, Hashable {
     }
 
     /// A body: its media type and schema.
-    public struct Body: Codable, Sendable, Hashable {
-        public var mediaType: String
-        public var schema: APISchema
+    package struct Body: Codable, Sendable, Hashable {
+        package var mediaType: String
+        package var schema: APISchema
         /// For a request body: whether the route needs one.
-        public var required: Bool
+        package var required: Bool
 
         /// Creates a body.
-        public init(mediaType: String, schema: APISchema, required: Bool = true) {
+        package init(mediaType: String, schema: APISchema, required: Bool = true) {
             self.mediaType = mediaType
             self.schema = schema
             self.required = required
         }
 
         /// A JSON body of `schema`.
-        public static func json(_ schema: APISchema, required: Bool = true) -> Body {
+        package static func json(_ schema: APISchema, required: Bool = true) -> Body {
             Body(mediaType: "application/json", schema: schema, required: required)
         }
 
         /// No body (an answer of status 204, a redirect).
-        public static let none = Body(mediaType: "", schema: .any)
+        package static let none = Body(mediaType: "", schema: .any)
 
         /// Bytes of any type (a file).
-        public static let bytes = Body(mediaType: "application/octet-stream", schema: .binary)
+        package static let bytes = Body(mediaType: "application/octet-stream", schema: .binary)
 
         /// A multipart form with one or more files (uploads).
-        public static let upload = Body(
+        package static let upload = Body(
             mediaType: "multipart/form-data", schema: .object(["file": .binary]))
     }
 
     /// Creates a description: `summary`, then the query parameters, the request body and the
     /// answer (JSON of `answer` with status 200 unless told).
-    public init(
+    package init(
         _ summary: String, query: [QueryParameter] = [], body: Body? = nil, answer: Body, status: Int = 200
     ) {
         self.summary = summary
@@ -74,7 +74,7 @@ public struct RouteDoc: Codable, Sendable, Hashable {
     }
 
     /// Creates a description answering JSON of `answer`.
-    public init(
+    package init(
         _ summary: String, query: [QueryParameter] = [], body: Body? = nil, json answer: APISchema, status: Int = 200
     ) {
         self.init(summary, query: query, body: body, answer: .json(answer), status: status)

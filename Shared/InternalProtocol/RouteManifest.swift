@@ -2,16 +2,16 @@
 /// bodies and applies the row-independent permission layers from these, never from a copy of
 /// its own. Each service builds its manifest from the same declarations that register its
 /// handlers, and answers it on ``SystemRoutes``.
-public struct RouteManifest: Codable, Sendable, Equatable {
+package struct RouteManifest: Codable, Sendable, Equatable {
     /// The service serving the routes.
-    public var service: ServiceName
+    package var service: ServiceName
     /// Its public routes.
-    public var routes: [RouteDescriptor]
+    package var routes: [RouteDescriptor]
     /// The schemas its routes' descriptions refer to by name (`APISchema.ref`).
-    public var schemas: [String: APISchema]
+    package var schemas: [String: APISchema]
 
     /// Creates a manifest.
-    public init(service: ServiceName, routes: [RouteDescriptor], schemas: [String: APISchema] = [:]) {
+    package init(service: ServiceName, routes: [RouteDescriptor], schemas: [String: APISchema] = [:]) {
         self.service = service
         self.routes = routes
         self.schemas = schemas
@@ -20,9 +20,9 @@ public struct RouteManifest: Codable, Sendable, Equatable {
 
 /// One public route: method, path pattern, the permission it performs, its limits and how its
 /// bodies travel.
-public struct RouteDescriptor: Codable, Sendable, Hashable {
+package struct RouteDescriptor: Codable, Sendable, Hashable {
     /// How the bodies of a route travel.
-    public enum Transfer: String, Codable, Sendable {
+    package enum Transfer: String, Codable, Sendable {
         /// Small bodies (JSON), read whole by the handler within a deadline.
         case buffered
         /// Bodies streamed both ways with backpressure, bounded by an idle timeout rather than a
@@ -33,31 +33,31 @@ public struct RouteDescriptor: Codable, Sendable, Hashable {
     }
 
     /// The HTTP method, e.g. `GET`.
-    public var method: String
+    package var method: String
     /// The path after the app prefix in Hummingbird's syntax, without a leading slash:
     /// `data/:table/:id`, `files/**`.
-    public var path: String
+    package var path: String
     /// The row-independent permission check the gateway applies, if any.
-    public var permission: RoutePermission?
+    package var permission: RoutePermission?
     /// The largest request body in bytes.
-    public var bodyLimit: Int
+    package var bodyLimit: Int
     /// How bodies travel.
-    public var transfer: Transfer
+    package var transfer: Transfer
     /// For streamed and bidirectional routes: how long a transfer may stay silent, in milliseconds.
-    public var idleTimeoutMilliseconds: Int?
+    package var idleTimeoutMilliseconds: Int?
     /// Whether the route is also served without an API key, as the app's anonymous REST client
     /// (`/{appId}/…`: the pages emailed links open).
-    public var keyless: Bool
+    package var keyless: Bool
     /// Whether a successful call changes the app's permission rules (the gateway drops its cache).
-    public var changesPermissions: Bool
+    package var changesPermissions: Bool
     /// Whether the route is also served at `/{appId}/`, with the API key and the user token in
     /// the query (`apiKey`, `userToken`): where socket.io clients of the real-time protocol connect.
-    public var atAppRoot: Bool
+    package var atAppRoot: Bool
     /// What the route does, for `openapi.json`.
-    public var doc: RouteDoc?
+    package var doc: RouteDoc?
 
     /// Creates a descriptor.
-    public init(
+    package init(
         method: String, path: String, permission: RoutePermission? = nil, bodyLimit: Int,
         transfer: Transfer = .buffered, idleTimeoutMilliseconds: Int? = nil, keyless: Bool = false,
         changesPermissions: Bool = false, atAppRoot: Bool = false, doc: RouteDoc? = nil
@@ -77,24 +77,24 @@ public struct RouteDescriptor: Codable, Sendable, Hashable {
 
 /// The permission a route performs on a container named by one of its path parameters, as the
 /// gateway's rule check needs it: `Find` on the table `:table`.
-public struct RoutePermission: Codable, Sendable, Hashable {
+package struct RoutePermission: Codable, Sendable, Hashable {
     /// The operation's name in the permission model (`Find`, `Create`, …).
-    public var operation: String
+    package var operation: String
     /// The path parameter naming the container (a table for data routes).
-    public var containerParameter: String
+    package var containerParameter: String
 
     /// Creates a permission.
-    public init(operation: String, containerParameter: String) {
+    package init(operation: String, containerParameter: String) {
         self.operation = operation
         self.containerParameter = containerParameter
     }
 }
 
 /// `system.routes` (every backend): the service's ``RouteManifest``.
-public enum SystemRoutes: RPCOperation {
-    public typealias Request = Empty
-    public typealias Response = RouteManifest
-    public static let name = "system.routes"
-    public static let isIdempotent = true
-    public static let callers: Set<ServiceName> = [.gateway]
+package enum SystemRoutes: RPCOperation {
+    package typealias Request = Empty
+    package typealias Response = RouteManifest
+    package static let name = "system.routes"
+    package static let isIdempotent = true
+    package static let callers: Set<ServiceName> = [.gateway]
 }

@@ -1,18 +1,18 @@
 /// The `LISTEN/NOTIFY` channel users-service announces a user on whenever the user's sessions
 /// or roles change (logout, a login that ends older sessions, disable, password or role
 /// change), so that every gateway drops the identities it cached for that user.
-public enum SessionsChannel {
+package enum SessionsChannel {
     /// The channel's name.
-    public static let name = "baas_sessions"
+    package static let name = "baas_sessions"
 
     /// `<app id> <user id>`.
-    public static func payload(appID: String, userID: String) -> String {
+    package static func payload(appID: String, userID: String) -> String {
         appID + " " + userID
     }
 
     /// Whom a payload names: one user of an app, every user of an app (`<app id>` alone, when
     /// many were deleted at once), or nil for anything else (take it as everyone).
-    public static func announced(_ payload: String) -> (appID: String, userID: String?)? {
+    package static func announced(_ payload: String) -> (appID: String, userID: String?)? {
         let parts = payload.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         switch parts.count {
         case 1 where !parts[0].isEmpty: return (parts[0], nil)

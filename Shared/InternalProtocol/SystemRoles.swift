@@ -1,16 +1,16 @@
 /// The roles the platform assigns by itself — from the request's authentication state and its
 /// API key — which can be neither created, deleted, assigned nor unassigned.
-public enum SystemRoles {
+package enum SystemRoles {
     /// A request without a `user-token`.
-    public static let notAuthenticated = "NotAuthenticatedUser"
+    package static let notAuthenticated = "NotAuthenticatedUser"
     /// A request with a live `user-token`.
-    public static let authenticated = "AuthenticatedUser"
+    package static let authenticated = "AuthenticatedUser"
     /// A request with a guest's `user-token` (ours; with `AuthenticatedUser`): a guest logs in
     /// without credentials, so it is not trusted as a registered user is.
-    public static let guest = "GuestUser"
+    package static let guest = "GuestUser"
 
     /// Every system role name.
-    public static let all: Set<String> = Set(
+    package static let all: Set<String> = Set(
         [notAuthenticated, authenticated, guest, "SocialUser", "FacebookUser", "GooglePlusUser", "TwitterUser"]
             + APIKeyKind.allCases.map(\.role))
 }

@@ -1,10 +1,10 @@
 /// An operation the security model grants or denies. Each service names its own: data's are
 /// ``DataOperation``; files, messaging and geo name theirs (upload, publish, add a point…) and
 /// reuse the cells, the oracle and the plan unchanged.
-public protocol PermissionOperation: Hashable, Sendable, Codable, RawRepresentable where RawValue == String {}
+package protocol PermissionOperation: Hashable, Sendable, Codable, RawRepresentable where RawValue == String {}
 
 /// What a caller may do with a table.
-public enum DataOperation: String, PermissionOperation, CaseIterable {
+package enum DataOperation: String, PermissionOperation, CaseIterable {
     case create = "Create"
     case find = "Find"
     case update = "Update"
@@ -22,7 +22,7 @@ public enum DataOperation: String, PermissionOperation, CaseIterable {
     case deleteRelation = "DeleteRelation"
 
     /// The name permission answers use: `FIND`, `CREATE`, …, `LOAD_RELATIONS`.
-    public var permissionName: String {
+    package var permissionName: String {
         switch self {
         case .loadRelations: "LOAD_RELATIONS"
         case .addRelation: "ADD_RELATION"
@@ -34,7 +34,7 @@ public enum DataOperation: String, PermissionOperation, CaseIterable {
     /// The operation a permission request names: `FIND`, `UPDATE`, `REMOVE`, `ADD` (or
     /// `CREATE`), `DESCRIBE`, `PERMISSION`, `LOAD_RELATIONS`, `ADD_RELATION`, `DELETE_RELATION`,
     /// in any case.
-    public init?(permissionName name: String) {
+    package init?(permissionName name: String) {
         switch name.uppercased() {
         case "FIND": self = .find
         case "UPDATE": self = .update

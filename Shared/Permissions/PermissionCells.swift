@@ -1,21 +1,21 @@
 import InternalProtocol
 
 /// A permission cell: GRANT or DENY; a missing cell is INHERIT (the next layer decides).
-public enum PermissionDecision: String, Sendable, Codable {
+package enum PermissionDecision: String, Sendable, Codable {
     case grant = "GRANT"
     case deny = "DENY"
 }
 
 /// Whom a permission names: one user, one role, or (`"*"`) every user or every role.
-public enum Principal: Hashable, Sendable {
+package enum Principal: Hashable, Sendable {
     case user(String)
     case role(String)
 
     /// The wildcard `"*"`.
-    public static let everyone = "*"
+    package static let everyone = "*"
 
     /// `("user" | "role", name)` as stored and sent.
-    public var parts: (kind: String, name: String) {
+    package var parts: (kind: String, name: String) {
         switch self {
         case .user(let name): ("user", name)
         case .role(let name): ("role", name)
@@ -23,7 +23,7 @@ public enum Principal: Hashable, Sendable {
     }
 
     /// The principal from its stored parts; nil for an unknown kind.
-    public init?(kind: String, name: String) {
+    package init?(kind: String, name: String) {
         switch kind {
         case "user": self = .user(name)
         case "role": self = .role(name)
@@ -34,19 +34,19 @@ public enum Principal: Hashable, Sendable {
 
 /// The permission cells of one subject (an object's ACL, a table, the app's global matrix):
 /// who may or may not do which operation.
-public struct PermissionMatrix<Operation: PermissionOperation>: Sendable, Equatable {
+package struct PermissionMatrix<Operation: PermissionOperation>: Sendable, Equatable {
     private var cells: [Principal: [Operation: PermissionDecision]] = [:]
 
     /// Empty: every cell inherits.
-    public init() {}
+    package init() {}
 
     /// Sets (or, with nil, clears) one cell.
-    public mutating func set(_ principal: Principal, _ operation: Operation, _ decision: PermissionDecision?) {
+    package mutating func set(_ principal: Principal, _ operation: Operation, _ decision: PermissionDecision?) {
         cells[principal, default: [:]][operation] = decision
     }
 
     /// Every set cell, ordered by principal kind, name and operation.
-    public var all: [(principal: Principal, operation: Operation, decision: PermissionDecision)] {
+    package var all: [(principal: Principal, operation: Operation, decision: PermissionDecision)] {
         cells.flatMap { principal, row in row.map { (principal: principal, operation: $0.key, decision: $0.value) } }
             .sorted { left, right in
                 (left.principal.parts.0, left.principal.parts.1, left.operation.rawValue)
@@ -55,18 +55,18 @@ public struct PermissionMatrix<Operation: PermissionOperation>: Sendable, Equata
     }
 
     /// The cell of `principal` for `operation`, if set.
-    public func decision(_ principal: Principal, _ operation: Operation) -> PermissionDecision? {
+    package func decision(_ principal: Principal, _ operation: Operation) -> PermissionDecision? {
         cells[principal]?[operation]
     }
 
     /// The user's own cell, else the every-user cell.
-    public func decision(forUser user: String?, _ operation: Operation) -> PermissionDecision? {
+    package func decision(forUser user: String?, _ operation: Operation) -> PermissionDecision? {
         if let user, let own = decision(.user(user), operation) { return own }
         return decision(.user(Principal.everyone), operation)
     }
 
     /// DENY if any of `roles` denies, GRANT if any grants, else nil.
-    public func decision(forRoles roles: [String], _ operation: Operation) -> PermissionDecision? {
+    package func decision(forRoles roles: [String], _ operation: Operation) -> PermissionDecision? {
         let decisions = roles.compactMap { decision(.role($0), operation) }
         if decisions.contains(.deny) { return .deny }
         return decisions.isEmpty ? nil : .grant
@@ -74,46 +74,46 @@ public struct PermissionMatrix<Operation: PermissionOperation>: Sendable, Equata
 }
 
 /// The data service's cells: operations on tables and objects.
-public typealias PermissionCells = PermissionMatrix<DataOperation>
+package typealias PermissionCells = PermissionMatrix<DataOperation>
 
 /// The app-wide, row-independent part of the model for one service: global permissions per
 /// role, container permissions (a data table; a file directory, channel or geo category) per
 /// user and role, and each container's owner policy.
-public struct ContainerPermissions<Operation: PermissionOperation>: Sendable, Equatable {
+package struct ContainerPermissions<Operation: PermissionOperation>: Sendable, Equatable {
     /// The global matrix (roles only).
-    public var global = PermissionMatrix<Operation>()
+    package var global = PermissionMatrix<Operation>()
     /// Per container (lower-cased name).
-    public var containers: [String: PermissionMatrix<Operation>] = [:]
+    package var containers: [String: PermissionMatrix<Operation>] = [:]
     /// Owner policy per container (lower-cased name): what an asset's owner may do with it.
-    public var owner: [String: [Operation: PermissionDecision]] = [:]
+    package var owner: [String: [Operation: PermissionDecision]] = [:]
     /// Per container (lower-cased name), the operations some asset's ACL names: only for these
     /// can an asset's ACL decide, so only these need the per-asset ACL look-ups.
-    public var aclOperations: [String: Set<Operation>] = [:]
+    package var aclOperations: [String: Set<Operation>] = [:]
 
     /// No rules: everything inherits down to the permissive default.
-    public init() {}
+    package init() {}
 }
 
 /// The data service's rules: tables are its containers, objects its assets.
-public typealias PermissionRules = ContainerPermissions<DataOperation>
+package typealias PermissionRules = ContainerPermissions<DataOperation>
 
 /// The caller as the model sees it: the user (if logged in) and the roles, split into the
 /// custom roles (layers 2, 4, 8) and the system roles (layers 6, 7, 9). The wildcard role
 /// `"*"` counts as a system role, since every caller has it.
-public struct PermissionCaller: Sendable, Equatable {
-    public var userID: String?
-    public var customRoles: [String]
-    public var systemRoles: [String]
+package struct PermissionCaller: Sendable, Equatable {
+    package var userID: String?
+    package var customRoles: [String]
+    package var systemRoles: [String]
 
     /// The caller of a request.
-    public init(_ identity: Identity) {
+    package init(_ identity: Identity) {
         userID = identity.userId
         customRoles = identity.roles.filter { !SystemRoles.all.contains($0) }
         systemRoles = identity.roles.filter { SystemRoles.all.contains($0) } + [Principal.everyone]
     }
 
     /// A caller from parts (tests).
-    public init(userID: String?, customRoles: [String], systemRoles: [String]) {
+    package init(userID: String?, customRoles: [String], systemRoles: [String]) {
         self.userID = userID
         self.customRoles = customRoles
         self.systemRoles = systemRoles + [Principal.everyone]

@@ -3,9 +3,9 @@
 /// nine layers (S0:7288-7296) in order; the first layer with a decision ends the walk, within a
 /// layer any DENY beats a GRANT, and when no layer decides the permissive default grants. The
 /// SQL row filters and the gateway's check must agree with it on every input.
-public enum PermissionOracle {
+package enum PermissionOracle {
     /// The decision for one asset, given its owner and its ACL.
-    public static func allows<Operation>(
+    package static func allows<Operation>(
         _ caller: PermissionCaller, _ operation: Operation, container: String, ownerID: String?,
         acl: PermissionMatrix<Operation>, rules: ContainerPermissions<Operation>
     ) -> Bool {
@@ -31,13 +31,13 @@ public enum PermissionOracle {
 
 extension ContainerPermissions {
     /// Whether no cell is set: everything is allowed.
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         global.all.isEmpty && containers.isEmpty && owner.isEmpty
     }
 
     /// Whether `caller` may perform `operation` on an asset of `container` that has no ACL of
     /// its own (a geo point, a channel's messages), owned by `ownerID`.
-    public func allows(_ caller: PermissionCaller, _ operation: Operation, container: String, ownerID: String? = nil) -> Bool {
+    package func allows(_ caller: PermissionCaller, _ operation: Operation, container: String, ownerID: String? = nil) -> Bool {
         PermissionOracle.allows(caller, operation, container: container, ownerID: ownerID, acl: PermissionMatrix(), rules: self)
     }
 }

@@ -4,9 +4,9 @@
 /// only for a logged-in caller under an owner policy), and the decision once none of them
 /// decides. With no row layer left the decision is constant: the data engine then filters
 /// nothing or refuses at once, and the gateway can refuse before it routes.
-public struct PermissionPlan<Operation: PermissionOperation>: Sendable, Equatable {
+package struct PermissionPlan<Operation: PermissionOperation>: Sendable, Equatable {
     /// A row-dependent layer.
-    public enum RowLayer: Sendable, Equatable {
+    package enum RowLayer: Sendable, Equatable {
         /// Layer 1: the object's ACL cell for the user, else for every user.
         case userACL(userID: String?)
         /// Layers 2 and 6: the object's ACL cells for these roles (any DENY wins).
@@ -16,16 +16,16 @@ public struct PermissionPlan<Operation: PermissionOperation>: Sendable, Equatabl
     }
 
     /// The row layers in evaluation order.
-    public var rowLayers: [RowLayer]
+    package var rowLayers: [RowLayer]
     /// The decision after the row layers: the first constant layer's, else GRANT.
-    public var fallback: PermissionDecision
+    package var fallback: PermissionDecision
 
     /// The decision when it is the same for every row of the table, else nil.
-    public var constantDecision: PermissionDecision? { rowLayers.isEmpty ? fallback : nil }
+    package var constantDecision: PermissionDecision? { rowLayers.isEmpty ? fallback : nil }
 
     /// Walks the layers for `caller` doing `operation` in `container`; the walk stops at the first
     /// row-independent layer that decides.
-    public init(_ caller: PermissionCaller, _ operation: Operation, container: String, rules: ContainerPermissions<Operation>) {
+    package init(_ caller: PermissionCaller, _ operation: Operation, container: String, rules: ContainerPermissions<Operation>) {
         let key = container.lowercased()
         let cells = rules.containers[key] ?? PermissionMatrix<Operation>()
         let hasACLs = rules.aclOperations[key]?.contains(operation) == true

@@ -21,7 +21,7 @@ extension ContainerPermissions: Codable {
         case cells, owner, aclOperations
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self.init()
         let container = try decoder.container(keyedBy: CodingKeys.self)
         for cell in try container.decode([Cell].self, forKey: .cells) {
@@ -42,7 +42,7 @@ extension ContainerPermissions: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         let named = [("", global)] + containers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         let cells = named.flatMap { name, cells in

@@ -2,11 +2,11 @@
 /// instance, with `pg_notify(channel, appId)`) or made here; at most ``capacity`` apps, the
 /// oldest entry dropped first. While no listener is subscribed nothing is kept, so a missed
 /// announcement can never leave a stale value in force.
-public actor AnnouncedAppCache<Value: Sendable>: NotificationListener.Consumer {
+package actor AnnouncedAppCache<Value: Sendable>: NotificationListener.Consumer {
     /// The `LISTEN/NOTIFY` channel that announces an app's change (payload: the app id).
-    public nonisolated let channel: String
+    package nonisolated let channel: String
     /// The most apps kept.
-    public nonisolated let capacity: Int
+    package nonisolated let capacity: Int
 
     private var entries: [String: Value] = [:]
     /// Apps in the order their entries were kept, oldest first.
@@ -18,14 +18,14 @@ public actor AnnouncedAppCache<Value: Sendable>: NotificationListener.Consumer {
     private let loader: @Sendable (String) async throws -> Value
 
     /// Creates a cache that reads an app's value with `loader`.
-    public init(channel: String, capacity: Int = 1_000, loader: @escaping @Sendable (String) async throws -> Value) {
+    package init(channel: String, capacity: Int = 1_000, loader: @escaping @Sendable (String) async throws -> Value) {
         self.channel = channel
         self.capacity = capacity
         self.loader = loader
     }
 
     /// The app's value.
-    public func value(app: String) async throws -> Value {
+    package func value(app: String) async throws -> Value {
         if let entry = entries[app] { return entry }
         let startedIn = generation
         let value = try await loader(app)
@@ -34,20 +34,20 @@ public actor AnnouncedAppCache<Value: Sendable>: NotificationListener.Consumer {
     }
 
     /// Forgets the app's value (a change made or announced).
-    public func invalidate(_ app: String) {
+    package func invalidate(_ app: String) {
         generation += 1
         entries[app] = nil
         order.removeAll { $0 == app }
     }
 
-    public func setListening(_ listening: Bool) {
+    package func setListening(_ listening: Bool) {
         isListening = listening
         generation += 1
         entries.removeAll()
         order.removeAll()
     }
 
-    public func receive(_ payload: String) {
+    package func receive(_ payload: String) {
         invalidate(payload)
     }
 

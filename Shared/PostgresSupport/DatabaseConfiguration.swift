@@ -3,37 +3,37 @@ import NIOCore
 import PostgresNIO
 
 /// Where and how to reach PostgreSQL.
-public struct DatabaseConfiguration: Sendable, Equatable {
+package struct DatabaseConfiguration: Sendable, Equatable {
     /// Host name or address; a path starting with `/` means a Unix socket directory.
-    public var host: String
+    package var host: String
     /// TCP port (also the socket file's suffix).
-    public var port: Int
+    package var port: Int
     /// Role to log in as.
-    public var username: String
+    package var username: String
     /// Password, if the server asks for one.
-    public var password: String?
+    package var password: String?
     /// Database name.
-    public var database: String
+    package var database: String
     /// Most connections the pool opens.
-    public var maximumConnections: Int
+    package var maximumConnections: Int
     /// Named statements each connection keeps prepared (0: none).
-    public var preparedStatementsPerConnection: Int
+    package var preparedStatementsPerConnection: Int
     /// The longest a pooled connection's statement may run, in milliseconds (0: no limit): set
     /// a little past the call deadline, since an answer after it reaches no one and a statement
     /// left running after its caller's 504 kept a backend busy for half a minute (second probe, F8).
-    public var statementTimeoutMilliseconds: Int = 0
+    package var statementTimeoutMilliseconds: Int = 0
 
     /// The default pool size: four connections per core the process may use, at least 4 and at
     /// most 20. Beyond that, queries wait in PostgreSQL rather than in the pool, and each
     /// connection is a backend process holding its own caches and prepared plans (measured on two
     /// cores: 8 connections instead of 20 served GET by id 8 % faster, and data-service's peak
     /// resident set under load fell from 159 to 99 MiB).
-    public static var defaultMaximumConnections: Int {
+    package static var defaultMaximumConnections: Int {
         min(20, max(4, 4 * System.coreCount))
     }
 
     /// Creates a configuration.
-    public init(
+    package init(
         host: String, port: Int, username: String, password: String?, database: String,
         maximumConnections: Int = Self.defaultMaximumConnections, preparedStatementsPerConnection: Int = 100
     ) {
@@ -47,14 +47,14 @@ public struct DatabaseConfiguration: Sendable, Equatable {
     }
 
     /// The same server and credentials, another database.
-    public func with(database: String) -> DatabaseConfiguration {
+    package func with(database: String) -> DatabaseConfiguration {
         var copy = self
         copy.database = database
         return copy
     }
 
     /// The PostgresNIO client configuration.
-    public var clientConfiguration: PostgresClient.Configuration {
+    package var clientConfiguration: PostgresClient.Configuration {
         var configuration: PostgresClient.Configuration
         if host.hasPrefix("/") {
             configuration = .init(
@@ -75,7 +75,7 @@ public struct DatabaseConfiguration: Sendable, Equatable {
 
 extension DatabaseConfiguration {
     /// The same server as a single connection's configuration (outside the pool).
-    public var connectionConfiguration: PostgresConnection.Configuration {
+    package var connectionConfiguration: PostgresConnection.Configuration {
         if host.hasPrefix("/") {
             return .init(
                 unixSocketPath: "\(host)/.s.PGSQL.\(port)", username: username, password: password, database: database)
@@ -87,17 +87,17 @@ extension DatabaseConfiguration {
 extension PostgresClient {
     /// Gives a pool whose `run()` was just started a moment to start: PostgresNIO warns when a
     /// connection is leased before `run()` is under way, and offers no way to wait for it.
-    public static func settle() async {
+    package static func settle() async {
         try? await Task.sleep(for: .milliseconds(20))
     }
 
     /// Creates a client for a configuration.
-    public convenience init(_ configuration: DatabaseConfiguration, logger: Logger) {
+    package convenience init(_ configuration: DatabaseConfiguration, logger: Logger) {
         self.init(configuration: configuration.clientConfiguration, backgroundLogger: logger)
     }
 
     /// Runs the pool for the duration of `body`, for commands that are not long-lived services.
-    public static func with<Result: Sendable>(
+    package static func with<Result: Sendable>(
         _ configuration: DatabaseConfiguration, logger: Logger,
         _ body: @Sendable (PostgresClient) async throws -> Result
     ) async throws -> Result {

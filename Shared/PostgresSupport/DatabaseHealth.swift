@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// Requests arriving while it is unreachable are refused at once rather than waiting for their
 /// deadline on a pool that cannot connect (the pool queues them for a minute before it gives up).
-public final class DatabaseHealth: Service, Sendable {
+package final class DatabaseHealth: Service, Sendable {
     private let configuration: DatabaseConfiguration
     private let interval: Duration
     private let probeTimeout: Duration
@@ -21,7 +21,7 @@ public final class DatabaseHealth: Service, Sendable {
     private let waiters = Mutex<(next: Int, waiting: [Int: CheckedContinuation<Void, Never>])>((0, [:]))
 
     /// Watches the server `configuration` names.
-    public init(
+    package init(
         configuration: DatabaseConfiguration, interval: Duration = .milliseconds(500), probeTimeout: Duration = .seconds(2),
         logger: Logger
     ) {
@@ -32,9 +32,9 @@ public final class DatabaseHealth: Service, Sendable {
     }
 
     /// False from a refused or failed connection until a new one answers.
-    public var isReachable: Bool { reachable.load(ordering: .relaxed) }
+    package var isReachable: Bool { reachable.load(ordering: .relaxed) }
 
-    public func run() async throws {
+    package func run() async throws {
         await cancelWhenGracefulShutdown { await self.watch() }
     }
 
@@ -101,7 +101,7 @@ public final class DatabaseHealth: Service, Sendable {
     /// `body`, failed with `unreachable` as soon as the database is found unreachable while it
     /// runs (what a request waiting on the pool would otherwise wait out). It costs a task group,
     /// so only requests without a deadline of their own (streams) use it.
-    public func racing<Result: Sendable>(
+    package func racing<Result: Sendable>(
         unreachable: any Error, _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         guard isReachable else { throw unreachable }

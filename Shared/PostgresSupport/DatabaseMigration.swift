@@ -3,7 +3,7 @@ import PostgresNIO
 
 /// One numbered schema change owned by a service. Applied once, in version order, inside the
 /// runner's transaction.
-public protocol DatabaseMigration: Sendable {
+package protocol DatabaseMigration: Sendable {
     /// Position in the owner's sequence, starting at 1; never reused.
     var version: Int { get }
     /// A short description, recorded with the version.
@@ -13,20 +13,20 @@ public protocol DatabaseMigration: Sendable {
 }
 
 /// A migration made of plain SQL statements without parameters.
-public struct SQLMigration: DatabaseMigration {
-    public let version: Int
-    public let name: String
+package struct SQLMigration: DatabaseMigration {
+    package let version: Int
+    package let name: String
     /// The statements, run in order.
-    public let statements: [String]
+    package let statements: [String]
 
     /// Creates a migration from statements the project owns (never from input).
-    public init(version: Int, name: String, statements: [String]) {
+    package init(version: Int, name: String, statements: [String]) {
         self.version = version
         self.name = name
         self.statements = statements
     }
 
-    public func apply(on connection: PostgresConnection, logger: Logger) async throws {
+    package func apply(on connection: PostgresConnection, logger: Logger) async throws {
         for statement in statements {
             try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
         }

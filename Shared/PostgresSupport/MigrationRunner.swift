@@ -4,17 +4,17 @@ import PostgresNIO
 /// Applies a service's migrations: each version once, in order, all in one transaction that
 /// holds a cluster-wide advisory lock, so concurrent starts of any services serialise and a
 /// failure leaves nothing half-applied.
-public struct MigrationRunner: Sendable {
+package struct MigrationRunner: Sendable {
     /// Advisory lock key shared by every migration run (arbitrary, fixed).
     static let lockKey: Int64 = 0x6261_6173_6d69_67
 
     /// Owner recorded with each applied version, usually the service's short name.
-    public let owner: String
+    package let owner: String
     /// The owner's migrations.
-    public let migrations: [any DatabaseMigration]
+    package let migrations: [any DatabaseMigration]
 
     /// Creates a runner; versions must be unique.
-    public init(owner: String, migrations: [any DatabaseMigration]) {
+    package init(owner: String, migrations: [any DatabaseMigration]) {
         precondition(Set(migrations.map(\.version)).count == migrations.count, "duplicate migration version")
         self.owner = owner
         self.migrations = migrations.sorted { $0.version < $1.version }
@@ -22,7 +22,7 @@ public struct MigrationRunner: Sendable {
 
     /// Applies what is missing and returns the versions applied by this call.
     @discardableResult
-    public func apply(on client: PostgresClient, logger: Logger) async throws -> [Int] {
+    package func apply(on client: PostgresClient, logger: Logger) async throws -> [Int] {
         try await client.withTransaction(logger: logger) { connection in
             // Migrations may rebuild large tables: the pool's statement limit is for requests.
             try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)

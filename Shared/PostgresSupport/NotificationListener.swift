@@ -6,9 +6,9 @@ import ServiceLifecycle
 /// way caches in every instance learn of changes made by any other. It holds one pool connection
 /// for all its channels while it runs and reconnects after a failure; consumers hear when
 /// listening starts and stops, since news may have been missed in between.
-public struct NotificationListener: Service {
+package struct NotificationListener: Service {
     /// What a listener feeds.
-    public protocol Consumer: Sendable {
+    package protocol Consumer: Sendable {
         /// Whether the listener is subscribed; while it is not, nothing cached can be trusted.
         func setListening(_ listening: Bool) async
         /// One notification's payload.
@@ -20,18 +20,18 @@ public struct NotificationListener: Service {
     let logger: Logger
 
     /// Creates a listener on `channel` feeding `consumer`.
-    public init(database: PostgresClient, channel: String, consumer: any Consumer, logger: Logger) {
+    package init(database: PostgresClient, channel: String, consumer: any Consumer, logger: Logger) {
         self.init(database: database, channels: [(channel, consumer)], logger: logger)
     }
 
     /// Creates a listener on several channels, each feeding its consumer, over one connection.
-    public init(database: PostgresClient, channels: [(name: String, consumer: any Consumer)], logger: Logger) {
+    package init(database: PostgresClient, channels: [(name: String, consumer: any Consumer)], logger: Logger) {
         self.database = database
         self.channels = channels
         self.logger = logger
     }
 
-    public func run() async throws {
+    package func run() async throws {
         await PostgresClient.settle()
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {

@@ -11,19 +11,19 @@ import Synchronization
 ///
 /// Keep one instance per pool: connection ids are unique within a pool only (names are unique
 /// in the process, so two instances over one pool are merely wasteful).
-public final class PreparedStatements: Sendable {
+package final class PreparedStatements: Sendable {
     /// Named statements kept per connection; 0 runs every statement unnamed.
-    public let perConnection: Int
+    package let perConnection: Int
     private let connections = Mutex(ConnectionTable())
 
     /// A cache keeping at most `perConnection` statements on each connection.
-    public init(perConnection: Int = 100) {
+    package init(perConnection: Int = 100) {
         self.perConnection = max(0, perConnection)
     }
 
     /// Runs `text` with `bindings` (whose PostgreSQL types are `types`) on `connection`, the
     /// statement prepared there once unless `preparing` is false; every row collected.
-    public func rows(
+    package func rows(
         _ text: String, bindings: PostgresBindings, types: [PostgresDataType], on connection: PostgresConnection,
         preparing: Bool = true, logger: Logger
     ) async throws -> [PostgresRow] {
@@ -53,7 +53,7 @@ public final class PreparedStatements: Sendable {
     /// Whether `error` says the plan cached under a statement's name no longer fits the tables
     /// (SQLSTATE 0A000, "cached plan must not change result type"): running the statement again
     /// prepares it afresh.
-    public static func isStalePlan(_ error: any Error) -> Bool {
+    package static func isStalePlan(_ error: any Error) -> Bool {
         (error as? PSQLError)?.serverInfo?[.sqlState] == "0A000"
     }
 

@@ -1,44 +1,44 @@
 /// A property named in a query: `age`, a dotted relation path `address.city`, or an inverse
 /// relation path `Person[friends].objectId` (children whose parents match).
-public struct PropertyPath: Sendable, Hashable, CustomStringConvertible {
+package struct PropertyPath: Sendable, Hashable, CustomStringConvertible {
     /// The parent table and its relation column of an inverse path.
-    public struct Inverse: Sendable, Hashable {
+    package struct Inverse: Sendable, Hashable {
         /// The parent table.
-        public var table: String
+        package var table: String
         /// The parent's relation column that points at the queried table.
-        public var column: String
+        package var column: String
 
         /// Creates an inverse prefix.
-        public init(table: String, column: String) {
+        package init(table: String, column: String) {
             self.table = table
             self.column = column
         }
     }
 
     /// The dotted segments after any inverse prefix.
-    public var segments: [String]
+    package var segments: [String]
     /// The `Table[column]` prefix of an inverse path.
-    public var inverse: Inverse?
+    package var inverse: Inverse?
 
     /// Creates a path.
-    public init(_ segments: [String], inverse: Inverse? = nil) {
+    package init(_ segments: [String], inverse: Inverse? = nil) {
         self.segments = segments
         self.inverse = inverse
     }
 
     /// A single column of the queried table (no relation hop).
-    public var column: String? {
+    package var column: String? {
         inverse == nil && segments.count == 1 ? segments[0] : nil
     }
 
-    public var description: String {
+    package var description: String {
         let prefix = inverse.map { "\($0.table)[\($0.column)]." } ?? ""
         return prefix + segments.joined(separator: ".")
     }
 }
 
 /// A value inside a condition or an update expression.
-public indirect enum ValueExpression: Sendable, Hashable {
+package indirect enum ValueExpression: Sendable, Hashable {
     case property(PropertyPath)
     case string(String)
     case integer(Int64)
@@ -57,7 +57,7 @@ public indirect enum ValueExpression: Sendable, Hashable {
 
 extension ValueExpression {
     /// A numeric literal's value, unary minus included (`5`, `-2.5`); nil for anything else.
-    public var numericLiteral: Double? {
+    package var numericLiteral: Double? {
         switch self {
         case .integer(let integer): Double(integer)
         case .number(let number): number
@@ -68,17 +68,17 @@ extension ValueExpression {
 }
 
 /// Arithmetic operators of value expressions.
-public enum ArithmeticOperator: String, Sendable, Hashable {
+package enum ArithmeticOperator: String, Sendable, Hashable {
     case add = "+", subtract = "-", multiply = "*", divide = "/", remainder = "%"
 }
 
 /// Comparison operators; date keywords (`after`, `at or before`, …) parse to these too.
-public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
+package enum ComparisonOperator: String, Sendable, Hashable, CaseIterable {
     case equal = "=", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
 }
 
 /// A parsed where clause: the tree every query dialect maps onto and the SQL compiler consumes.
-public indirect enum Condition: Sendable, Hashable {
+package indirect enum Condition: Sendable, Hashable {
     case and([Condition])
     case or([Condition])
     case not(Condition)
@@ -98,9 +98,9 @@ public indirect enum Condition: Sendable, Hashable {
 }
 
 /// Why a query text was refused.
-public struct QueryLanguageError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct QueryLanguageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of refusal this is.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// The text is not valid in the language.
         case syntax
         /// The text is valid but over a size or nesting limit.
@@ -108,37 +108,37 @@ public struct QueryLanguageError: Error, Sendable, Equatable, CustomStringConver
     }
 
     /// The refusal's kind.
-    public var kind: Kind
+    package var kind: Kind
     /// A message for the client.
-    public var message: String
+    package var message: String
 
     /// Creates an error.
-    public init(_ kind: Kind, _ message: String) {
+    package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// Size and nesting limits every parser enforces, so a hostile clause costs little.
-public struct QueryLimits: Sendable {
+package struct QueryLimits: Sendable {
     /// Longest accepted text, in UTF-8 bytes.
-    public var maximumLength: Int
+    package var maximumLength: Int
     /// Deepest accepted nesting of parentheses, `NOT`s and arithmetic.
-    public var maximumDepth: Int
+    package var maximumDepth: Int
     /// Most accepted tokens.
-    public var maximumTokens: Int
+    package var maximumTokens: Int
     /// Most items in one comma list (`props`, `sortBy`, `groupBy`…).
-    public var maximumListItems: Int
+    package var maximumListItems: Int
     /// Most `%` wildcards in one literal `LIKE` pattern.
-    public var maximumPatternWildcards: Int
+    package var maximumPatternWildcards: Int
     /// Longest literal `LIKE` pattern, in characters: matching in memory costs up to the text's
     /// length times the pattern's.
-    public var maximumPatternLength: Int
+    package var maximumPatternLength: Int
 
     /// Creates limits.
-    public init(
+    package init(
         maximumLength: Int = 65_536, maximumDepth: Int = 32, maximumTokens: Int = 10_000, maximumListItems: Int = 1_000,
         maximumPatternWildcards: Int = 32, maximumPatternLength: Int = 1_024
     ) {
@@ -151,5 +151,5 @@ public struct QueryLimits: Sendable {
     }
 
     /// The defaults.
-    public static let standard = QueryLimits()
+    package static let standard = QueryLimits()
 }

@@ -3,7 +3,7 @@
 /// bulk operation by ids). Parsing the text gives the same tree back.
 extension Condition {
     /// The condition as BQL.
-    public var text: String {
+    package var text: String {
         switch self {
         case .and(let items): items.isEmpty ? "true = true" : items.map { "(\($0.text))" }.joined(separator: " AND ")
         case .or(let items): items.isEmpty ? "true = false" : items.map { "(\($0.text))" }.joined(separator: " OR ")
@@ -23,7 +23,7 @@ extension Condition {
 
 extension ValueExpression {
     /// The value as BQL.
-    public var text: String {
+    package var text: String {
         switch self {
         case .property(let path): Self.text(of: path)
         case .string(let string): "'\(string.replacingAll("'", with: "''"))'"

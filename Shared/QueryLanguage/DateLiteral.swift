@@ -10,14 +10,14 @@ import Synchronization
 /// and out-of-range values such as month 13 or February 30 fail instead of rolling over. Strings
 /// without a time zone are read in UTC. A weekday name must be a real one but is not checked
 /// against the date, as in lenient Java.
-public enum DateLiteral {
+package enum DateLiteral {
     /// The date a where-clause string names, or nil when no supported format matches.
-    public static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         readers.lazy.compactMap { $0.date(from: text) }.first
     }
 
     /// The supported patterns, in the order tried (documentation and tests use this).
-    public static let patterns: [String] = [
+    package static let patterns: [String] = [
         "EEE MMM dd HH:mm:ss zzz yyyy",
         "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'",
         "MM/dd/yyyy HH:mm:ss 'GMT'z",

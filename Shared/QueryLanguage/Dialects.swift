@@ -1,27 +1,27 @@
 /// A parsed BQL query: relationships to join (each with an optional `having` filter on the joined
 /// objects) and the condition on the queried objects.
-public struct BQLQuery: Sendable, Equatable {
+package struct BQLQuery: Sendable, Equatable {
     /// One `join relationship [having condition]`.
-    public struct Join: Sendable, Equatable {
+    package struct Join: Sendable, Equatable {
         /// The relationship (relation column) to load with each object.
-        public var relation: String
+        package var relation: String
         /// Which joined objects to load.
-        public var having: Condition?
+        package var having: Condition?
     }
 
     /// The condition on the queried objects (`where …`).
-    public var condition: Condition = .constant(true)
+    package var condition: Condition = .constant(true)
     /// The relationships to load, in order.
-    public var joins: [Join] = []
+    package var joins: [Join] = []
 }
 
 /// Backbeam's BQL: `[join r [having condition]]… [where condition]` with positional `?`
 /// parameters, where `this` names the object itself. It maps onto the same ``Condition`` tree:
 /// `this` becomes `objectId`, a list parameter after `in` becomes an `IN` list; each join loads
 /// that relationship with the objects, its `having` choosing which joined objects come along.
-public enum BQL {
+package enum BQL {
     /// A query's where condition; a query that joins is refused here (``query(_:parameters:limits:)`` reads it).
-    public static func condition(
+    package static func condition(
         _ query: String, parameters: [ValueExpression] = [], limits: QueryLimits = .standard
     ) throws(QueryLanguageError) -> Condition {
         let parsed = try self.query(query, parameters: parameters, limits: limits)
@@ -30,7 +30,7 @@ public enum BQL {
     }
 
     /// Parses a whole query; an empty one matches everything.
-    public static func query(
+    package static func query(
         _ text: String, parameters: [ValueExpression] = [], limits: QueryLimits = .standard
     ) throws(QueryLanguageError) -> BQLQuery {
         guard text.utf8.count <= limits.maximumLength else {
@@ -121,21 +121,21 @@ public enum BQL {
 }
 
 /// A QuickBlox custom-object filter, mapped onto the Backendless query parts.
-public struct QuickBloxQuery: Sendable, Equatable {
+package struct QuickBloxQuery: Sendable, Equatable {
     /// All field filters, AND-ed (`[or]` filters grouped into one OR).
-    public var condition: Condition = .constant(true)
+    package var condition: Condition = .constant(true)
     /// `sort_asc` / `sort_desc`.
-    public var sort: [SortItem] = []
+    package var sort: [SortItem] = []
     /// `skip` (default 0).
-    public var skip: Int = 0
+    package var skip: Int = 0
     /// `limit` (default 100; `-1` asks for the last record only).
-    public var limit: Int = 100
+    package var limit: Int = 100
     /// `count=1`: answer only the number of matches.
-    public var countOnly = false
+    package var countOnly = false
     /// `output[include]`.
-    public var include: [String]?
+    package var include: [String]?
     /// `output[exclude]`.
-    public var exclude: [String]?
+    package var exclude: [String]?
 }
 
 /// Maps QuickBlox's query parameters onto a ``QuickBloxQuery``.
@@ -147,9 +147,9 @@ public struct QuickBloxQuery: Sendable, Equatable {
 /// QuickBlox's own field names map onto system columns: `_id` → `objectId`, `created_at` →
 /// `created`, `updated_at` → `updated`, `user_id` → `ownerId`. Values stay strings; the SQL
 /// compiler converts them to each column's type.
-public enum QuickBloxFilter {
+package enum QuickBloxFilter {
     /// Parses `items` (query parameter name/value pairs, already percent-decoded).
-    public static func parse(_ items: [(name: String, value: String)]) throws(QueryLanguageError) -> QuickBloxQuery {
+    package static func parse(_ items: [(name: String, value: String)]) throws(QueryLanguageError) -> QuickBloxQuery {
         var query = QuickBloxQuery()
         var conditions: [Condition] = []
         var alternatives: [Condition] = []
@@ -269,7 +269,7 @@ public enum QuickBloxFilter {
     }
 
     /// Escapes LIKE's wildcards so a `ctn` value matches literally.
-    public static func escapeLike(_ value: String) -> String {
+    package static func escapeLike(_ value: String) -> String {
         var escaped = ""
         for character in value {
             if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
@@ -281,7 +281,7 @@ public enum QuickBloxFilter {
 
 extension Condition {
     /// The same condition with every value rewritten by `transform` (applied bottom-up).
-    public func mappingValues(_ transform: (ValueExpression) -> ValueExpression) -> Condition {
+    package func mappingValues(_ transform: (ValueExpression) -> ValueExpression) -> Condition {
         func map(_ value: ValueExpression) -> ValueExpression { value.mapping(transform) }
         switch self {
         case .and(let items): return .and(items.map { $0.mappingValues(transform) })
@@ -300,7 +300,7 @@ extension Condition {
     }
 
     /// The same condition with the single-segment property `name` replaced by `replacement`.
-    public func replacingProperty(_ name: String, with replacement: ValueExpression) -> Condition {
+    package func replacingProperty(_ name: String, with replacement: ValueExpression) -> Condition {
         mappingValues { value in
             if case .property(let path) = value, path.column == name { return replacement }
             return value
@@ -314,7 +314,7 @@ extension Condition {
 
 extension ValueExpression {
     /// The value with `transform` applied to every sub-value, innermost first.
-    public func mapping(_ transform: (ValueExpression) -> ValueExpression) -> ValueExpression {
+    package func mapping(_ transform: (ValueExpression) -> ValueExpression) -> ValueExpression {
         switch self {
         case .arithmetic(let op, let left, let right):
             return transform(.arithmetic(op, left.mapping(transform), right.mapping(transform)))

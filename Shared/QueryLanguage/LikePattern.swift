@@ -7,7 +7,7 @@
 /// first is anchored at the text's start, the last at its end, and each one between takes its
 /// first occurrence after the one before (a later occurrence would only leave less room for the
 /// rest).
-public struct LikePattern: Sendable {
+package struct LikePattern: Sendable {
     /// One character of a segment: a literal, or `_` (any one character).
     private enum Item: Sendable, Equatable {
         case literal(Unicode.Scalar), one
@@ -20,7 +20,7 @@ public struct LikePattern: Sendable {
 
     /// Reads `pattern`; `caseInsensitive` matches as `ILIKE` does, lowering every character of
     /// the pattern and the text on its own first.
-    public init(_ pattern: String, caseInsensitive: Bool = false) {
+    package init(_ pattern: String, caseInsensitive: Bool = false) {
         self.caseInsensitive = caseInsensitive
         var segments: [[Item]] = []
         var segment: [Item] = []
@@ -45,12 +45,12 @@ public struct LikePattern: Sendable {
     }
 
     /// How many `%` wildcards the pattern holds (escaped ones are literals).
-    public var wildcards: Int { segments.count - 1 }
+    package var wildcards: Int { segments.count - 1 }
 
     /// Refuses (``QueryLanguageError/Kind/tooComplex``) a pattern longer than
     /// `limits.maximumPatternLength` characters or with more than `limits.maximumPatternWildcards`
     /// `%`s: one rule for every parsed clause, whether the database or memory matches it.
-    public static func requireWithin(_ limits: QueryLimits, _ pattern: String) throws(QueryLanguageError) {
+    package static func requireWithin(_ limits: QueryLimits, _ pattern: String) throws(QueryLanguageError) {
         guard pattern.unicodeScalars.count <= limits.maximumPatternLength else {
             throw QueryLanguageError(.tooComplex, "A LIKE pattern is longer than \(limits.maximumPatternLength) characters")
         }
@@ -60,14 +60,14 @@ public struct LikePattern: Sendable {
     }
 
     /// Whether all of `text` matches, however long deciding takes.
-    public func matches(_ text: String) -> Bool {
+    package func matches(_ text: String) -> Bool {
         var unlimited = MatchBudget(steps: .max)
         return matches(text, budget: &unlimited) ?? false
     }
 
     /// Whether all of `text` matches, paying `budget` a step per character of the text read and
     /// per character compared; nil once the budget has run out.
-    public func matches(_ text: String, budget: inout MatchBudget) -> Bool? {
+    package func matches(_ text: String, budget: inout MatchBudget) -> Bool? {
         // Every UTF-8 byte is at most one character: the reading is paid for before it is done.
         guard budget.spend(text.utf8.count) else { return nil }
         let scalars = caseInsensitive ? text.unicodeScalars.map(Self.lowered) : Array(text.unicodeScalars)
@@ -134,35 +134,35 @@ public struct LikePattern: Sendable {
 /// compared. An evaluation over an object is granted a fixed allowance plus a multiple of the
 /// text the object holds, so deciding costs at most a constant times what the object cost to
 /// read; one that runs out stops, and the object does not match.
-public struct MatchBudget: Sendable {
+package struct MatchBudget: Sendable {
     /// Steps every evaluation is granted, whatever the object's size.
-    public static let baseSteps = 100_000
+    package static let baseSteps = 100_000
     /// Steps granted per UTF-8 byte of the object's text.
-    public static let stepsPerByte = 16
+    package static let stepsPerByte = 16
 
     /// The steps granted.
-    public let limit: Int
+    package let limit: Int
     /// The steps asked for so far (beyond `limit` once the budget has run out).
-    public private(set) var spent = 0
+    package private(set) var spent = 0
 
     /// A budget of `steps`.
-    public init(steps: Int) {
+    package init(steps: Int) {
         limit = max(0, steps)
     }
 
     /// The budget of one evaluation over an object holding `bytes` UTF-8 bytes of text:
     /// ``baseSteps`` plus ``stepsPerByte`` per byte.
-    public init(textBytes bytes: Int) {
+    package init(textBytes bytes: Int) {
         let (scaled, overflow) = max(0, bytes).multipliedReportingOverflow(by: Self.stepsPerByte)
         let (steps, overflowAgain) = scaled.addingReportingOverflow(Self.baseSteps)
         self.init(steps: overflow || overflowAgain ? .max : steps)
     }
 
     /// Whether more steps were asked for than granted.
-    public var isExhausted: Bool { spent > limit }
+    package var isExhausted: Bool { spent > limit }
 
     /// Asks for `steps` more; false once the budget has run out.
-    public mutating func spend(_ steps: Int) -> Bool {
+    package mutating func spend(_ steps: Int) -> Bool {
         let (total, overflow) = spent.addingReportingOverflow(max(0, steps))
         spent = overflow ? .max : total
         return spent <= limit
@@ -179,21 +179,21 @@ public struct MatchBudget: Sendable {
 /// clause of another connection, and no verdict depends on the order the clauses are taken in.
 /// (Before, each of a hundred costly clauses earned the whole grant, so one large write stalled
 /// every subscriber of the process: the second probe's F3.)
-public enum FairMatching {
+package enum FairMatching {
     /// What an evaluation decided.
-    public enum Verdict: Sendable, Equatable {
+    package enum Verdict: Sendable, Equatable {
         case match, noMatch
         /// Deciding would take more than the evaluation's share: the object does not match.
         case undecided
     }
 
     /// Steps each evaluation has before any share of the object's grant.
-    public static let ownSteps = 4_000
+    package static let ownSteps = 4_000
 
     /// The verdicts of evaluations over an object holding `textBytes` UTF-8 bytes of text, one
     /// per element of `groups` (which group each belongs to); `evaluate(i, &budget)` decides the
     /// `i`th within `budget` (false once it has run out).
-    public static func decide<Group: Hashable>(
+    package static func decide<Group: Hashable>(
         groups: [Group], textBytes: Int, _ evaluate: (Int, inout MatchBudget) -> Bool
     ) -> [Verdict] {
         var verdicts = [Verdict](repeating: .noMatch, count: groups.count)

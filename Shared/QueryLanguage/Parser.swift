@@ -1,37 +1,37 @@
 /// One item of a property list: `name`, `Count(objectId) as total`.
-public struct SelectItem: Sendable, Hashable {
+package struct SelectItem: Sendable, Hashable {
     /// Creates a select item.
-    public init(expression: ValueExpression, alias: String?) {
+    package init(expression: ValueExpression, alias: String?) {
         self.expression = expression
         self.alias = alias
     }
 
     /// The selected value.
-    public var expression: ValueExpression
+    package var expression: ValueExpression
     /// The `as` alias.
-    public var alias: String?
+    package var alias: String?
 }
 
 /// One `sortBy` item: `name`, `age DESC`.
-public struct SortItem: Sendable, Hashable {
+package struct SortItem: Sendable, Hashable {
     /// Creates a sort item.
-    public init(expression: ValueExpression, descending: Bool) {
+    package init(expression: ValueExpression, descending: Bool) {
         self.expression = expression
         self.descending = descending
     }
 
     /// The sorted value.
-    public var expression: ValueExpression
+    package var expression: ValueExpression
     /// True for `DESC`.
-    public var descending: Bool
+    package var descending: Bool
 }
 
 /// Parses the Backendless where language (a SQL-92 subset) and its neighbours — update
 /// expressions, property lists, sort items — into trees. One pass, no backtracking; every
 /// entry point enforces ``QueryLimits``.
-public enum QueryParser {
+package enum QueryParser {
     /// A where clause. `parameters` fill `?` placeholders in order (BQL).
-    public static func condition(
+    package static func condition(
         _ text: String, parameters: [ValueExpression] = [], limits: QueryLimits = .standard
     ) throws(QueryLanguageError) -> Condition {
         var parser = try Parser(text, parameters: parameters, limits: limits)
@@ -41,7 +41,7 @@ public enum QueryParser {
     }
 
     /// A value expression such as the `BackendlessExpression` `age + 1`.
-    public static func value(_ text: String, limits: QueryLimits = .standard) throws(QueryLanguageError)
+    package static func value(_ text: String, limits: QueryLimits = .standard) throws(QueryLanguageError)
         -> ValueExpression
     {
         var parser = try Parser(text, parameters: [], limits: limits)
@@ -51,7 +51,7 @@ public enum QueryParser {
     }
 
     /// One property-list item: a value with an optional `as alias`.
-    public static func selectItem(_ text: String, limits: QueryLimits = .standard) throws(QueryLanguageError)
+    package static func selectItem(_ text: String, limits: QueryLimits = .standard) throws(QueryLanguageError)
         -> SelectItem
     {
         var parser = try Parser(text, parameters: [], limits: limits)
@@ -63,7 +63,7 @@ public enum QueryParser {
     }
 
     /// One sort item: a value with an optional `ASC`/`DESC`.
-    public static func sortItem(_ text: String, limits: QueryLimits = .standard) throws(QueryLanguageError)
+    package static func sortItem(_ text: String, limits: QueryLimits = .standard) throws(QueryLanguageError)
         -> SortItem
     {
         var parser = try Parser(text, parameters: [], limits: limits)

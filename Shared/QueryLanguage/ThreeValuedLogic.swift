@@ -1,8 +1,8 @@
 /// SQL's three-valued logic for conditions evaluated in memory (message selectors, real-time
 /// where clauses): `nil` is unknown, and only a true condition selects.
-public enum ThreeValuedLogic {
+package enum ThreeValuedLogic {
     /// `AND` over `items`: false if any is false, else unknown if any is unknown, else true.
-    public static func all<Items: Sequence>(_ items: Items, _ truth: (Items.Element) -> Bool?) -> Bool? {
+    package static func all<Items: Sequence>(_ items: Items, _ truth: (Items.Element) -> Bool?) -> Bool? {
         var result: Bool? = true
         for item in items {
             switch truth(item) {
@@ -15,7 +15,7 @@ public enum ThreeValuedLogic {
     }
 
     /// `OR` over `items`: true if any is true, else unknown if any is unknown, else false.
-    public static func any<Items: Sequence>(_ items: Items, _ truth: (Items.Element) -> Bool?) -> Bool? {
+    package static func any<Items: Sequence>(_ items: Items, _ truth: (Items.Element) -> Bool?) -> Bool? {
         var result: Bool? = false
         for item in items {
             switch truth(item) {
@@ -30,7 +30,7 @@ public enum ThreeValuedLogic {
 
 extension ComparisonOperator {
     /// Whether the operator holds between two values that order as `order`.
-    public func holds(for order: Int) -> Bool {
+    package func holds(for order: Int) -> Bool {
         switch self {
         case .equal: order == 0
         case .notEqual: order != 0

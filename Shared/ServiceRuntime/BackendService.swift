@@ -7,7 +7,7 @@ import ServiceLifecycle
 import Synchronization
 
 /// What a backend service library provides to the shared launcher.
-public protocol BackendService: SendableMetatype {
+package protocol BackendService: SendableMetatype {
     /// Which service this is.
     static var name: ServiceName { get }
     /// The service's migrations, applied in version order before it serves.
@@ -21,44 +21,44 @@ public protocol BackendService: SendableMetatype {
 }
 
 /// The dependencies handed to a backend when it builds its handlers.
-public struct ServiceEnvironment: Sendable {
+package struct ServiceEnvironment: Sendable {
     /// The process configuration.
-    public let configuration: RuntimeConfiguration
+    package let configuration: RuntimeConfiguration
     /// The database pool.
-    public let database: PostgresClient
+    package let database: PostgresClient
     /// The statements prepared on the pool's connections, shared by everything using the pool.
-    public let preparedStatements: PreparedStatements
+    package let preparedStatements: PreparedStatements
     /// The client for calling other services.
-    public let peers: InternalClient
+    package let peers: InternalClient
     /// The service's logger.
-    public let logger: Logger
+    package let logger: Logger
     /// Long-running parts the service adds while registering (listeners, schedulers); they
     /// run in the process's service group after the database pool, once its migrations have run.
-    public let background = BackgroundServices()
+    package let background = BackgroundServices()
 }
 
 /// Collects a service's long-running parts during registration.
-public final class BackgroundServices: Sendable {
+package final class BackgroundServices: Sendable {
     private let services = Mutex<[any Service]>([])
 
     /// Adds a part that runs for the life of the process.
-    public func add(_ service: any Service) {
+    package func add(_ service: any Service) {
         services.withLock { $0.append(service) }
     }
 
     /// The parts added so far.
-    public var all: [any Service] { services.withLock { $0 } }
+    package var all: [any Service] { services.withLock { $0 } }
 }
 
 /// Everything one process runs, in shutdown order reversed (first listed stops last).
-public struct ServiceParts: Sendable {
+package struct ServiceParts: Sendable {
     /// The long-lived parts for one `ServiceGroup`.
-    public let services: [any Service]
+    package let services: [any Service]
     /// The ports the servers bind.
-    public let ports: BoundPorts
+    package let ports: BoundPorts
 
     /// Creates parts.
-    public init(services: [any Service], ports: BoundPorts) {
+    package init(services: [any Service], ports: BoundPorts) {
         self.services = services
         self.ports = ports
     }
@@ -66,17 +66,17 @@ public struct ServiceParts: Sendable {
 
 extension BackendService {
     /// None by default.
-    public static var sharedMigrations: [(owner: ServiceName, migrations: [any DatabaseMigration])] { [] }
+    package static var sharedMigrations: [(owner: ServiceName, migrations: [any DatabaseMigration])] { [] }
 
     /// Every migration runner the service applies, shared ones first.
-    public static var migrationRunners: [MigrationRunner] {
+    package static var migrationRunners: [MigrationRunner] {
         sharedMigrations.map { MigrationRunner(owner: $0.owner.rawValue, migrations: $0.migrations) }
             + [MigrationRunner(owner: name.rawValue, migrations: migrations)]
     }
 
     /// Assembles the service: database pool, internal client, internal server (migrating
     /// before it binds when configured) and operations server.
-    public static func parts(configuration: RuntimeConfiguration, tls: TLSMaterial, logger: Logger) throws
+    package static func parts(configuration: RuntimeConfiguration, tls: TLSMaterial, logger: Logger) throws
         -> ServiceParts
     {
         let ports = BoundPorts()

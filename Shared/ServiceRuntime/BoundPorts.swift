@@ -1,8 +1,8 @@
 /// The ports a process's servers actually bound (port 0 picks a free one), for tests and for
 /// the start-up banner.
-public actor BoundPorts {
+package actor BoundPorts {
     /// Which server.
-    public enum Server: Sendable, Hashable {
+    package enum Server: Sendable, Hashable {
         /// The internal HTTP/2 server.
         case rpc
         /// The operations server.
@@ -15,16 +15,16 @@ public actor BoundPorts {
     private var waiters: [Server: [CheckedContinuation<Int?, Never>]] = [:]
 
     /// Creates an empty record.
-    public init() {}
+    package init() {}
 
     /// Records that `server` is listening on `port`.
-    public func bound(_ server: Server, _ port: Int) {
+    package func bound(_ server: Server, _ port: Int) {
         ports[server] = port
         for waiter in waiters.removeValue(forKey: server) ?? [] { waiter.resume(returning: port) }
     }
 
     /// The port `server` listens on, waiting until it has bound; 0 if the wait is cancelled.
-    public func port(_ server: Server) async -> Int {
+    package func port(_ server: Server) async -> Int {
         if let port = ports[server] { return port }
         let port = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in

@@ -5,24 +5,27 @@ import NIOCore
 
 /// What travels with one request through every hop: its id, trace context, deadline and the
 /// identity it acts for.
-public struct CallContext: Sendable {
+package struct CallContext: Sendable {
     /// The request id shown in logs and the `x-request-id` response header.
-    public var requestID: String
+    package var requestID: String
     /// W3C trace context, passed on unchanged when present.
-    public var traceparent: String?
+    package var traceparent: String?
     /// When the caller stops waiting.
-    public var deadline: NIODeadline
+    package var deadline: NIODeadline
     /// Who the request acts for, if anyone.
-    public var identity: Identity?
+    package var identity: Identity?
     /// The public client's IP address, when the request came through the gateway.
-    public var clientAddress: String?
+    package var clientAddress: String?
     /// The public path prefix of a passed-through request (``InternalHeader/publicPrefix``).
-    public var publicPrefix: String?
+    package var publicPrefix: String?
+    /// The newest catalog version of the identity's app known committed, which the callee's
+    /// catalog must have reached (``CatalogFreshness``).
+    package var catalogVersion: Int64?
     /// A logger carrying the request id.
-    public var logger: Logger
+    package var logger: Logger
 
     /// Creates a context.
-    public init(
+    package init(
         requestID: String = CallContext.newRequestID(), traceparent: String? = nil, deadline: NIODeadline,
         identity: Identity? = nil, logger: Logger
     ) {
@@ -35,7 +38,7 @@ public struct CallContext: Sendable {
     }
 
     /// A fresh request id (32 lower-case hex digits).
-    public static func newRequestID() -> String {
+    package static func newRequestID() -> String {
         // 128 random bits as 32 lower-case hex digits, built byte-wise (Foundation's string
         // replacement cost the gateway a thirtieth of its CPU per request).
         var generator = SystemRandomNumberGenerator()
@@ -52,14 +55,14 @@ public struct CallContext: Sendable {
     }
 
     /// The same context with a deadline no later than `now + timeout`.
-    public func limited(to timeout: TimeAmount) -> CallContext {
+    package func limited(to timeout: TimeAmount) -> CallContext {
         var copy = self
         copy.deadline = min(deadline, .now() + timeout)
         return copy
     }
 
     /// Milliseconds left before the deadline (never negative).
-    public var remainingMilliseconds: Int64 {
+    package var remainingMilliseconds: Int64 {
         max(0, (deadline - .now()).nanoseconds / 1_000_000)
     }
 }

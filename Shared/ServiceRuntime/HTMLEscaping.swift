@@ -1,6 +1,6 @@
 extension String {
     /// The text with `&`, `<`, `>`, `"` and `'` escaped, safe inside HTML text and quoted attributes.
-    public var htmlEscaped: String {
+    package var htmlEscaped: String {
         var escaped = ""
         for character in self {
             switch character {

@@ -9,29 +9,29 @@ import NIOTLS
 /// port: it reads the first bytes of a connection, and the HTTP/2 connection preface selects
 /// Hummingbird's HTTP/2 pipeline, anything else its HTTP/1.1 pipeline. Hummingbird offers
 /// either on a plaintext port, not both.
-public struct HTTP1AndH2CChannel: HTTPChannelHandler {
+package struct HTTP1AndH2CChannel: HTTPChannelHandler {
     /// The configured connection, once its protocol is known.
-    public struct Value: ServerChildChannelValue {
+    package struct Value: ServerChildChannelValue {
         let negotiated: EventLoopFuture<NIONegotiatedHTTPVersion<HTTP1UpgradableChannel.Value, HTTP2Channel.Value>>
-        public let channel: any Channel
+        package let channel: any Channel
     }
 
     private let http1: HTTP1UpgradableChannel
     private let http2: HTTP2Channel
     private let headTimeout: TimeAmount
-    public var responder: Responder { http1.responder }
+    package var responder: Responder { http1.responder }
 
     /// The most bytes an HTTP/1.1 request line and headers may take; beyond it the request is
     /// answered 431 with the JSON error shape.
-    public static let headLimit = 64 << 10
+    package static let headLimit = 64 << 10
 
     /// How long an HTTP/1.1 connection may take to send a request head unless told.
-    public static let defaultHeadTimeout = TimeAmount.seconds(30)
+    package static let defaultHeadTimeout = TimeAmount.seconds(30)
 
     /// Creates the channel handler; HTTP/1.1 connections may upgrade to WebSockets as
     /// `webSockets` decides (none when nil), and are closed when a request head takes longer
     /// than `headTimeout` to arrive.
-    public init(
+    package init(
         responder: @escaping Responder, configuration: HTTP2ChannelConfiguration = .init(),
         webSockets: WebSocketUpgrades? = nil, headTimeout: TimeAmount = defaultHeadTimeout
     ) {
@@ -42,7 +42,7 @@ public struct HTTP1AndH2CChannel: HTTPChannelHandler {
         self.headTimeout = headTimeout
     }
 
-    public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+    package func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             let negotiation = NIOTypedApplicationProtocolNegotiationHandler<
                 NIONegotiatedHTTPVersion<HTTP1UpgradableChannel.Value, HTTP2Channel.Value>
@@ -62,7 +62,7 @@ public struct HTTP1AndH2CChannel: HTTPChannelHandler {
         }
     }
 
-    public func handle(value: Value, logger: Logger) async {
+    package func handle(value: Value, logger: Logger) async {
         do {
             switch try await value.negotiated.get() {
             case .http1_1(let connection): await http1.handle(value: connection, logger: logger)
@@ -111,7 +111,7 @@ final class HTTP2PrefaceDetector: ChannelInboundHandler, RemovableChannelHandler
 extension HTTPServerBuilder {
     /// HTTP/1.1 (with WebSocket upgrades when `webSockets` is given, request heads due within
     /// `headTimeout`) and prior-knowledge HTTP/2 on one plaintext port.
-    public static func http1AndH2C(
+    package static func http1AndH2C(
         configuration: HTTP2ChannelConfiguration = .init(), webSockets: WebSocketUpgrades? = nil,
         headTimeout: TimeAmount = HTTP1AndH2CChannel.defaultHeadTimeout
     ) -> HTTPServerBuilder {

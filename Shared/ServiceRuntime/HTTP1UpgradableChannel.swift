@@ -11,13 +11,13 @@ import NIOWebSocket
 /// How the HTTP/1.1 side of a public port answers WebSocket upgrade requests: `decide` sees
 /// each upgrade request (head only) and either accepts it with the relay to run on the
 /// upgraded connection, or refuses it with the response the client gets instead.
-public struct WebSocketUpgrades: Sendable {
+package struct WebSocketUpgrades: Sendable {
     /// Sets an upgraded connection's pipeline up to carry its frames (on its event loop; no
     /// task serves the connection after the upgrade).
-    public typealias Relay = @Sendable (any Channel) throws -> Void
+    package typealias Relay = @Sendable (any Channel) throws -> Void
 
     /// The answer to an upgrade request.
-    public enum Decision: Sendable {
+    package enum Decision: Sendable {
         /// Upgrade and run `relay`; `abandon` releases what was prepared for it when the
         /// connection ends before the upgrade completes.
         case upgrade(Relay, abandon: @Sendable () -> Void)
@@ -26,11 +26,11 @@ public struct WebSocketUpgrades: Sendable {
     }
 
     /// The largest WebSocket frame a client may send.
-    public let maximumFrameSize: Int
+    package let maximumFrameSize: Int
     let decide: @Sendable (Request, any Channel, Logger) async -> Decision
 
     /// Upgrades as `decide` says, to frames of at most `maximumFrameSize` bytes.
-    public init(maximumFrameSize: Int, decide: @escaping @Sendable (Request, any Channel, Logger) async -> Decision) {
+    package init(maximumFrameSize: Int, decide: @escaping @Sendable (Request, any Channel, Logger) async -> Decision) {
         self.maximumFrameSize = maximumFrameSize
         self.decide = decide
     }

@@ -10,7 +10,7 @@ extension InternalClient {
     /// `consume` is busy, so nothing is buffered whole. A non-2xx answer is rethrown as its
     /// envelope; a lost connection is 503 and never retried (part of the body may be consumed).
     /// Errors `consume` throws, and failures while it reads the body, reach the caller unchanged.
-    public func streamingCall<Request: Encodable & Sendable, Result: Sendable>(
+    package func streamingCall<Request: Encodable & Sendable, Result: Sendable>(
         _ name: String, _ request: Request, on service: ServiceName, context: CallContext,
         consume: (HTTPClientResponse.Body) async throws -> Result
     ) async throws -> Result {

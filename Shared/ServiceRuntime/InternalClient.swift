@@ -13,7 +13,7 @@ import ServiceLifecycle
 /// remaining deadline and identity on every call, and turns failures into envelopes:
 /// a peer's envelope is rethrown unchanged, an unreachable peer is 503, a missed deadline 504.
 /// Run it in the process's `ServiceGroup` so it shuts down with the process.
-public final class InternalClient: Service, Sendable {
+package final class InternalClient: Service, Sendable {
     /// A peer's answer to a typed operation.
     struct RawResponse: Sendable {
         var status: Int
@@ -21,7 +21,7 @@ public final class InternalClient: Service, Sendable {
     }
 
     /// The underlying client, for tests that need raw HTTP.
-    public let http: HTTPClient
+    package let http: HTTPClient
     let peers: [ServiceName: String]
     /// The clients carrying lanes (no read timeout: lanes live on heartbeats), one for sockets
     /// and one for calls, so neither kind's traffic queues the other's on a connection.
@@ -36,7 +36,7 @@ public final class InternalClient: Service, Sendable {
     /// Creates a client presenting `tls`'s leaf, calling peers at `peers`' base URLs. Opening a
     /// connection may take `connectTimeout`; an answer whose body stays silent for `idleRead`
     /// (after the request was sent) ends with an error.
-    public init(
+    package init(
         tls: TLSMaterial, peers: [ServiceName: String], connectTimeout: TimeAmount = .seconds(5),
         idleRead: TimeAmount = .seconds(60)
     ) throws {
@@ -60,13 +60,13 @@ public final class InternalClient: Service, Sendable {
     }
 
     /// Waits for graceful shutdown, then closes every connection.
-    public func run() async throws {
+    package func run() async throws {
         try? await gracefulShutdown()
         try await shutdown()
     }
 
     /// Closes every connection, the lanes too.
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         lanes.closeAll()
         callLanes.closeAll()
         for client in laneClients { try await client.shutdown() }
@@ -74,7 +74,7 @@ public final class InternalClient: Service, Sendable {
     }
 
     /// Calls a typed operation on `service`.
-    public func call<Op: RPCOperation>(
+    package func call<Op: RPCOperation>(
         _ operation: Op.Type, _ request: Op.Request, on service: ServiceName, context: CallContext
     ) async throws -> Op.Response {
         let body = ByteBuffer(bytes: try JSONEncoder().encode(request))
@@ -172,24 +172,14 @@ public final class InternalClient: Service, Sendable {
     /// The headers carrying a call's context: request id, deadline, trace, client address, identity.
     static func contextFields(_ context: CallContext) throws -> HTTPFields {
         var fields = HTTPFields()
-        fields.reserveCapacity(6)
-        fields[ContextField.requestID] = context.requestID
-        fields[ContextField.deadline] = String(context.remainingMilliseconds)
-        if let traceparent = context.traceparent { fields[ContextField.traceparent] = traceparent }
-        if let address = context.clientAddress { fields[ContextField.clientAddress] = address }
-        if let identity = context.identity { fields[ContextField.identity] = try identity.headerValue() }
+        fields.reserveCapacity(7)
+        fields[.requestID] = context.requestID
+        fields[.deadline] = String(context.remainingMilliseconds)
+        if let traceparent = context.traceparent { fields[.traceparent] = traceparent }
+        if let address = context.clientAddress { fields[.clientAddress] = address }
+        if let identity = context.identity { fields[.baasIdentity] = try identity.headerValue() }
+        if let version = context.catalogVersion { fields[.catalogVersion] = String(version) }
         return fields
-    }
-
-    /// The context headers' names, as fields.
-    enum ContextField {
-        static let requestID = HTTPField.Name(InternalHeader.requestID)!
-        static let deadline = HTTPField.Name(InternalHeader.deadline)!
-        static let traceparent = HTTPField.Name(InternalHeader.traceparent)!
-        static let clientAddress = HTTPField.Name(InternalHeader.clientAddress)!
-        static let identity = HTTPField.Name(InternalHeader.identity)!
-        static let publicPrefix = HTTPField.Name(InternalHeader.publicPrefix)!
-        static let sessionsChanged = HTTPField.Name(InternalHeader.sessionsChanged)!
     }
 
     /// The envelope in a non-2xx answer, or a 500 when the peer sent something else.
@@ -200,12 +190,12 @@ public final class InternalClient: Service, Sendable {
 
 extension InternalClient {
     /// The base URL the client calls `service` at, if it knows one.
-    public func baseURL(of service: ServiceName) -> String? { peers[service] }
+    package func baseURL(of service: ServiceName) -> String? { peers[service] }
 }
 
 extension InternalClient {
     /// The client a process configured with `configuration` uses.
-    public convenience init(tls: TLSMaterial, configuration: RuntimeConfiguration) throws {
+    package convenience init(tls: TLSMaterial, configuration: RuntimeConfiguration) throws {
         try self.init(
             tls: tls, peers: configuration.peers,
             connectTimeout: .milliseconds(Int64(configuration.connectTimeoutMilliseconds)))

@@ -8,7 +8,7 @@ extension InternalPKI {
     /// Writes a CA (kept if one exists) and a leaf for every service that has none into
     /// `directory`, readable by the owner only. Idempotent: a second run changes nothing. A leaf's DNS
     /// names are its executable name (the compose host name) and `localhost`.
-    public static func initialize(directory: String) throws {
+    package static func initialize(directory: String) throws {
         let files = FileManager.default
         try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try files.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory)

@@ -8,25 +8,25 @@ import X509
 /// The internal certificate authority: one CA and one leaf per process, used for mutual TLS on
 /// the internal protocol. Every leaf serves and authenticates (its common name is the service's
 /// executable name, which the callee reads as proof of origin).
-public enum InternalPKI {
+package enum InternalPKI {
     /// Organisation name on every internal certificate.
     static let organisation = "BaaS internal"
 
     /// A certificate with its private key.
-    public struct Credential: Sendable {
+    package struct Credential: Sendable {
         /// The certificate.
-        public let certificate: Certificate
+        package let certificate: Certificate
         /// Its private key.
-        public let privateKey: P256.Signing.PrivateKey
+        package let privateKey: P256.Signing.PrivateKey
 
         /// PEM text of the certificate.
-        public var certificatePEM: String { get throws { try certificate.serializeAsPEM().pemString } }
+        package var certificatePEM: String { get throws { try certificate.serializeAsPEM().pemString } }
         /// PEM text of the key.
-        public var privateKeyPEM: String { privateKey.pemRepresentation }
+        package var privateKeyPEM: String { privateKey.pemRepresentation }
     }
 
     /// Makes a new self-signed CA valid for ten years.
-    public static func makeAuthority(now: Date = Date()) throws -> Credential {
+    package static func makeAuthority(now: Date = Date()) throws -> Credential {
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName {
             OrganizationName(organisation)
@@ -45,7 +45,7 @@ public enum InternalPKI {
     }
 
     /// Issues a leaf for `commonName`, valid for the given DNS names plus `localhost` and 127.0.0.1.
-    public static func issueLeaf(
+    package static func issueLeaf(
         commonName: String, dnsNames: [String], authority: Credential, now: Date = Date()
     ) throws -> Credential {
         let key = P256.Signing.PrivateKey()
@@ -69,7 +69,7 @@ public enum InternalPKI {
     }
 
     /// The common name of a certificate, if it has one.
-    public static func commonName(of certificate: Certificate) -> String? {
+    package static func commonName(of certificate: Certificate) -> String? {
         for rdn in certificate.subject {
             for attribute in rdn where attribute.type == .RDNAttributeType.commonName {
                 return String(attribute.value)
@@ -80,20 +80,20 @@ public enum InternalPKI {
 }
 
 /// What one process needs for mutual TLS: the CA to trust and its own leaf.
-public struct TLSMaterial: Sendable {
+package struct TLSMaterial: Sendable {
     /// The CA certificate every peer must chain to.
-    public let authority: Certificate
+    package let authority: Certificate
     /// This process's certificate and key.
-    public let leaf: InternalPKI.Credential
+    package let leaf: InternalPKI.Credential
 
     /// Creates material from parts.
-    public init(authority: Certificate, leaf: InternalPKI.Credential) {
+    package init(authority: Certificate, leaf: InternalPKI.Credential) {
         self.authority = authority
         self.leaf = leaf
     }
 
     /// Loads `ca.pem`, `<name>.pem` and `<name>-key.pem` from `directory`.
-    public init(directory: String, name: String) throws {
+    package init(directory: String, name: String) throws {
         func read(_ file: String) throws -> String {
             try String(contentsOfFile: "\(directory)/\(file)", encoding: .utf8)
         }
@@ -104,7 +104,7 @@ public struct TLSMaterial: Sendable {
     }
 
     /// Server side: TLS 1.3, ALPN for h2, and a client certificate from the CA required.
-    public func serverConfiguration() throws -> TLSConfiguration {
+    package func serverConfiguration() throws -> TLSConfiguration {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(try nioCertificate(leaf.certificate))],
             privateKey: .privateKey(try nioKey()))
@@ -115,7 +115,7 @@ public struct TLSMaterial: Sendable {
     }
 
     /// Client side: TLS 1.3, trusting only the internal CA, presenting this process's leaf.
-    public func clientConfiguration() throws -> TLSConfiguration {
+    package func clientConfiguration() throws -> TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = .tlsv13
         configuration.trustRoots = .certificates([try nioCertificate(authority)])

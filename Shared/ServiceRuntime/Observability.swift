@@ -4,9 +4,9 @@ import Prometheus
 
 /// Process-wide metrics: the Prometheus registry behind swift-metrics, bootstrapped on first use
 /// (once per process, however many services it hosts).
-public enum Observability {
+package enum Observability {
     /// The registry `/metrics` emits.
-    public static let registry: PrometheusCollectorRegistry = {
+    package static let registry: PrometheusCollectorRegistry = {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         // Present from the first scrape on, so a scraper sees the process before any request.
@@ -17,7 +17,7 @@ public enum Observability {
     }()
 
     /// Bootstraps logging for an executable: key=value lines on standard error at `level`.
-    public static func bootstrapLogging(level: Logger.Level) {
+    package static func bootstrapLogging(level: Logger.Level) {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level

@@ -5,19 +5,19 @@ import NIOCore
 import NIOFoundationCompat
 
 /// The operations one service answers on `POST /rpc/{operation}`.
-public struct OperationRegistry: Sendable {
+package struct OperationRegistry: Sendable {
     /// A handler over the raw request.
-    public typealias Handler = @Sendable (Request, RPCRequestContext) async throws -> Response
+    package typealias Handler = @Sendable (Request, RPCRequestContext) async throws -> Response
 
     private(set) var handlers: [String: Handler] = [:]
 
     /// Creates an empty registry.
-    public init() {}
+    package init() {}
 
     /// Registers a typed operation: a caller not among `Op.callers` is refused with 403 before
     /// anything else, the body is decoded as `Op.Request` (a malformed body is a 400 envelope)
     /// and the result encoded as JSON.
-    public mutating func register<Op: RPCOperation>(
+    package mutating func register<Op: RPCOperation>(
         _ operation: Op.Type, _ handle: @escaping @Sendable (Op.Request, CallContext) async throws -> Op.Response
     ) {
         register(name: Op.name, callers: Op.callers, request: Op.Request.self) { decoded, context in
@@ -27,7 +27,7 @@ public struct OperationRegistry: Sendable {
 
     /// Registers an operation with a JSON request of type `Request` (a malformed body is a 400
     /// envelope) whose handler makes the raw answer, e.g. a streamed body.
-    public mutating func register<Request: Decodable & SendableMetatype>(
+    package mutating func register<Request: Decodable & SendableMetatype>(
         name: String, callers: Set<ServiceName>, request: Request.Type,
         _ handle: @escaping @Sendable (Request, RPCRequestContext) async throws -> Response
     ) {
@@ -45,7 +45,7 @@ public struct OperationRegistry: Sendable {
 
     /// Registers an operation over raw HTTP that only `callers` may call (refused with 403 before
     /// the handler runs otherwise).
-    public mutating func register(name: String, callers: Set<ServiceName>, _ handler: @escaping Handler) {
+    package mutating func register(name: String, callers: Set<ServiceName>, _ handler: @escaping Handler) {
         handlers[name] = { request, context in
             guard let caller = context.caller, callers.contains(caller) else { throw ErrorEnvelope.callerRefused }
             return try await handler(request, context)

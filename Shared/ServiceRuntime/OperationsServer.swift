@@ -7,9 +7,9 @@ import Prometheus
 /// The plain-HTTP operations port of every process, so probes need no certificates:
 /// `GET /health` (the process is live), `GET /ready` (it can serve: 200 or 503 with the
 /// reason) and `GET /metrics` (Prometheus text format).
-public enum OperationsServer {
+package enum OperationsServer {
     /// Builds the operations application.
-    public static func make(
+    package static func make(
         service: ServiceName, host: String, port: Int, ports: BoundPorts, logger: Logger,
         readiness: @escaping @Sendable () async -> SystemStatus.Response
     ) -> some ApplicationProtocol {

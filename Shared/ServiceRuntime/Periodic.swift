@@ -5,7 +5,7 @@ import Synchronization
 /// Background work repeated every `interval` until graceful shutdown. Each turn waits, then runs
 /// `work`; a failure is logged as `failure` and the next turn tries again, unless shutdown
 /// cancelled it.
-public func repeatUntilShutdown(
+package func repeatUntilShutdown(
     every interval: Duration, logger: Logger, failure: Logger.Message, _ work: @escaping @Sendable () async throws -> Void
 ) async {
     await cancelWhenGracefulShutdown {
@@ -21,21 +21,21 @@ public func repeatUntilShutdown(
 }
 
 /// A background service running `work` every `interval` (``repeatUntilShutdown(every:logger:failure:_:)``).
-public struct PeriodicService: Service {
+package struct PeriodicService: Service {
     let interval: Duration
     let logger: Logger
     let failure: Logger.Message
     let work: @Sendable () async throws -> Void
 
     /// Creates the service.
-    public init(every interval: Duration, logger: Logger, failure: Logger.Message, _ work: @escaping @Sendable () async throws -> Void) {
+    package init(every interval: Duration, logger: Logger, failure: Logger.Message, _ work: @escaping @Sendable () async throws -> Void) {
         self.interval = interval
         self.logger = logger
         self.failure = failure
         self.work = work
     }
 
-    public func run() async throws {
+    package func run() async throws {
         await repeatUntilShutdown(every: interval, logger: logger, failure: failure, work)
     }
 }

@@ -13,8 +13,8 @@ import X509
 /// without one), reads request id, trace context, deadline and identity from the headers,
 /// echoes the request id, binds ``FileLinks`` for public requests, and maps every error to an
 /// ``ErrorEnvelope`` response.
-public struct RPCEdgeMiddleware: RouterMiddleware {
-    public typealias Context = RPCRequestContext
+package struct RPCEdgeMiddleware: RouterMiddleware {
+    package typealias Context = RPCRequestContext
 
     /// Default deadline when a caller sends none.
     let defaultTimeout: TimeAmount
@@ -22,16 +22,16 @@ public struct RPCEdgeMiddleware: RouterMiddleware {
     let filesPublicURL: String
 
     /// Creates the middleware.
-    public init(defaultTimeout: TimeAmount, filesPublicURL: String = "http://localhost:8080") {
+    package init(defaultTimeout: TimeAmount, filesPublicURL: String = "http://localhost:8080") {
         self.defaultTimeout = defaultTimeout
         self.filesPublicURL = filesPublicURL
     }
 
-    public func handle(
+    package func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
-        let requestID = request.headers[values: .init(InternalHeader.requestID)!].first ?? CallContext.newRequestID()
+        let requestID = request.headers[values: .requestID].first ?? CallContext.newRequestID()
         var response: Response
         do {
             // A call on a lane runs with its lane's context, whose caller the lane's own
@@ -40,11 +40,24 @@ public struct RPCEdgeMiddleware: RouterMiddleware {
             context.call = try Self.callContext(
                 request.headers, requestID: requestID, defaultTimeout: defaultTimeout, logger: context.logger)
             let links = context.call.publicPrefix.map { filesPublicURL + $0 + "/files/" }
-            response = try await FileLinks.$base.withValue(links) { try await next(request, context) }
+            response = try await FileLinks.$base.withValue(links) { try await Self.fresh(context, next: { try await next(request, $0) }) }
         } catch {
             response = .error(error, logger: context.logger)
         }
-        response.headers[.init(InternalHeader.requestID)!] = requestID
+        response.headers[.requestID] = requestID
+        return response
+    }
+
+    /// Runs a call with its catalog floor and a report of the versions it used, which its answer
+    /// carries back (``CatalogFreshness``); a call acting for no app runs as it is.
+    private static func fresh(_ context: Context, next: (Context) async throws -> Response) async throws -> Response {
+        guard let appID = context.call.identity?.appId else { return try await next(context) }
+        let floor = context.call.catalogVersion.map { CatalogFreshness.Floor(appID: appID, version: $0) }
+        let report = CatalogFreshness.Report(appID: appID)
+        var response = try await CatalogFreshness.$floor.withValue(floor) {
+            try await CatalogFreshness.$report.withValue(report) { try await next(context) }
+        }
+        if let version = report.version { response.headers[.catalogVersion] = String(version) }
         return response
     }
 
@@ -52,13 +65,14 @@ public struct RPCEdgeMiddleware: RouterMiddleware {
     static func callContext(
         _ headers: HTTPFields, requestID: String, defaultTimeout: TimeAmount, logger: Logger
     ) throws -> CallContext {
-        let timeout = headers[.init(InternalHeader.deadline)!].flatMap(Int64.init).map(TimeAmount.milliseconds)
-        let identity = try headers[.init(InternalHeader.identity)!].map(Identity.init(headerValue:))
+        let timeout = headers[.deadline].flatMap(Int64.init).map(TimeAmount.milliseconds)
+        let identity = try headers[.baasIdentity].map(Identity.init(headerValue:))
         var context = CallContext(
-            requestID: requestID, traceparent: headers[.init(InternalHeader.traceparent)!],
+            requestID: requestID, traceparent: headers[.traceparent],
             deadline: .now() + (timeout ?? defaultTimeout), identity: identity, logger: logger)
-        context.clientAddress = headers[.init(InternalHeader.clientAddress)!]
-        context.publicPrefix = headers[.init(InternalHeader.publicPrefix)!]
+        context.clientAddress = headers[.clientAddress]
+        context.publicPrefix = headers[.publicPrefix]
+        context.catalogVersion = headers[.catalogVersion].flatMap(Int64.init)
         return context
     }
 

@@ -9,12 +9,12 @@ import PostgresSupport
 /// (HTTP/1.1 remains possible over the same TLS, for tools): `POST /rpc/{operation}` for typed
 /// operations, the service's public routes at their public paths, passed through by the gateway,
 /// and call lanes (``CallLaneServer``) on which a peer sends many of those requests at once.
-public enum RPCServer {
+package enum RPCServer {
     /// The application type the builder returns, so callers can add start-up work.
-    public typealias App = Application<RouterResponder<RPCRequestContext>>
+    package typealias App = Application<RouterResponder<RPCRequestContext>>
 
     /// Builds the internal server.
-    public static func make(
+    package static func make(
         service: ServiceName, host: String, port: Int, tls: TLSMaterial, registry: OperationRegistry,
         routes: PublicRoutes, ports: BoundPorts, defaultTimeout: TimeAmount, filesPublicURL: String = "http://localhost:8080",
         health: DatabaseHealth? = nil, logger: Logger

@@ -7,7 +7,7 @@ import PostgresNIO
 
 extension Response {
     /// A JSON response with the given status.
-    public static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+    package static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         let data = try JSONEncoder.sortedKeys.encode(value)
         return Response(
             status: status, headers: [.contentType: "application/json"],
@@ -15,7 +15,7 @@ extension Response {
     }
 
     /// A response whose body is JSON text that is already encoded.
-    public static func jsonText(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+    package static func jsonText(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
         Response(
             status: status, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(string: text)))
@@ -23,11 +23,11 @@ extension Response {
 
     /// The longest error message answered, in characters: messages name what the request named
     /// (an id, a table, a path), and a 10,000-character id was answered back whole.
-    public static let maximumErrorMessageLength = 512
+    package static let maximumErrorMessageLength = 512
 
     /// The response carrying an error envelope, with the envelope's status (its message cut to
     /// ``maximumErrorMessageLength`` characters).
-    public static func envelope(_ envelope: ErrorEnvelope) -> Response {
+    package static func envelope(_ envelope: ErrorEnvelope) -> Response {
         var envelope = envelope
         if envelope.message.count > maximumErrorMessageLength {
             envelope.message = envelope.message.prefix(maximumErrorMessageLength - 1) + "…"
@@ -43,10 +43,10 @@ extension Response {
 extension Response {
     /// The response telling the gateway that `userID`'s sessions or roles changed, so that it
     /// drops the user's cached tokens at once.
-    public func endingSessions(of userID: String?) -> Response {
+    package func endingSessions(of userID: String?) -> Response {
         guard let userID else { return self }
         var response = self
-        response.headers[.init(InternalHeader.sessionsChanged)!] = userID
+        response.headers[.sessionsChanged] = userID
         return response
     }
 }
@@ -54,7 +54,7 @@ extension Response {
 extension Response {
     /// The response for any error at an edge: an envelope as ``ErrorEnvelope/from(_:)`` maps it
     /// (logged at debug, as the client's own doing), else a 500 whose details go only to the log.
-    public static func error(_ error: any Error, logger: Logger) -> Response {
+    package static func error(_ error: any Error, logger: Logger) -> Response {
         if let envelope = ErrorEnvelope.from(error) {
             logger.debug("request failed", metadata: ["code": "\(envelope.code)", "status": "\(envelope.status)"])
             return .envelope(envelope)
@@ -76,7 +76,7 @@ extension ErrorEnvelope {
     /// Maps any error to the envelope a client sees: envelopes pass through, Hummingbird's own
     /// HTTP errors keep their status, PostgreSQL data exceptions are 400, anything else is a logged
     /// 500 without details.
-    public static func from(_ error: any Error) -> ErrorEnvelope? {
+    package static func from(_ error: any Error) -> ErrorEnvelope? {
         switch error {
         case let envelope as ErrorEnvelope:
             return envelope

@@ -19,40 +19,40 @@ import PostgresSupport
 /// - `BAAS_MIGRATE_ON_START`: apply the service's migrations before serving (default true).
 /// - `BAAS_POSTGRES_HOST`, `_PORT`, `_USER`, `_PASSWORD`, `_DATABASE`, `_MAX_CONNECTIONS`.
 /// - `BAAS_LOG_LEVEL`: trace, debug, info, notice, warning, error or critical (default info).
-public struct RuntimeConfiguration: Sendable {
+package struct RuntimeConfiguration: Sendable {
     /// The service this process runs.
-    public var service: ServiceName
+    package var service: ServiceName
     /// Address the internal and operations servers bind.
-    public var bindHost: String
+    package var bindHost: String
     /// Internal HTTP/2 port.
-    public var rpcPort: Int
+    package var rpcPort: Int
     /// Operations (health, readiness, metrics) port.
-    public var opsPort: Int
+    package var opsPort: Int
     /// Base URLs of every backend's internal port.
-    public var peers: [ServiceName: String]
+    package var peers: [ServiceName: String]
     /// Where the internal CA and this service's certificate are.
-    public var pkiDirectory: String
+    package var pkiDirectory: String
     /// Default internal call deadline in milliseconds.
-    public var internalTimeoutMilliseconds: Int
+    package var internalTimeoutMilliseconds: Int
     /// How long opening a connection to a peer may take, in milliseconds.
-    public var connectTimeoutMilliseconds: Int
+    package var connectTimeoutMilliseconds: Int
     /// How long a readiness check waits for the database, in milliseconds.
-    public var readinessTimeoutMilliseconds: Int
+    package var readinessTimeoutMilliseconds: Int
     /// Whether to apply migrations before serving.
-    public var migrateOnStart: Bool
+    package var migrateOnStart: Bool
     /// The database.
-    public var database: DatabaseConfiguration
+    package var database: DatabaseConfiguration
     /// Log level.
-    public var logLevel: Logger.Level
+    package var logLevel: Logger.Level
     /// The gateway's public base URL as file URLs start with (`BAAS_FILES_PUBLIC_URL`, read by
     /// every service: rows answer their `FILE_REF` columns as URLs), without a trailing slash.
-    public var filesPublicURL: String
+    package var filesPublicURL: String
     /// The reader scoped to `baas`, for the keys of one service (`BAAS_USERS_…`), which the
     /// service reads once while it registers.
-    public let reader: ConfigReader
+    package let reader: ConfigReader
 
     /// Reads the configuration of `service` from `reader`.
-    public init(service: ServiceName, reader: ConfigReader) {
+    package init(service: ServiceName, reader: ConfigReader) {
         let baas = reader.scoped(to: "baas")
         self.reader = baas
         self.service = service
@@ -91,19 +91,19 @@ public struct RuntimeConfiguration: Sendable {
     }
 
     /// The internal port a service listens on unless configured.
-    public static func defaultRPCPort(_ service: ServiceName) -> Int {
+    package static func defaultRPCPort(_ service: ServiceName) -> Int {
         8100 + (ServiceName.allCases.firstIndex(of: service) ?? 0)
     }
 
     /// The operations port a process listens on unless configured.
-    public static func defaultOpsPort(_ service: ServiceName) -> Int {
+    package static func defaultOpsPort(_ service: ServiceName) -> Int {
         9100 + (ServiceName.allCases.firstIndex(of: service) ?? 0)
     }
 }
 
 extension ConfigReader {
     /// The standard provider order: environment variables over built-in defaults.
-    public static func fromEnvironment(_ environment: [String: String]? = nil) -> ConfigReader {
+    package static func fromEnvironment(_ environment: [String: String]? = nil) -> ConfigReader {
         if let environment {
             return ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: environment))
         }

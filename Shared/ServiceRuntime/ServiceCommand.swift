@@ -11,9 +11,9 @@ import UnixSignals
 /// - `serve` (the default): run until SIGTERM or SIGINT, then shut down gracefully;
 /// - `migrate`: apply this service's migrations and exit;
 /// - `pki-init [DIR]`: write the internal CA and every service's certificate (default `BAAS_PKI_DIR`).
-public enum ServiceCommand {
+package enum ServiceCommand {
     /// Runs a backend executable.
-    public static func main<Backend: BackendService>(_ backend: Backend.Type, arguments: [String]) async throws {
+    package static func main<Backend: BackendService>(_ backend: Backend.Type, arguments: [String]) async throws {
         let configuration = RuntimeConfiguration(service: Backend.name, reader: .fromEnvironment())
         Observability.bootstrapLogging(level: configuration.logLevel)
         let logger = Logger(label: Backend.name.executable)
@@ -30,7 +30,7 @@ public enum ServiceCommand {
     }
 
     /// Handles the commands every executable shares that need no service: `pki-init`.
-    public static func runCommon(_ arguments: [String], configuration: RuntimeConfiguration) throws {
+    package static func runCommon(_ arguments: [String], configuration: RuntimeConfiguration) throws {
         switch arguments.first {
         case "pki-init":
             let directory = arguments.dropFirst().first ?? configuration.pkiDirectory
@@ -43,7 +43,7 @@ public enum ServiceCommand {
     }
 
     /// Applies a backend's migrations and prints what was applied.
-    public static func migrate<Backend: BackendService>(
+    package static func migrate<Backend: BackendService>(
         _ backend: Backend.Type, configuration: RuntimeConfiguration, logger: Logger
     ) async throws {
         let applied = try await PostgresClient.with(configuration.database, logger: logger) { client in
@@ -55,7 +55,7 @@ public enum ServiceCommand {
     }
 
     /// Runs parts in one `ServiceGroup` that shuts down gracefully on SIGTERM or SIGINT.
-    public static func runUntilSignalled(_ parts: ServiceParts, logger: Logger) async throws {
+    package static func runUntilSignalled(_ parts: ServiceParts, logger: Logger) async throws {
         let group = ServiceGroup(
             configuration: .init(
                 services: parts.services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -64,17 +64,17 @@ public enum ServiceCommand {
 }
 
 /// A command line that could not be understood; its message is the usage line.
-public struct UsageError: Error, CustomStringConvertible {
+package struct UsageError: Error, CustomStringConvertible {
     /// The usage text.
-    public let description: String
+    package let description: String
     /// Creates an error.
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }
 
 extension ServiceCommand {
     /// Runs `body`; on an error prints it to standard error and exits with status 1, so a bad
     /// command line or an unreachable database ends with a message instead of a crash.
-    public static func exitOnError(_ body: @Sendable () async throws -> Void) async {
+    package static func exitOnError(_ body: @Sendable () async throws -> Void) async {
         do {
             try await body()
         } catch {

@@ -1,8 +1,8 @@
 /// Raised by ``withTimeout(_:operation:)`` when the operation did not finish in time.
-public struct TimeoutError: Error, Sendable {}
+package struct TimeoutError: Error, Sendable {}
 
 /// Runs `operation`, cancelling it and throwing ``TimeoutError`` after `duration`.
-public func withTimeout<Result: Sendable>(
+package func withTimeout<Result: Sendable>(
     _ duration: Duration, operation: @escaping @Sendable () async throws -> Result
 ) async throws -> Result {
     try await withThrowingTaskGroup(of: Result.self) { group in

@@ -2,6 +2,7 @@ import DataEngine
 import Foundation
 import Synchronization
 import InternalProtocol
+import Permissions
 import PostgresNIO
 import PostgresSupport
 import Testing
@@ -70,6 +71,48 @@ import TestSupport
             let after = try await second.properties("Described", identity: fixture.serverCode).jsonText
             #expect(after.contains("\"b\""), "\(after)")
         }
+    }
+
+    /// Read-your-writes across instances (``CatalogFreshness``): a permission change made on one
+    /// instance reports its catalog version; another instance whose cached catalog predates it
+    /// (the announcement not heard: here it has no listener at all) answers from its cache —
+    /// unless the request carries that version as its floor, when it reads the committed catalog.
+    @Test func aRequestCarryingAChangesVersionSeesItOnAnInstanceThatHasNotHeardOfIt() async throws {
+        try await EngineFixture.with { fixture in
+            let second = DataEngine(database: fixture.database, logger: fixture.logger)
+            _ = try await fixture.create("Guarded", #"{"a": 1}"#)
+            let query = try FindQuery(QueryParameters(queryItems: []))
+            func find() async throws -> Int {
+                try await second.find("Guarded", query: query, identity: fixture.rest, logger: fixture.logger).count
+            }
+            #expect(try await find() == 1)
+            let report = CatalogFreshness.Report(appID: fixture.appID)
+            try await CatalogFreshness.$report.withValue(report) {
+                try await fixture.engine.setRulePermission(
+                    PermissionChange(decision: .deny, operation: .find, principal: .role(Principal.everyone)),
+                    table: "Guarded", identity: fixture.serverCode, logger: fixture.logger)
+            }
+            let version = try #require(report.version)
+            #expect(try await find() == 1, "the second instance's cache predates the change")
+            try await fixture.expectCode(1023, "with the change's version as the floor") {
+                try await CatalogFreshness.$floor.withValue(.init(appID: fixture.appID, version: version)) {
+                    try await find()
+                }
+            }
+            try await fixture.expectCode(1023, "the committed catalog is kept") { try await find() }
+            // A floor for another app changes nothing for this one.
+            let other = CatalogFreshness.Floor(appID: "other", version: version + 10)
+            #expect(CatalogFreshness.$floor.withValue(other) { CatalogFreshness.required(for: fixture.appID) } == 0)
+        }
+    }
+
+    @Test func aReportKeepsTheNewestVersionOfItsOwnAppOnly() {
+        let report = CatalogFreshness.Report(appID: "a")
+        #expect(report.version == nil)
+        report.note(3, for: "a")
+        report.note(2, for: "a")
+        report.note(9, for: "b")
+        #expect(report.version == 3)
     }
 
     @Test func theCacheKeepsAtMostItsCapacityAndStillAnswersEveryApp() async throws {

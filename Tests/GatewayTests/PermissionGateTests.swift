@@ -5,6 +5,7 @@ import NIOCore
 import Permissions
 import Testing
 import ServiceRuntime
+import Synchronization
 import TestSupport
 
 @testable import GatewayService
@@ -71,6 +72,39 @@ import TestSupport
         await gate.receive("garbage")
         #expect(await refused())
         #expect(await script.calls == calls + 1)
+    }
+
+    /// The versions the gateway carries as each request's catalog floor: the newest announced or
+    /// reported by an answer, per app, never going back; a reported version drops older rules.
+    @Test func catalogVersionsComeFromAnnouncementsAndAnswersAndNeverGoBack() async throws {
+        var denying = PermissionRules()
+        denying.global.set(.role("RestUser"), .find, .deny)
+        let lookups = Mutex(0)
+        let committed = Mutex<Int64>(5)
+        let rules = denying
+        let gate = PermissionGate { _, _ in
+            lookups.withLock { $0 += 1 }
+            return .init(version: committed.withLock { $0 }, rules: rules)
+        }
+        #expect(await gate.version(of: "A") == nil)
+        await gate.receive("A 3")
+        await gate.reached(5, appID: "A")
+        await gate.reached(4, appID: "A")
+        await gate.receive("A 2")
+        #expect(await gate.version(of: "A") == 5)
+        #expect(await gate.version(of: "B") == nil)
+        await gate.setListening(true)
+        let context = CallContext(deadline: NIODeadline.now() + .seconds(5), logger: Logger(label: "test"))
+        let find = DataRequest(table: "Doc", operation: .find)
+        await #expect(throws: ErrorEnvelope.self) {
+            try await gate.check(find, identity: .anonymous(appId: "A", keyKind: .rest), context: context)
+        }
+        committed.withLock { $0 = 6 }
+        await gate.reached(6, appID: "A")
+        await #expect(throws: ErrorEnvelope.self) {
+            try await gate.check(find, identity: .anonymous(appId: "A", keyKind: .rest), context: context)
+        }
+        #expect(lookups.withLock { $0 } == 2, "an answer reporting version 6 dropped the rules of version 5")
     }
 
     @Test func aRuleNoRowCanOverrideIsRefusedWithoutAskingDataService() async throws {

@@ -53,6 +53,9 @@ import TestSupport
 
                 // M1 leaves; the next message reaches M2 only, which shows M1 would have had it.
                 try client.emit("SUB_OFF", #"{"id": "M1"}"#)
+                // SUB_OFF has no answer; a method's answer, which comes after it, shows it was handled.
+                try client.emit("MET_REQ", #"{"id": "SYNC", "name": "SYNC", "options": {}}"#)
+                try await client.wait { _ in (try? client.payloads("MET_RES", id: "SYNC").count) == 1 }
                 let last = try await Self.publish(cluster, "chat", #"{"message": "d", "headers": {"foo": "50"}}"#)
                 try await client.wait { _ in (try? client.payloads("SUB_RES", id: "M2").count) == 2 }
                 #expect(try client.payloads("SUB_RES", id: "M2").compactMap { ($0["data"] as? [String: Any])?["messageId"] as? String } == [ids[0], last])

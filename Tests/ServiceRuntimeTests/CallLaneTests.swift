@@ -10,7 +10,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct CallLaneTests {
     static let frames: [CallFrame] = [
         .call(id: 3, CallHead(method: .post, target: "/data/Person?x=é", headers: [.contentType: "application/json"]), body: ByteBuffer(string: "{}")),
-        .answer(id: 3, AnswerHead(status: 201, headers: [HTTPField.Name("x-baas-sessions-changed")!: "u1"]), part: ByteBuffer(string: "[1]"), fin: true),
+        .answer(id: 3, AnswerHead(status: 201, headers: [.sessionsChanged: "u1"]), part: ByteBuffer(string: "[1]"), fin: true),
         .answer(id: 4, AnswerHead(status: 200, headers: [:]), part: ByteBuffer(repeating: 1, count: 3_000), fin: false),
         .part(id: 4, ByteBuffer(repeating: 2, count: 10), fin: false),
         .part(id: 4, ByteBuffer(), fin: true),

@@ -3,16 +3,16 @@ import NIOCore
 
 /// A deterministic byte stream of any length, made chunk by chunk: byte `i` is `i % 251`, so any
 /// range can be produced and checked without holding the whole.
-public struct BytePattern: AsyncSequence, Sendable {
-    public typealias Element = ByteBuffer
+package struct BytePattern: AsyncSequence, Sendable {
+    package typealias Element = ByteBuffer
 
     /// Bytes `range` of the pattern.
-    public let range: Range<Int>
+    package let range: Range<Int>
     /// When set, the sequence throws once it has produced this many bytes (a client giving up).
-    public var failAfter: Int?
+    package var failAfter: Int?
 
     /// Bytes `range`, failing after `failAfter` bytes when set.
-    public init(range: Range<Int>, failAfter: Int? = nil) {
+    package init(range: Range<Int>, failAfter: Int? = nil) {
         self.range = range
         self.failAfter = failAfter
     }
@@ -21,14 +21,14 @@ public struct BytePattern: AsyncSequence, Sendable {
     private static let block: [UInt8] = (0..<(chunkSize + 251)).map { UInt8($0 % 251) }
 
     /// Bytes `start..<end` of the pattern in one buffer.
-    public static func bytes(_ range: Range<Int>) -> ByteBuffer {
+    package static func bytes(_ range: Range<Int>) -> ByteBuffer {
         var buffer = ByteBuffer()
         forEachSlice(of: range) { buffer.writeBytes($0) }
         return buffer
     }
 
     /// The SHA-256 of bytes `range`, as lower-case hex.
-    public static func sha256(_ range: Range<Int>) -> String {
+    package static func sha256(_ range: Range<Int>) -> String {
         var hash = SHA256()
         forEachSlice(of: range) { hash.update(data: $0) }
         return hex(hash.finalize())
@@ -46,18 +46,18 @@ public struct BytePattern: AsyncSequence, Sendable {
     }
 
     /// Lower-case hex of `digest`.
-    public static func hex(_ digest: some Sequence<UInt8>) -> String {
+    package static func hex(_ digest: some Sequence<UInt8>) -> String {
         digest.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
     }
 
     struct Abandoned: Error {}
 
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    package struct AsyncIterator: AsyncIteratorProtocol {
         var offset: Int
         let end: Int
         let failAfter: Int?
 
-        public mutating func next() async throws -> ByteBuffer? {
+        package mutating func next() async throws -> ByteBuffer? {
             if let failAfter, offset >= failAfter { throw Abandoned() }
             guard offset < end else { return nil }
             let count = Swift.min(BytePattern.chunkSize, end - offset)
@@ -66,7 +66,7 @@ public struct BytePattern: AsyncSequence, Sendable {
         }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator {
+    package func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(offset: range.lowerBound, end: range.upperBound, failAfter: failAfter)
     }
 }

@@ -10,17 +10,17 @@ import Synchronization
 /// A backend that exists only for tests and the benchmark, run in files-service's place:
 /// streamed and socket routes declared in its manifest, which the gateway learns and routes with
 /// no change of its own. `stream-test-service` runs it as a process of its own.
-public enum StreamTestService: BackendService {
-    public static let name = ServiceName.files
-    public static let migrations: [any DatabaseMigration] = []
-    public static let uploadLimit = 2 << 30
-    public static let smallLimit = 1 << 20
+package enum StreamTestService: BackendService {
+    package static let name = ServiceName.files
+    package static let migrations: [any DatabaseMigration] = []
+    package static let uploadLimit = 2 << 30
+    package static let smallLimit = 1 << 20
     /// The socket routes' largest frame.
-    public static let socketFrameLimit = 1 << 16
-    public static let transfers = TransferLog()
-    public static let produced = ProductionCounter()
+    package static let socketFrameLimit = 1 << 16
+    package static let transfers = TransferLog()
+    package static let produced = ProductionCounter()
 
-    public static func register(
+    package static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
         let streamed = RouteOptions.streamed(limit: uploadLimit, idleTimeout: .seconds(60))
@@ -112,8 +112,8 @@ public enum StreamTestService: BackendService {
         }
     }
 
-    public static let closes = CloseLog()
-    public static let echoed = EchoCounts()
+    package static let closes = CloseLog()
+    package static let echoed = EchoCounts()
 
     /// Hashes the body as it arrives and records whether the handler saw it through.
     @Sendable static func hashUpload(_ request: Request, _ context: PublicRequestContext) async throws -> Response {
@@ -183,42 +183,42 @@ struct CountedChunks: AsyncSequence, Sendable {
 }
 
 /// Bytes produced per transfer id.
-public final class ProductionCounter: Sendable {
+package final class ProductionCounter: Sendable {
     private let counts = Mutex<[String: Int]>([:])
     func add(_ bytes: Int, to id: String) { counts.withLock { $0[id, default: 0] += bytes } }
     /// Bytes produced for `id`.
-    public func bytes(_ id: String) -> Int { counts.withLock { $0[id, default: 0] } }
+    package func bytes(_ id: String) -> Int { counts.withLock { $0[id, default: 0] } }
 }
 
 /// How each upload's handler ended.
-public actor TransferLog {
+package actor TransferLog {
     /// How a handler ended.
-    public enum Outcome: Sendable { case completed, aborted }
+    package enum Outcome: Sendable { case completed, aborted }
     private var outcomes: [String: Outcome] = [:]
 
     func record(_ id: String, _ outcome: Outcome) { outcomes[id] = outcome }
     /// How the upload `id` ended, once it has.
-    public func outcome(_ id: String) -> Outcome? { outcomes[id] }
+    package func outcome(_ id: String) -> Outcome? { outcomes[id] }
 }
 
 /// The close codes sockets received from their clients, by request id.
-public actor CloseLog {
+package actor CloseLog {
     private var codes: [String: UInt16] = [:]
 
     func record(_ code: UInt16, for id: String) { codes[id] = code }
 
     /// Every code received so far.
-    public var all: [UInt16] { Array(codes.values) }
+    package var all: [UInt16] { Array(codes.values) }
 }
 
 /// Frames the echo route has sent, by the `counter` its clients named.
-public actor EchoCounts {
+package actor EchoCounts {
     private var counts: [String: Int] = [:]
 
     func add(_ counter: String) { counts[counter, default: 0] += 1 }
 
     /// The frames echoed under `counter` so far.
-    public func count(_ counter: String) -> Int { counts[counter, default: 0] }
+    package func count(_ counter: String) -> Int { counts[counter, default: 0] }
 }
 
 extension RouteDoc {

@@ -13,19 +13,19 @@ import Testing
 /// Checks every backend service must pass, run by each service's own test target: it starts,
 /// migrates, reports readiness from its database on both the operations port and the internal
 /// protocol, and answers unknown public paths with an envelope naming itself.
-public enum BackendChecks {
+package enum BackendChecks {
     /// A running backend.
-    public struct Running: Sendable {
+    package struct Running: Sendable {
         /// `http://127.0.0.1:<ops port>`.
-        public let operationsURL: String
+        package let operationsURL: String
         /// A client presenting the gateway's certificate, pointed at the backend.
-        public let client: InternalClient
+        package let client: InternalClient
         /// The service.
-        public let service: ServiceName
+        package let service: ServiceName
     }
 
     /// Starts `backend` against `database` on free ports, runs `body`, stops it.
-    public static func with<Backend: BackendService>(
+    package static func with<Backend: BackendService>(
         _ backend: Backend.Type, database: DatabaseConfiguration, migrate: Bool = true,
         _ body: @Sendable (Running) async throws -> Void
     ) async throws {
@@ -69,7 +69,7 @@ public enum BackendChecks {
     }
 
     /// With its database up: live, ready on both ports, metrics exposed.
-    public static func readyWithDatabase<Backend: BackendService>(_ backend: Backend.Type) async throws {
+    package static func readyWithDatabase<Backend: BackendService>(_ backend: Backend.Type) async throws {
         try await TestDatabase.with { database async throws in
             try await with(backend, database: database) { running async throws in
                 let health = try await HTTPTestClient.send(.GET, "\(running.operationsURL)/health")
@@ -88,7 +88,7 @@ public enum BackendChecks {
     }
 
     /// With its database unreachable: still live, but not ready — answered promptly.
-    public static func notReadyWithoutDatabase<Backend: BackendService>(_ backend: Backend.Type) async throws {
+    package static func notReadyWithoutDatabase<Backend: BackendService>(_ backend: Backend.Type) async throws {
         let closed = TestDatabase.server.with(database: "baas_template")
         var unreachable = closed
         unreachable.port = try await FreePort.next()
@@ -111,7 +111,7 @@ public enum BackendChecks {
     }
 
     /// `backend`'s manifest as it answers it on `system.routes`.
-    public static func manifest<Backend: BackendService>(of backend: Backend.Type, database: DatabaseConfiguration)
+    package static func manifest<Backend: BackendService>(of backend: Backend.Type, database: DatabaseConfiguration)
         async throws -> RouteManifest
     {
         let manifest = Mutex<RouteManifest?>(nil)
@@ -124,7 +124,7 @@ public enum BackendChecks {
 
     /// Its manifest on `system.routes` for the gateway only; every public route refused to any
     /// other caller before a handler runs; unknown paths a JSON 404.
-    public static func servesItsManifestToTheGatewayOnly<Backend: BackendService>(_ backend: Backend.Type)
+    package static func servesItsManifestToTheGatewayOnly<Backend: BackendService>(_ backend: Backend.Type)
         async throws
     {
         try await TestDatabase.with { database async throws in

@@ -5,7 +5,7 @@ import ServiceRuntime
 /// traps when a client is released without a shutdown, which would end the whole test process
 /// and hide the failure that skipped it.
 @discardableResult
-public func withShutdown<Result: Sendable>(
+package func withShutdown<Result: Sendable>(
     _ client: HTTPClient, _ body: () async throws -> Result
 ) async throws -> Result {
     let result: Result
@@ -22,7 +22,7 @@ public func withShutdown<Result: Sendable>(
 extension InternalClient {
     /// Runs `body` with this client and shuts it down however `body` ends.
     @discardableResult
-    public func using<Result: Sendable>(_ body: (InternalClient) async throws -> Result) async throws -> Result {
+    package func using<Result: Sendable>(_ body: (InternalClient) async throws -> Result) async throws -> Result {
         let result: Result
         do {
             result = try await body(self)

@@ -141,11 +141,11 @@ private struct Waiter {
 }
 
 /// A test ran past its own time limit, counted from when it took its ``ClusterSlots`` slot.
-public struct TimeLimitExceeded: Error, CustomStringConvertible {
+package struct TimeLimitExceeded: Error, CustomStringConvertible {
     /// The limit it ran past.
-    public let limit: Duration
+    package let limit: Duration
 
-    public var description: String {
+    package var description: String {
         "the test ran past its time limit of \(limit) (counted from when it took its cluster slot; "
             + "waiting for one does not count) and was cancelled"
     }

@@ -4,8 +4,8 @@ import PostgresSupport
 /// A digest of a cluster database's structure and app data: every column of every schema but
 /// PostgreSQL's own (name, type, nullability, default), every index and constraint, and the rows
 /// of every app's tables. Equal digests before and after a run mean the run changed neither.
-public enum DatabaseChecksum {
-    public static func of(_ database: DatabaseConfiguration) async throws -> String {
+package enum DatabaseChecksum {
+    package static func of(_ database: DatabaseConfiguration) async throws -> String {
         try await PostgresClient.with(database, logger: TestDatabase.logger) { client in
             var parts: [String] = []
             for query: PostgresQuery in [

@@ -9,7 +9,7 @@ import Testing
 /// written to SQL on table `Doc`, and the objects they name.
 extension EngineFixture {
     /// Runs trusted SQL with text binds, recording any failure.
-    public func sql(_ text: String, _ binds: [String] = []) async throws {
+    package func sql(_ text: String, _ binds: [String] = []) async throws {
         var bindings = PostgresBindings()
         for value in binds { bindings.append(value) }
         do {
@@ -21,7 +21,7 @@ extension EngineFixture {
     }
 
     /// Empties the permission store (ACL usage too, so plans with and without ACL probes both run).
-    public func clearPermissions() async throws {
+    package func clearPermissions() async throws {
         for table in ["permissions", "owner_policies", "object_acl", "acl_usage"] {
             try await sql("DELETE FROM data.\(table)")
         }
@@ -29,7 +29,7 @@ extension EngineFixture {
     }
 
     /// Writes `facts` into the store, in order, for objects `ids`; returns the oracle's view.
-    public func storePermissions(_ facts: [PermissionFact], ids: [String]) async throws -> PermissionScenario {
+    package func storePermissions(_ facts: [PermissionFact], ids: [String]) async throws -> PermissionScenario {
         try await clearPermissions()
         for fact in facts {
             let (kind, name) = fact.principal.parts
@@ -63,7 +63,7 @@ extension EngineFixture {
     }
 
     /// Creates one `Doc` per ACL slot, owned as ``PermissionCallers/owner(of:)`` says; their ids.
-    public func seedDocs() async throws -> [String] {
+    package func seedDocs() async throws -> [String] {
         var ids: [String] = []
         for index in 0..<PermissionFact.objectCount {
             let owner = PermissionCallers.owner(of: index)
@@ -74,7 +74,7 @@ extension EngineFixture {
     }
 
     /// The ids the oracle lets `caller` perform `operation` on, in `ids`' order.
-    public func allowed(_ scenario: PermissionScenario, _ caller: Identity, _ operation: DataOperation, _ ids: [String])
+    package func allowed(_ scenario: PermissionScenario, _ caller: Identity, _ operation: DataOperation, _ ids: [String])
         -> [String]
     {
         ids.indices.filter { scenario.allows(caller, operation, object: $0, owner: PermissionCallers.owner(of: $0)) }
@@ -82,7 +82,7 @@ extension EngineFixture {
     }
 
     /// `body`'s answer, or nil when it was refused with 1023 / 403.
-    public static func unlessDenied<T>(_ body: () async throws -> T) async throws -> T? {
+    package static func unlessDenied<T>(_ body: () async throws -> T) async throws -> T? {
         do {
             return try await body()
         } catch let error as ErrorEnvelope where error.code == 1023 && error.status == 403 {

@@ -8,16 +8,16 @@ import ServiceLifecycle
 import Testing
 
 /// A data engine on a fresh migrated database, with its catalog listener running.
-public struct EngineFixture: Sendable {
-    public let engine: DataEngine
-    public let database: PostgresClient
-    public let appID = UUID().uuidString
-    public let logger = TestDatabase.logger
+package struct EngineFixture: Sendable {
+    package let engine: DataEngine
+    package let database: PostgresClient
+    package let appID = UUID().uuidString
+    package let logger = TestDatabase.logger
 
-    public var rest: Identity { .anonymous(appId: appID, keyKind: .rest) }
-    public var serverCode: Identity { .anonymous(appId: appID, keyKind: .serverCode) }
+    package var rest: Identity { .anonymous(appId: appID, keyKind: .rest) }
+    package var serverCode: Identity { .anonymous(appId: appID, keyKind: .serverCode) }
 
-    public static func with(_ body: @Sendable (EngineFixture) async throws -> Void) async throws {
+    package static func with(_ body: @Sendable (EngineFixture) async throws -> Void) async throws {
         try await TestDatabase.with(migrated: true) { configuration in
             try await PostgresClient.with(configuration, logger: TestDatabase.logger) { client in
                 try await MigrationRunner(owner: "data", migrations: CatalogMigrations.all)
@@ -36,7 +36,7 @@ public struct EngineFixture: Sendable {
 
     /// Waits until `engine`'s catalog listener is subscribed; it drops the cache when it
     /// subscribes, which would otherwise race a test's warm-up reads.
-    public func waitUntilListening(_ engine: DataEngine) async throws {
+    package func waitUntilListening(_ engine: DataEngine) async throws {
         for _ in 0..<3_000 where await !engine.cache.isListening {
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -44,26 +44,26 @@ public struct EngineFixture: Sendable {
     }
 
     /// Parses a JSON object literal.
-    public func object(_ text: String) throws -> JSONObject {
+    package func object(_ text: String) throws -> JSONObject {
         try #require(try JSONParser.parse(text).object)
     }
 
     /// Decodes a row or response text.
-    public func decode(_ text: String) throws -> [String: Any] {
+    package func decode(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
-    public func create(_ table: String, _ json: String, as identity: Identity? = nil) async throws -> [String: Any] {
+    package func create(_ table: String, _ json: String, as identity: Identity? = nil) async throws -> [String: Any] {
         try decode(try await engine.create(table, object: try object(json), identity: identity ?? rest, logger: logger))
     }
 
-    public func find(_ table: String, _ parameters: [(String, String)]) async throws -> [[String: Any]] {
+    package func find(_ table: String, _ parameters: [(String, String)]) async throws -> [[String: Any]] {
         let query = try FindQuery(QueryParameters(queryItems: parameters.map { (name: $0.0, value: $0.1) }))
         return try await engine.find(table, query: query, identity: rest, logger: logger).map(decode)
     }
 
     /// The number of rows in the app's table, read directly with SQL.
-    public func rowCount(_ table: String) async throws -> Int {
+    package func rowCount(_ table: String) async throws -> Int {
         let schema = AppCatalog.schemaName(for: appID)
         let rows = try await database.query(
             PostgresQuery(unsafeSQL: "SELECT count(*) FROM \"\(schema)\".\"\(table)\""), logger: logger)
@@ -72,7 +72,7 @@ public struct EngineFixture: Sendable {
     }
 
     /// Every node of PostgreSQL's plan for `sql` (`EXPLAIN (FORMAT JSON)`), subplans included.
-    public func plan(_ sql: SQL) async throws -> [[String: Any]] {
+    package func plan(_ sql: SQL) async throws -> [[String: Any]] {
         let explain = PostgresQuery(unsafeSQL: "EXPLAIN (FORMAT JSON) " + sql.text, binds: sql.bindings)
         let text = try #require(try await database.query(explain, logger: logger).collect().first?.decode(String.self))
         let document = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]]
@@ -87,7 +87,7 @@ public struct EngineFixture: Sendable {
     }
 
     /// Expects `body` to fail with `code`.
-    public func expectCode(_ code: Int, _ label: String = "", _ body: () async throws -> Int) async throws {
+    package func expectCode(_ code: Int, _ label: String = "", _ body: () async throws -> Int) async throws {
         do {
             let value = try await body()
             Issue.record("\(label): expected \(code), got \(value)")

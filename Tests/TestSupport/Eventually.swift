@@ -1,7 +1,7 @@
 /// Reads `read` until `done` holds of what it returned, or `limit` has passed: the last value
 /// either way, for the test's expectation to judge. For what crosses services asynchronously by
 /// design (a schema or permission change reaches another service's cache by notification).
-public func eventually<Value: Sendable>(
+package func eventually<Value: Sendable>(
     within limit: Duration = .seconds(30), _ read: @Sendable () async throws -> Value,
     until done: (Value) -> Bool
 ) async throws -> Value {

@@ -4,7 +4,7 @@ import NIOPosix
 /// Ports for servers that must be known before they start (peers' URLs). Chosen below Linux's
 /// ephemeral range (32768 and up), so outgoing connections of the tests cannot take them, and
 /// never handed out twice in one test process.
-public enum FreePort {
+package enum FreePort {
     private actor Ledger {
         var handedOut: Set<Int> = []
         func claim(_ port: Int) -> Bool { handedOut.insert(port).inserted }
@@ -13,7 +13,7 @@ public enum FreePort {
     private static let ledger = Ledger()
 
     /// A currently free TCP port on 127.0.0.1 that this process has not handed out before.
-    public static func next() async throws -> Int {
+    package static func next() async throws -> Int {
         // Bounded: once every port of the range is handed out or taken, no draw could succeed.
         for _ in 0..<100_000 {
             try Task.checkCancellation()

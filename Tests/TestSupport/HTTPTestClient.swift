@@ -5,32 +5,32 @@ import NIOFoundationCompat
 import NIOHTTP1
 
 /// A public client's view of one answer.
-public struct HTTPResult: Sendable {
+package struct HTTPResult: Sendable {
     /// HTTP status code.
-    public let status: Int
+    package let status: Int
     /// Response headers.
-    public let headers: HTTPHeaders
+    package let headers: HTTPHeaders
     /// Body bytes.
-    public let body: Data
+    package let body: Data
 
     /// The body as a JSON object (empty when it is not one).
-    public var json: [String: any Sendable] {
+    package var json: [String: any Sendable] {
         ((try? JSONSerialization.jsonObject(with: body)) as? [String: any Sendable]) ?? [:]
     }
 
     /// The body as a JSON array of objects (empty when it is not one).
-    public var items: [[String: any Sendable]] {
+    package var items: [[String: any Sendable]] {
         ((try? JSONSerialization.jsonObject(with: body)) as? [[String: any Sendable]]) ?? []
     }
 
     /// The body as text.
-    public var text: String { String(decoding: body, as: UTF8.self) }
+    package var text: String { String(decoding: body, as: UTF8.self) }
 }
 
 /// Plain HTTP/1.1 requests to a test gateway.
-public enum HTTPTestClient {
+package enum HTTPTestClient {
     /// Sends one request to `url`.
-    public static func send(
+    package static func send(
         _ method: HTTPMethod, _ url: String, headers: [(String, String)] = [], body: Data? = nil
     ) async throws -> HTTPResult {
         var request = HTTPClientRequest(url: url)

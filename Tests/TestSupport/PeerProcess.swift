@@ -5,15 +5,15 @@ import ServiceRuntime
 /// A test peer written in Python (an SMTP sink, push-provider stand-ins) run for the length of
 /// one test: started with its arguments and a private folder, waited for until it writes `ready`
 /// there, and stopped by closing its standard input (then terminated) when the body ends.
-public enum PeerProcess {
+package enum PeerProcess {
     /// A peer that failed to start.
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// Runs `python3 <repository>/<script> arguments…` while `body` runs; `folder` must exist.
     /// `hint` says what to install when the peer exits at once.
-    public static func run<Result: Sendable>(
+    package static func run<Result: Sendable>(
         script: String, arguments: [String], folder: URL, hint: String, _ body: () async throws -> Result
     ) async throws -> Result {
         let process = Process()
@@ -43,7 +43,7 @@ public enum PeerProcess {
     }
 
     /// The repository's root.
-    public static var repository: URL {
+    package static var repository: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
@@ -61,7 +61,7 @@ public enum PeerProcess {
 
     /// Writes the test CA and a leaf it issued for `localhost` and 127.0.0.1 into `folder`:
     /// the arguments `--cert <path> --key <path>` and the CA's path.
-    public static func writeTLSFiles(into folder: URL, commonName: String) throws -> (arguments: [String], caFile: String) {
+    package static func writeTLSFiles(into folder: URL, commonName: String) throws -> (arguments: [String], caFile: String) {
         let leaf = TestPKI.material(commonName: commonName).leaf
         let files = [
             ("ca.pem", try TestPKI.authority.certificatePEM), ("cert.pem", try leaf.certificatePEM), ("key.pem", leaf.privateKeyPEM),
@@ -79,14 +79,14 @@ public enum PeerProcess {
 /// kernel instead, without reaping the child, which Foundation still does.
 extension Process {
     /// Whether the child (started with `run()`) has ended.
-    public var hasExited: Bool {
+    package var hasExited: Bool {
         guard isRunning else { return true }
         return kernelExit().ended
     }
 
     /// The ended child's status as `terminationStatus` gives it (its exit code, or the signal
     /// that ended it); nil while it runs.
-    public var endedStatus: Int32? {
+    package var endedStatus: Int32? {
         guard isRunning else { return terminationStatus }
         return kernelExit().status
     }
@@ -105,7 +105,7 @@ extension Process {
 
     /// Waits, polling without holding a thread, until the child has ended or `limit` has passed:
     /// whether it ended. Cancellation ends the wait at once.
-    public func waitForExit(within limit: Duration) async -> Bool {
+    package func waitForExit(within limit: Duration) async -> Bool {
         let deadline = ContinuousClock.now + limit
         while !hasExited {
             guard ContinuousClock.now < deadline, !Task.isCancelled else { return false }
@@ -117,7 +117,7 @@ extension Process {
     /// Waits, polling without holding a thread, for the child's status (see ``endedStatus``).
     /// Throws `CancellationError` when cancelled and ``PeerProcess/Failure`` after `limit`; the
     /// child is left running either way (``end(signal:grace:)`` ends it).
-    public func status(within limit: Duration) async throws -> Int32 {
+    package func status(within limit: Duration) async throws -> Int32 {
         let deadline = ContinuousClock.now + limit
         while true {
             if let status = endedStatus { return status }
@@ -134,7 +134,7 @@ extension Process {
     /// each child a process group of its own) and up to 10 seconds more. It runs to its end in
     /// a cancelled task too (it is cleanup) and takes no longer than that. Whether it ended.
     @discardableResult
-    public func end(signal: Int32? = SIGTERM, grace: Duration = .seconds(5)) async -> Bool {
+    package func end(signal: Int32? = SIGTERM, grace: Duration = .seconds(5)) async -> Bool {
         await Task { await self.endUncancelled(signal: signal, grace: grace) }.value
     }
 

@@ -5,29 +5,29 @@ import PropertyBased
 /// Random apps for the property tests: a list of permission facts (table, global, owner and
 /// object-ACL cells on table `Doc`), shrinkable fact by fact, and random callers. The same facts
 /// feed the oracle in memory and the store in SQL.
-public struct PermissionFact: Sendable, CustomStringConvertible {
-    public enum Kind: Int, CaseIterable, Sendable {
+package struct PermissionFact: Sendable, CustomStringConvertible {
+    package enum Kind: Int, CaseIterable, Sendable {
         case table, global, owner, acl
     }
 
-    public let kind: Kind
-    public let principal: Principal
-    public let operation: DataOperation
-    public let decision: PermissionDecision
+    package let kind: Kind
+    package let principal: Principal
+    package let operation: DataOperation
+    package let decision: PermissionDecision
     /// For `.acl`: which of the objects.
-    public let object: Int
+    package let object: Int
 
-    public static let users = ["u1", "u2", "u3"]
-    public static let customRoles = ["Editors", "Viewers"]
-    public static let systemRoles = ["AuthenticatedUser", "NotAuthenticatedUser", "RestUser", "JSUser", "*"]
-    public static let principals: [Principal] =
+    package static let users = ["u1", "u2", "u3"]
+    package static let customRoles = ["Editors", "Viewers"]
+    package static let systemRoles = ["AuthenticatedUser", "NotAuthenticatedUser", "RestUser", "JSUser", "*"]
+    package static let principals: [Principal] =
         (users + ["*"]).map(Principal.user) + (customRoles + systemRoles).map(Principal.role)
-    public static let operations: [DataOperation] = [.find, .update, .remove]
+    package static let operations: [DataOperation] = [.find, .update, .remove]
     /// How many objects the ACL facts may name.
-    public static let objectCount = 8
+    package static let objectCount = 8
 
     /// Creates a fact.
-    public init(kind: Kind, principal: Principal, operation: DataOperation, decision: PermissionDecision, object: Int) {
+    package init(kind: Kind, principal: Principal, operation: DataOperation, decision: PermissionDecision, object: Int) {
         self.kind = kind
         self.principal = principal
         self.operation = operation
@@ -35,13 +35,13 @@ public struct PermissionFact: Sendable, CustomStringConvertible {
         self.object = object
     }
 
-    public var description: String {
+    package var description: String {
         "\(kind) \(principal.parts.kind):\(principal.parts.name) \(operation.rawValue) \(decision.rawValue)"
             + (kind == .acl ? " #\(object)" : "")
     }
 
     /// One fact; global cells name roles only (a user principal becomes the every-role cell).
-    public static let generator = zip(
+    package static let generator = zip(
         Gen.int(in: 0...3), Gen.int(in: 0...(principals.count - 1)), Gen.int(in: 0...2), Gen.bool,
         Gen.int(in: 0...(objectCount - 1))
     ).map { parts in
@@ -54,18 +54,18 @@ public struct PermissionFact: Sendable, CustomStringConvertible {
     }
 
     /// A random app: up to `count` facts.
-    public static func app(upTo count: Int) -> Generator<[PermissionFact], some SendableSequenceType> {
+    package static func app(upTo count: Int) -> Generator<[PermissionFact], some SendableSequenceType> {
         generator.array(of: 0...count)
     }
 }
 
 /// The oracle's inputs built from facts (later facts overwrite earlier ones in the same cell,
 /// as the store's upserts do).
-public struct PermissionScenario: Sendable {
-    public var rules = PermissionRules()
-    public var acls: [Int: PermissionCells] = [:]
+package struct PermissionScenario: Sendable {
+    package var rules = PermissionRules()
+    package var acls: [Int: PermissionCells] = [:]
 
-    public init(_ facts: [PermissionFact]) {
+    package init(_ facts: [PermissionFact]) {
         for fact in facts {
             switch fact.kind {
             case .table: rules.containers["doc", default: PermissionCells()].set(fact.principal, fact.operation, fact.decision)
@@ -79,7 +79,7 @@ public struct PermissionScenario: Sendable {
     }
 
     /// Whether the oracle lets `caller` perform `operation` on object `index` owned by `owner`.
-    public func allows(_ caller: Identity, _ operation: DataOperation, object index: Int, owner: String?) -> Bool {
+    package func allows(_ caller: Identity, _ operation: DataOperation, object index: Int, owner: String?) -> Bool {
         PermissionOracle.allows(
             PermissionCaller(caller), operation, container: "Doc", ownerID: owner, acl: acls[index] ?? PermissionCells(),
             rules: rules)
@@ -87,8 +87,8 @@ public struct PermissionScenario: Sendable {
 }
 
 /// Random callers: a user (or none) with some custom roles, through the REST or JS key.
-public enum PermissionCallers {
-    public static func generator(appID: String) -> Generator<Identity, some SendableSequenceType> {
+package enum PermissionCallers {
+    package static func generator(appID: String) -> Generator<Identity, some SendableSequenceType> {
         zip(Gen.int(in: 0...3), Gen.bool, Gen.bool, Gen.bool).map { parts in
             let user = parts.0 < 3 ? PermissionFact.users[parts.0] : nil
             let key: APIKeyKind = parts.1 ? .rest : .js
@@ -102,7 +102,7 @@ public enum PermissionCallers {
     }
 
     /// Who owns object `index`: the users round-robin, every fourth object nobody.
-    public static func owner(of index: Int) -> String? {
+    package static func owner(of index: Int) -> String? {
         index % 4 == 3 ? nil : PermissionFact.users[index % 3]
     }
 }

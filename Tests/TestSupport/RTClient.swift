@@ -3,7 +3,7 @@ import Foundation
 /// A real-time client for one test: `Tests/Peers/rt-client.py` (PyPI's python-socketio)
 /// connected through the gateway, sending the events it is told on its standard input and
 /// recording every event it receives.
-public final class RTClient: @unchecked Sendable {
+package final class RTClient: @unchecked Sendable {
     private let process: Process
     private let input: Pipe
     private let folder: URL
@@ -19,7 +19,7 @@ public final class RTClient: @unchecked Sendable {
     /// as the SDKs connect), runs `body`, disconnects. With `reconnect` a lost connection is
     /// opened again and every subscription sent again, as the SDKs do. A refused connection
     /// throws ``Refused`` with the client's words.
-    public static func with<Result: Sendable>(
+    package static func with<Result: Sendable>(
         gatewayURL: String, app: String, key: String, token: String? = nil, clientID: String = UUID().uuidString,
         reconnect: Bool = false, transports: String = "websocket", _ body: (RTClient) async throws -> Result
     ) async throws -> Result {
@@ -50,8 +50,8 @@ public final class RTClient: @unchecked Sendable {
     }
 
     /// The connection was refused: the client's words.
-    public struct Refused: Error, CustomStringConvertible {
-        public let description: String
+    package struct Refused: Error, CustomStringConvertible {
+        package let description: String
     }
 
     private func waitUntilConnected(log: URL) async throws {
@@ -70,23 +70,23 @@ public final class RTClient: @unchecked Sendable {
     }
 
     /// Sends event `name` with `data` (a JSON object as text) on the app's namespace.
-    public func emit(_ name: String, _ data: String) throws {
+    package func emit(_ name: String, _ data: String) throws {
         try write(#"{"emit": "\#(name)", "data": \#(data)}"#)
     }
 
     /// Ends the client at once (SIGKILL), as a phone losing its network would: its socket is
     /// dropped without a close.
-    public func kill() async {
+    package func kill() async {
         await process.end(signal: SIGKILL)
     }
 
     /// Records the transport in use as a `transport` event (`polling` or `websocket`).
-    public func recordTransport() throws {
+    package func recordTransport() throws {
         try write(#"{"transport": true}"#)
     }
 
     /// Leaves the namespace.
-    public func disconnect() throws {
+    package func disconnect() throws {
         try write(#"{"disconnect": true}"#)
     }
 
@@ -95,7 +95,7 @@ public final class RTClient: @unchecked Sendable {
     }
 
     /// Every event received so far, oldest first: `(name, payload)`.
-    public func events() throws -> [(name: String, data: Any?)] {
+    package func events() throws -> [(name: String, data: Any?)] {
         guard let text = try? String(contentsOf: folder.appendingPathComponent("events.jsonl"), encoding: .utf8) else { return [] }
         // The peer may be writing the last line as it is read: only whole lines count.
         return try text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { line in
@@ -105,7 +105,7 @@ public final class RTClient: @unchecked Sendable {
     }
 
     /// The payloads of `name` events for subscription or request `id`.
-    public func payloads(_ name: String, id: String) throws -> [[String: Any]] {
+    package func payloads(_ name: String, id: String) throws -> [[String: Any]] {
         try events().compactMap { event in
             guard event.name == name, let data = event.data as? [String: Any], data["id"] as? String == id else { return nil }
             return data
@@ -115,7 +115,7 @@ public final class RTClient: @unchecked Sendable {
     /// Waits until `condition` holds over the events; after `limit` (generous: the machine may
     /// be busy with every other suite) it fails with what arrived, so a lost event is reported
     /// as one rather than as the suite's time limit.
-    public func wait(
+    package func wait(
         for limit: Duration = .seconds(90), until condition: ([(name: String, data: Any?)]) -> Bool
     ) async throws {
         let deadline = ContinuousClock.now + limit

@@ -5,9 +5,9 @@ import ServiceRuntime
 
 /// One TCP connection to a local port written to and read from by hand, for clients that
 /// misbehave on purpose: trickle a request, stop halfway, vanish.
-public enum RawConnection {
+package enum RawConnection {
     /// Connects to `127.0.0.1:port` and runs `body` with the connection, closing it after.
-    public static func with<Result: Sendable>(port: Int, _ body: (Inbound, Outbound) async throws -> Result)
+    package static func with<Result: Sendable>(port: Int, _ body: (Inbound, Outbound) async throws -> Result)
         async throws -> Result
     {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -23,14 +23,14 @@ public enum RawConnection {
     }
 
     /// What the server sends.
-    public struct Inbound: Sendable {
+    package struct Inbound: Sendable {
         let stream: NIOAsyncChannelInboundStream<ByteBuffer>
 
         /// Everything the server sends until it closes the connection (or the first `limit` bytes).
         /// A reset counts as a close: a server closing while this client still writes resets.
         /// A server that keeps the connection open past `within` fails the read with
         /// ``StillOpen``; the read can be called once.
-        public func untilClosed(limit: Int = .max, within bound: Duration = .seconds(120)) async throws -> String {
+        package func untilClosed(limit: Int = .max, within bound: Duration = .seconds(120)) async throws -> String {
             let stream = stream
             do {
                 return try await withTimeout(bound) { try await Self.read(stream, limit: limit) }
@@ -54,29 +54,29 @@ public enum RawConnection {
     }
 
     /// The server kept the connection open past the bound of a read until it closes.
-    public struct StillOpen: Error, CustomStringConvertible {
+    package struct StillOpen: Error, CustomStringConvertible {
         /// The bound.
-        public let bound: Duration
+        package let bound: Duration
 
-        public var description: String { "the server did not close the connection within \(bound)" }
+        package var description: String { "the server did not close the connection within \(bound)" }
     }
 
     /// What this client sends.
-    public struct Outbound: Sendable {
+    package struct Outbound: Sendable {
         let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>
 
         /// Writes `text`; throws once the server has closed the connection.
-        public func write(_ text: String) async throws {
+        package func write(_ text: String) async throws {
             try await write(ByteBuffer(string: text))
         }
 
         /// Writes `bytes`; throws once the server has closed the connection.
-        public func write(_ bytes: ByteBuffer) async throws {
+        package func write(_ bytes: ByteBuffer) async throws {
             try await writer.write(bytes)
         }
 
         /// Ends this side of the connection (a half-close).
-        public func finish() {
+        package func finish() {
             writer.finish()
         }
     }

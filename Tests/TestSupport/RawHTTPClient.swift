@@ -2,11 +2,11 @@ import NIOCore
 
 /// HTTP/1.1 requests written byte for byte: the target goes on the wire exactly as given, which
 /// URL-parsing clients do not allow for paths whose escapes are not UTF-8.
-public enum RawHTTPClient {
+package enum RawHTTPClient {
     /// Sends `method target` to `127.0.0.1:port` with `Connection: close` and answers the
     /// status code and the raw response (head and body). The body's length is declared unless
     /// `headers` frame it themselves.
-    public static func send(
+    package static func send(
         port: Int, method: String, target: String, headers: [(String, String)] = [], body: [UInt8] = []
     ) async throws -> (status: Int, response: String) {
         var request = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
@@ -24,7 +24,7 @@ public enum RawHTTPClient {
 
 extension RawHTTPClient {
     /// The body of a raw response (after the head), de-chunked when it was sent in chunks.
-    public static func body(of response: String) -> String {
+    package static func body(of response: String) -> String {
         guard let split = response.range(of: "\r\n\r\n") else { return "" }
         let head = response[..<split.lowerBound].lowercased()
         var rest = Substring(response[split.upperBound...])

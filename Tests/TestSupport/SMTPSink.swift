@@ -4,16 +4,16 @@ import ServiceRuntime
 /// A real SMTP server for one test: `Deploy/smtp-sink.py` (aiosmtpd) on a free loopback port,
 /// writing each accepted message as JSON into a private folder; optionally with STARTTLS
 /// (a certificate from the test CA) and AUTH.
-public struct SMTPSink: Sendable {
+package struct SMTPSink: Sendable {
     /// The port it listens on.
-    public let port: Int
+    package let port: Int
     /// Where messages and TLS files are.
-    public let folder: URL
+    package let folder: URL
     /// The test CA's certificate, for the client to trust, when TLS is on.
-    public var caFile: String { folder.appendingPathComponent("ca.pem").path }
+    package var caFile: String { folder.appendingPathComponent("ca.pem").path }
 
     /// Starts a sink, runs `body`, stops the sink.
-    public static func with<Result: Sendable>(
+    package static func with<Result: Sendable>(
         tls: Bool = false, credentials: (user: String, password: String)? = nil,
         _ body: @Sendable (SMTPSink) async throws -> Result
     ) async throws -> Result {
@@ -30,7 +30,7 @@ public struct SMTPSink: Sendable {
     }
 
     /// The messages received so far, oldest first.
-    public func messages() throws -> [[String: Any]] {
+    package func messages() throws -> [[String: Any]] {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
         return try names.map { name in
             let data = try Data(contentsOf: folder.appendingPathComponent(name))

@@ -1,15 +1,15 @@
 import Foundation
 
 /// SplitMix64: a seeded generator, so a failing property test can be repeated from its printed seed.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
+package struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// A generator starting from `seed`.
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -18,7 +18,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     }
 
     /// The seed the environment variable `variable` names, else a fresh one.
-    public static func seed(_ variable: String) -> UInt64 {
+    package static func seed(_ variable: String) -> UInt64 {
         ProcessInfo.processInfo.environment[variable].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
     }
 }

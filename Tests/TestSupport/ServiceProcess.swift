@@ -6,10 +6,10 @@ import ServiceRuntime
 /// One service executable run as its own process, as `Deploy/dev.sh` and Compose run it, so a
 /// test can kill it the way an operator's `kill -9` or a crashed host would. The executables
 /// come from `BAAS_TEST_BIN_DIR`, which `Deploy/test.sh` builds and sets.
-public final class ServiceProcess: @unchecked Sendable {
+package final class ServiceProcess: @unchecked Sendable {
     private let process: Process
     /// Its operations port (`/ready`, `/metrics`).
-    public let opsPort: Int
+    package let opsPort: Int
 
     private init(process: Process, opsPort: Int) {
         self.process = process
@@ -19,7 +19,7 @@ public final class ServiceProcess: @unchecked Sendable {
     /// Starts `service serve` over `database` with `environment` added, its internal
     /// certificates from `pkiDirectory`, its output in `log`; returns once `/ready` answers 200
     /// (within a minute).
-    public static func start(
+    package static func start(
         _ service: ServiceName, database: DatabaseConfiguration, pkiDirectory: String, log: URL,
         environment extra: [String: String] = [:]
     ) async throws -> ServiceProcess {
@@ -71,13 +71,13 @@ public final class ServiceProcess: @unchecked Sendable {
     }
 
     /// Ends the process at once (SIGKILL): nothing of it runs to completion, no transaction commits.
-    public func kill() async {
+    package func kill() async {
         await process.end(signal: SIGKILL)
     }
 
     /// Stops the process as `docker stop` would (SIGTERM, then SIGKILL after 30 seconds) and
     /// waits for it to exit; bounded, and cancelled or not.
-    public func stop() async {
+    package func stop() async {
         await process.end(signal: SIGTERM, grace: .seconds(30))
     }
 }

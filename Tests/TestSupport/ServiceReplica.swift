@@ -7,9 +7,9 @@ import ServiceRuntime
 /// services, so real-time clients of either gateway share one database and every other
 /// service. The messaging-service can be stopped (SIGTERM) and started again on the same port
 /// while the gateway stays up.
-public actor ServiceReplica {
+package actor ServiceReplica {
     /// The second gateway's public base URL.
-    public nonisolated let gatewayURL: String
+    package nonisolated let gatewayURL: String
     private let folder: URL
     private let cluster: TestCluster
     private let messagingEnvironment: [String: String]
@@ -29,7 +29,7 @@ public actor ServiceReplica {
     }
 
     /// Starts the pair beside `cluster` (with `environment` added to both), runs `body`, stops both.
-    public static func with<Result: Sendable>(
+    package static func with<Result: Sendable>(
         cluster: TestCluster, environment: [String: String] = [:], _ body: (ServiceReplica) async throws -> Result
     ) async throws -> Result {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("replica-\(UUID().uuidString)")
@@ -78,28 +78,28 @@ public actor ServiceReplica {
     }
 
     /// Stops the messaging-service as `docker stop` would (SIGTERM) and waits for it to exit.
-    public func stopMessaging() async {
+    package func stopMessaging() async {
         await messaging.stop()
     }
 
     /// Stops the gateway as `docker stop` would (SIGTERM) and waits for it to exit (it is not
     /// started again).
-    public func stopGateway() async {
+    package func stopGateway() async {
         await gateway.stop()
     }
 
     /// Starts the messaging-service again, on the port the gateway knows.
-    public func startMessaging() async throws {
+    package func startMessaging() async throws {
         messaging = try await Self.start(.messaging, cluster: cluster, folder: folder, environment: messagingEnvironment)
     }
 
     /// The messaging-service's `/metrics` text.
-    public func messagingMetrics() async throws -> String {
+    package func messagingMetrics() async throws -> String {
         try await HTTPTestClient.send(.GET, "http://127.0.0.1:\(messaging.opsPort)/metrics").text
     }
 
     /// The messaging-service's log so far (for a failing test's report).
-    public func messagingLog() -> String {
+    package func messagingLog() -> String {
         (try? String(contentsOf: folder.appendingPathComponent("messaging-service.log"), encoding: .utf8)) ?? ""
     }
 

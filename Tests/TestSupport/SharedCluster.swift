@@ -14,7 +14,7 @@ extension TestCluster {
     /// ``with(environment:replacing:timeLimit:_:)`` instead.
     /// - Parameter timeLimit: the test's own limit, from when it holds a ``ClusterSlots`` slot
     ///   (the shared start-up counts against the tests that wait for it).
-    public static func shared<Result: Sendable>(
+    package static func shared<Result: Sendable>(
         timeLimit: Duration = .seconds(300), _ body: @Sendable (TestCluster) async throws -> Result
     ) async throws -> Result {
         // A slot still bounds how many tests run at once: the shared services' pools are sized

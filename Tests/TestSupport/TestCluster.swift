@@ -18,15 +18,15 @@ import UsersService
 
 /// All seven services started in this test process on free ports, over one fresh database,
 /// with one app created; torn down when the body returns.
-public struct TestCluster: Sendable {
+package struct TestCluster: Sendable {
     /// The gateway's public base URL, e.g. `http://127.0.0.1:53211`.
-    public let gatewayURL: String
+    package let gatewayURL: String
     /// The app created for the test, with its keys.
-    public let app: AppRepository.CreatedApp
+    package let app: AppRepository.CreatedApp
     /// The cluster's database.
-    public let database: DatabaseConfiguration
+    package let database: DatabaseConfiguration
     /// Each service's bound ports.
-    public let ports: [ServiceName: BoundPorts]
+    package let ports: [ServiceName: BoundPorts]
     private let groups: [ServiceName: ServiceGroup]
     private let exits: Exits
 
@@ -51,16 +51,16 @@ public struct TestCluster: Sendable {
     }
 
     /// The gateway's public port.
-    public var port: Int { Int(gatewayURL.split(separator: ":").last!)! }
+    package var port: Int { Int(gatewayURL.split(separator: ":").last!)! }
 
     /// `/{appId}/{key}` for a key kind, the prefix of public paths.
-    public func prefix(_ kind: APIKeyKind = .rest) -> String {
+    package func prefix(_ kind: APIKeyKind = .rest) -> String {
         "/\(app.id)/\(app.keys[kind]!)"
     }
 
     /// Sends a public request through the gateway with the app's `key`, an optional JSON body
     /// and an optional `user-token`.
-    public func send(
+    package func send(
         _ method: HTTPMethod, _ path: String, _ body: String? = nil, token: String? = nil, key: APIKeyKind = .rest
     ) async throws -> HTTPResult {
         var headers: [(String, String)] = body == nil ? [] : [("Content-Type", "application/json")]
@@ -70,7 +70,7 @@ public struct TestCluster: Sendable {
     }
 
     /// Registers and logs in a user with password `pw`: their id and token.
-    public func account(_ email: String) async throws -> (id: String, token: String) {
+    package func account(_ email: String) async throws -> (id: String, token: String) {
         _ = try await send(.POST, "/users/register", #"{"email": "\#(email)", "password": "pw"}"#)
         let login = try await send(.POST, "/users/login", #"{"login": "\#(email)", "password": "pw"}"#)
         guard let id = login.json["objectId"] as? String, let token = login.json["user-token"] as? String else {
@@ -86,7 +86,7 @@ public struct TestCluster: Sendable {
 
     /// Stops one service gracefully, as `docker stop` would, and returns once it has exited
     /// (recording an issue when it has not within 90 seconds; cancellation ends the wait).
-    public func stop(_ service: ServiceName) async {
+    package func stop(_ service: ServiceName) async {
         await groups[service]?.triggerGracefulShutdown()
         let limit = Duration.seconds(90)
         if await !exits.wait(for: service, within: limit), !Task.isCancelled {
@@ -104,7 +104,7 @@ public struct TestCluster: Sendable {
     ///     ``TimeLimitExceeded`` thrown. Suites' `.timeLimit` traits are only a backstop above it.
     ///   - mostlyWaiting: the test mostly waits out a deadline or an idle limit: it takes a slot
     ///     before the others (``ClusterSlots/withSlot(timeLimit:mostlyWaiting:_:)``).
-    public static func with<Result: Sendable>(
+    package static func with<Result: Sendable>(
         environment extra: [String: String] = [:], replacing: [ServiceName: any BackendService.Type] = [:],
         timeLimit: Duration = .seconds(300), mostlyWaiting: Bool = false,
         _ body: @Sendable (TestCluster) async throws -> Result
@@ -232,13 +232,13 @@ public struct TestCluster: Sendable {
 }
 
 /// A cluster request that did not answer as a helper needs.
-public struct TestClusterFailure: Error, CustomStringConvertible {
-    public let description: String
+package struct TestClusterFailure: Error, CustomStringConvertible {
+    package let description: String
 }
 
 extension TestCluster {
     /// Every backend's manifest as it answers `system.routes` to the gateway.
-    public func manifests() async throws -> [RouteManifest] {
+    package func manifests() async throws -> [RouteManifest] {
         var peers: [ServiceName: String] = [:]
         for service in ServiceName.backends { peers[service] = "https://127.0.0.1:\(await ports[service]!.port(.rpc))" }
         let client = try InternalClient(tls: TestPKI.material(for: .gateway), peers: peers, connectTimeout: TestPKI.connectTimeout)

@@ -5,9 +5,9 @@ import PostgresSupport
 
 /// Fresh databases for tests, cloned from the `baas_template` database that `Deploy/test.sh`
 /// prepares (PostGIS installed) on the test cluster named by `BAAS_TEST_POSTGRES_*`.
-public enum TestDatabase {
+package enum TestDatabase {
     /// The test cluster's server database.
-    public static var server: DatabaseConfiguration {
+    package static var server: DatabaseConfiguration {
         let environment = ProcessInfo.processInfo.environment
         return DatabaseConfiguration(
             host: environment["BAAS_TEST_POSTGRES_HOST"] ?? "127.0.0.1",
@@ -18,7 +18,7 @@ public enum TestDatabase {
     }
 
     /// A logger for tests: warnings and worse.
-    public static var logger: Logger {
+    package static var logger: Logger {
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         return logger
@@ -26,7 +26,7 @@ public enum TestDatabase {
 
     /// Runs `body` with a new database and drops it afterwards: empty (PostGIS installed), or
     /// `migrated` with every service's migrations, as a cluster would find it once started.
-    public static func with<Result: Sendable>(
+    package static func with<Result: Sendable>(
         migrated: Bool = false, _ body: @Sendable (DatabaseConfiguration) async throws -> Result
     ) async throws -> Result {
         let name = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()

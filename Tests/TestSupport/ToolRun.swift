@@ -2,16 +2,16 @@ import Foundation
 
 /// A command-line tool run to its end (a validator, a fuzzer), its output kept in a file so a
 /// long report cannot fill a pipe and stall it.
-public struct ToolRun: Sendable {
+package struct ToolRun: Sendable {
     /// Its exit status.
-    public let status: Int32
+    package let status: Int32
     /// What it wrote on standard output and standard error.
-    public let output: String
+    package let output: String
 
     /// Runs `arguments` (the first names the tool, found on `PATH`) in `directory` (the
     /// repository unless told) and waits for it to exit. Past `timeLimit`, or when the task is
     /// cancelled, the tool is ended and the run throws.
-    public static func run(
+    package static func run(
         _ arguments: [String], environment extra: [String: String] = [:], directory: URL = PeerProcess.repository,
         timeLimit: Duration = .seconds(900)
     ) async throws -> ToolRun {

@@ -5,21 +5,21 @@ import NIOWebSocket
 
 /// A WebSocket client over NIO's own upgrader, for tests through the gateway: it connects,
 /// upgrades `path`, and hands back the frames' channel (nil when the server did not upgrade).
-public enum WebSocketTestClient {
+package enum WebSocketTestClient {
     /// A client's frame: masked, as RFC 6455 requires of clients.
-    public static func frame(_ opcode: WebSocketOpcode, _ data: ByteBuffer, fin: Bool = true) -> WebSocketFrame {
+    package static func frame(_ opcode: WebSocketOpcode, _ data: ByteBuffer, fin: Bool = true) -> WebSocketFrame {
         WebSocketFrame(fin: fin, opcode: opcode, maskKey: .random(), data: data)
     }
 
     /// A client's close with `code`.
-    public static func close(code: UInt16) -> WebSocketFrame {
+    package static func close(code: UInt16) -> WebSocketFrame {
         var payload = ByteBuffer()
         payload.writeInteger(code)
         return frame(.connectionClose, payload)
     }
 
     /// The code of a received close frame (nil when it carries none).
-    public static func code(of frame: WebSocketFrame) -> UInt16? {
+    package static func code(of frame: WebSocketFrame) -> UInt16? {
         frame.unmaskedData.getInteger(at: frame.unmaskedData.readerIndex, as: UInt16.self)
     }
 
@@ -30,7 +30,7 @@ public enum WebSocketTestClient {
     /// socket's receive buffer (no autotuning), so a client that stops reading pushes back soon.
     /// A server that leaves the upgrade unanswered past ``upgradeBound``, or a cancelled task,
     /// closes the connection and fails the call.
-    public static func connect(
+    package static func connect(
         port: Int, path: String, receiveBuffer: Int? = nil
     ) async throws -> NIOAsyncChannel<WebSocketFrame, WebSocketFrame>? {
         var bootstrap = ClientBootstrap(group: .singletonMultiThreadedEventLoopGroup)
@@ -75,7 +75,7 @@ public enum WebSocketTestClient {
 
     /// Sends an upgrade request for `path` on a connection of its own and reads the answer until
     /// the server closes: status and body, for upgrades the server refuses.
-    public static func refusal(port: Int, path: String) async throws -> (status: Int, body: String) {
+    package static func refusal(port: Int, path: String) async throws -> (status: Int, body: String) {
         let channel = try await ClientBootstrap(group: .singletonMultiThreadedEventLoopGroup).connect(
             host: "127.0.0.1", port: port
         ) { channel in

@@ -6,12 +6,12 @@ import ServiceRuntime
 
 /// data-service: app tables with dynamic schema, queries, bulk operations and units of work
 /// over the shared ``DataEngine``.
-public enum DataService: BackendService {
-    public static let name = ServiceName.data
+package enum DataService: BackendService {
+    package static let name = ServiceName.data
 
-    public static let migrations: [any DatabaseMigration] = CatalogMigrations.all
+    package static let migrations: [any DatabaseMigration] = CatalogMigrations.all
 
-    public static func register(
+    package static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
         let engine = DataEngine(

@@ -26,12 +26,12 @@ import ServiceRuntime
 /// `BAAS_FILES_STORAGE=s3` stores bytes in an S3-compatible bucket instead of `BAAS_FILES_ROOT`:
 /// `BAAS_FILES_S3_ENDPOINT`, `BAAS_FILES_S3_BUCKET`, `BAAS_FILES_S3_REGION` (default
 /// `us-east-1`), `BAAS_FILES_S3_ACCESS_KEY_ID` and `BAAS_FILES_S3_SECRET_ACCESS_KEY`.
-public enum FilesService: BackendService {
-    public static let name = ServiceName.files
+package enum FilesService: BackendService {
+    package static let name = ServiceName.files
 
-    public static let migrations: [any DatabaseMigration] = FileMigrations.all
+    package static let migrations: [any DatabaseMigration] = FileMigrations.all
 
-    public static func register(
+    package static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
         let reader = environment.configuration.reader.scoped(to: "files")

@@ -54,10 +54,10 @@ struct AppResolver: Sendable {
             }
             return try await resolve(appID: appID, apiKey: apiKey, context: context)
         case .headers:
-            guard let appID = headers[.init("application-id")!] ?? configuration.defaultAppID else {
+            guard let appID = headers[.applicationID] ?? configuration.defaultAppID else {
                 throw ErrorEnvelope.invalidApplicationInfo
             }
-            if let apiKey = headers[.init("api-key")!] ?? headers[.init("secret-key")!] {
+            if let apiKey = headers[.apiKey] ?? headers[.secretKey] {
                 return try await resolve(appID: appID, apiKey: apiKey, context: context)
             }
             guard configuration.keylessAPIPath else { throw ErrorEnvelope.invalidApplicationInfo }

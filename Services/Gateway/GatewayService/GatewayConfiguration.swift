@@ -24,39 +24,39 @@ import Configuration
 ///   for again once all have answered (default 30).
 /// - `BAAS_GATEWAY_RT_URL`: the URL real-time clients are told to connect to (`rt/lookup`,
 ///   `info`'s `rtURL`; default this gateway as the client reached it).
-public struct GatewayConfiguration: Sendable {
+package struct GatewayConfiguration: Sendable {
     /// Public bind address.
-    public var host: String
+    package var host: String
     /// Public port.
-    public var port: Int
+    package var port: Int
     /// Largest request body in bytes.
-    public var bodyLimit: Int
+    package var bodyLimit: Int
     /// App of `/api/…` requests without an `application-id` header.
-    public var defaultAppID: String?
+    package var defaultAppID: String?
     /// Whether `/api/…` without a key acts as the REST client.
-    public var keylessAPIPath: Bool
+    package var keylessAPIPath: Bool
     /// Key cache lifetime in seconds.
-    public var keyCacheSeconds: Int
+    package var keyCacheSeconds: Int
     /// Session-token cache lifetime in seconds.
-    public var sessionCacheSeconds: Int
+    package var sessionCacheSeconds: Int
     /// Proxies whose `X-Forwarded-For` is believed.
-    public var trustedProxies: Set<String>
+    package var trustedProxies: Set<String>
     /// Allowed CORS origins; empty means any.
-    public var corsOrigins: [String]
+    package var corsOrigins: [String]
     /// Deadline of each readiness call made by `/info`, in milliseconds.
-    public var infoDeadlineMilliseconds: Int
+    package var infoDeadlineMilliseconds: Int
     /// How long a client connection may take to send a request head (slowloris), and stay idle
     /// between requests, before it is closed.
-    public var headTimeoutMilliseconds: Int
+    package var headTimeoutMilliseconds: Int
     /// Seconds between two rounds of asking the services for their route manifests.
-    public var routesRefreshSeconds: Int
+    package var routesRefreshSeconds: Int
     /// files-service's local store, read by the gateway for downloads.
-    public var filesRoot: String?
+    package var filesRoot: String?
     /// The URL real-time clients connect to, when not this gateway as reached.
-    public var realTimeURL: String?
+    package var realTimeURL: String?
 
     /// Reads the gateway keys.
-    public init(reader: ConfigReader) {
+    package init(reader: ConfigReader) {
         let gateway = reader.scoped(to: "baas").scoped(to: "gateway")
         host = gateway.string(forKey: "host", default: "0.0.0.0")
         port = gateway.int(forKey: "port", default: 8080)

@@ -69,16 +69,17 @@ struct GatewayController: Sendable {
         async throws -> (AppResolver.Resolved, CallContext)
     {
         var call = CallContext(
-            requestID: context.requestID, traceparent: request.headers[.init(InternalHeader.traceparent)!],
+            requestID: context.requestID, traceparent: request.headers[.traceparent],
             deadline: .now() + defaultTimeout, logger: context.logger)
         call.clientAddress = ClientAddress.resolve(
-            peer: context.clientAddress, forwardedFor: request.headers[.init("x-forwarded-for")!], trusted: trustedProxies)
+            peer: context.clientAddress, forwardedFor: request.headers[.forwardedFor], trusted: trustedProxies)
         let queryKey = credentials == .query ? request.uri.queryParameters["apiKey"].map(String.init) : nil
         var resolved = try await resolver.resolve(credentials, context: context, headers: request.headers, queryKey: queryKey, call: call)
         if let token = Self.userToken(request, credentials: credentials) {
             resolved.identity = try await resolver.authenticate(resolved.identity, token: token, context: call)
         }
         call.identity = resolved.identity
+        call.catalogVersion = await gate.version(of: resolved.identity.appId)
         return (resolved, call)
     }
 
@@ -86,7 +87,7 @@ struct GatewayController: Sendable {
     /// parameter, where clients send `null` for none.
     static func userToken(_ request: Request, credentials: Credentials) -> String? {
         ResolveUserToken.presented(
-            credentials == .query ? request.uri.queryParameters["userToken"].map(String.init) : request.headers[.init("user-token")!])
+            credentials == .query ? request.uri.queryParameters["userToken"].map(String.init) : request.headers[.userToken])
     }
 
     /// Passes a permission change on and drops the app's cached rules, even when the answer is
@@ -112,6 +113,9 @@ struct GatewayController: Sendable {
             request, resource: resource,
             route: target.route, to: target.service, context: context, eventLoop: target.eventLoop,
             offeringFiles: directFiles != nil && target.service == .files)
+        if let version = answer.catalogVersion, let appID = context.identity?.appId {
+            await gate.reached(version, appID: appID)
+        }
         if let userID = answer.sessionsChanged, let appID = context.identity?.appId {
             // The caller's next request may come before the announcement reaches this gateway.
             await resolver.sessions.invalidate(appID: appID, userID: userID)
@@ -182,7 +186,7 @@ struct GatewayController: Sendable {
     /// clients connect to `{url}/{appId}/`, which the gateway relays to messaging-service.
     func realTimeURL(_ request: Request) -> String {
         if let realTimeURL { return realTimeURL }
-        let scheme = request.headers[.init("x-forwarded-proto")!] == "https" ? "https" : "http"
+        let scheme = request.headers[.forwardedProto] == "https" ? "https" : "http"
         return "\(scheme)://\(request.head.authority ?? "localhost")"
     }
 

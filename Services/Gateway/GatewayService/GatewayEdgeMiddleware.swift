@@ -21,12 +21,12 @@ struct GatewayEdgeMiddleware: RouterMiddleware {
         } catch {
             response = .error(error, logger: context.logger)
         }
-        response.headers[.init(InternalHeader.requestID)!] = context.requestID
+        response.headers[.requestID] = context.requestID
         return response
     }
 
     static func requestID(from request: Request) -> String {
-        guard let sent = request.headers[.init(InternalHeader.requestID)!], (1...128).contains(sent.count),
+        guard let sent = request.headers[.requestID], (1...128).contains(sent.count),
             sent.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
         else { return CallContext.newRequestID() }
         return sent

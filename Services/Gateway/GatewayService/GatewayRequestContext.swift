@@ -4,19 +4,19 @@ import NIOCore
 
 /// The public server's request context: Hummingbird's storage plus the request id the edge
 /// middleware settles on.
-public struct GatewayRequestContext: RequestContext {
-    public var coreContext: CoreRequestContextStorage
+package struct GatewayRequestContext: RequestContext {
+    package var coreContext: CoreRequestContextStorage
     /// The request id echoed in `x-request-id` and passed to every service.
-    public var requestID: String
+    package var requestID: String
     /// The client's IP address (of the TCP peer; an HTTP/2 stream asks its connection).
-    public let clientAddress: String?
+    package let clientAddress: String?
     /// The event loop of the client's connection, which passed-through answers are paced by.
-    public let eventLoop: any EventLoop
+    package let eventLoop: any EventLoop
     /// Where a socket route leaves its relay, for a request that asks for a WebSocket upgrade;
     /// nil for every other request.
     var socketSlot: SocketSlot?
 
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         requestID = ""
         clientAddress = (source.channel.remoteAddress ?? source.channel.parent?.remoteAddress)?.ipAddress

@@ -9,10 +9,10 @@ import ServiceRuntime
 /// The public gateway: one HTTP port for every client, API-key check, identity, routing by the
 /// services' route manifests, streaming passthrough to the owning service over the internal
 /// protocol, body limits, CORS and request ids.
-public enum GatewayService {
+package enum GatewayService {
     /// Assembles the gateway process: internal client, manifest loader, public server and
     /// operations server. It routes by the manifests of `services` (every backend by default).
-    public static func parts(
+    package static func parts(
         runtime: RuntimeConfiguration, configuration: GatewayConfiguration, tls: TLSMaterial, logger: Logger,
         services: [ServiceName] = ServiceName.backends
     ) throws -> ServiceParts {
@@ -84,8 +84,8 @@ public enum GatewayService {
             CORSMiddleware(
                 allowOrigin: .originBased,
                 allowHeaders: [
-                    .accept, .authorization, .contentType, .origin, .init("user-token")!, .init("application-id")!,
-                    .init("api-key")!, .init("secret-key")!, .init(InternalHeader.requestID)!,
+                    .accept, .authorization, .contentType, .origin, .userToken, .applicationID,
+                    .apiKey, .secretKey, .requestID,
                 ],
                 allowMethods: [.get, .post, .put, .delete, .patch, .head, .options],
                 exposedHeaders: [InternalHeader.requestID], maxAge: .seconds(3600)))

@@ -95,10 +95,28 @@ actor PermissionGate: NotificationListener.Consumer {
             entries.removeAll()
             return
         }
-        let appID = String(parts[0])
+        reached(version, appID: String(parts[0]))
+    }
+
+    /// Records that the app's catalog reached `version` (announced, or reported by the answer
+    /// of a service that used or made it), dropping older rules.
+    func reached(_ version: Int64, appID: String) {
+        guard version > announced[appID, default: 0] else { return }
+        if announced.count >= 4 * capacity {
+            // Forgetting versions could let older rules be kept: start afresh instead.
+            announced.removeAll()
+            epoch += 1
+            entries.removeAll()
+        }
         generations[appID, default: 0] += 1
-        announced[appID] = max(announced[appID, default: 0], version)
+        announced[appID] = version
         if let entry = entries[appID], entry.version < version { entries[appID] = nil }
+    }
+
+    /// The newest catalog version the gateway knows the app reached, which every service
+    /// answering its next request must have seen (``CatalogFreshness``).
+    func version(of appID: String) -> Int64? {
+        announced[appID]
     }
 }
 

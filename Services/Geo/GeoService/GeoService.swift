@@ -5,12 +5,12 @@ import ServiceRuntime
 
 /// geo-service: points on PostGIS with categories and metadata, searches by radius, rectangle,
 /// category, metadata and where clause, grid clusters and relative finds (contract §5).
-public enum GeoService: BackendService {
-    public static let name = ServiceName.geo
+package enum GeoService: BackendService {
+    package static let name = ServiceName.geo
 
-    public static let migrations: [any DatabaseMigration] = GeoMigrations.all
+    package static let migrations: [any DatabaseMigration] = GeoMigrations.all
 
-    public static func register(
+    package static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
         let store = GeoStore(database: environment.database, logger: environment.logger)

@@ -12,18 +12,18 @@ import ServiceRuntime
 /// permission containers (``ChannelAccess``), device registrations (``RegistrationRoutes``) and
 /// push to APNs and FCM from a durable queue (``PushDeliveryService``) with credentials set
 /// through ``PushCredentialRoutes``.
-public enum MessagingService: BackendService {
-    public static let name = ServiceName.messaging
+package enum MessagingService: BackendService {
+    package static let name = ServiceName.messaging
 
-    public static let migrations: [any DatabaseMigration] = MessagingMigrations.all
+    package static let migrations: [any DatabaseMigration] = MessagingMigrations.all
 
     /// The data catalog, which the embedded data engine reads (template criteria) and the
     /// real-time relay's watches live in.
-    public static let sharedMigrations: [(owner: ServiceName, migrations: [any DatabaseMigration])] = [
+    package static let sharedMigrations: [(owner: ServiceName, migrations: [any DatabaseMigration])] = [
         (.data, CatalogMigrations.all)
     ]
 
-    public static func register(
+    package static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
         let attachmentLimit = environment.configuration.reader.scoped(to: "smtp").int(forKey: "maxAttachmentBytes", default: 10 << 20)

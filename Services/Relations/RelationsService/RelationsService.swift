@@ -7,12 +7,12 @@ import ServiceRuntime
 /// relations-service: the relation API (`/data/{table}/{id}/{relation}`): setting, adding and
 /// deleting links and loading children, over the shared ``DataEngine``. Relation columns live in
 /// data-service's catalog; their link tables are created on demand under the same DDL lock.
-public enum RelationsService: BackendService {
-    public static let name = ServiceName.relations
+package enum RelationsService: BackendService {
+    package static let name = ServiceName.relations
 
-    public static let migrations: [any DatabaseMigration] = []
+    package static let migrations: [any DatabaseMigration] = []
 
-    public static func register(
+    package static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
         let engine = DataEngine(

@@ -14,20 +14,20 @@ import ServiceRuntime
 /// `BAAS_USERS_LOGIN_ATTEMPTS_WINDOW_SECONDS` (default 60), and
 /// `BAAS_USERS_PUBLIC_URL`, the gateway's public base URL that emailed links point to (default
 /// `http://localhost:8080`); the emails themselves go out through messaging-service.
-public enum UsersService: BackendService {
-    public static let name = ServiceName.users
+package enum UsersService: BackendService {
+    package static let name = ServiceName.users
 
-    public static let migrations: [any DatabaseMigration] = [
+    package static let migrations: [any DatabaseMigration] = [
         m0001CreateApps, m0002CreateAccounts, m0003CreateRoles, m0004CreateEmailActions, m0005ActionTokenAddresses,
         m0006GuestSessions,
     ]
 
     /// The data catalog, which the embedded data engine reads and writes.
-    public static let sharedMigrations: [(owner: ServiceName, migrations: [any DatabaseMigration])] = [
+    package static let sharedMigrations: [(owner: ServiceName, migrations: [any DatabaseMigration])] = [
         (.data, CatalogMigrations.all)
     ]
 
-    public static func register(
+    package static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
         let apps = AppRepository(database: environment.database)
@@ -69,7 +69,7 @@ public enum UsersService: BackendService {
     }
 
     /// The login rate limits per identity and per client address (each at least 1).
-    public static func loginRates(_ configuration: RuntimeConfiguration) throws -> (identity: Int, address: Int) {
+    package static func loginRates(_ configuration: RuntimeConfiguration) throws -> (identity: Int, address: Int) {
         let reader = configuration.reader.scoped(to: "users").scoped(to: "loginAttempts")
         let identity = reader.int(forKey: "perMinute", default: 10)
         let address = reader.int(forKey: "perAddressPerMinute", default: 60)
@@ -79,7 +79,7 @@ public enum UsersService: BackendService {
 
     /// `BAAS_USERS_LOGIN_ATTEMPTS_WINDOW_SECONDS`: the window the login limits count over
     /// (default 60, so they are per minute).
-    public static func loginWindow(_ configuration: RuntimeConfiguration) throws -> Int {
+    package static func loginWindow(_ configuration: RuntimeConfiguration) throws -> Int {
         let seconds = configuration.reader.scoped(to: "users").scoped(to: "loginAttempts").int(forKey: "windowSeconds", default: 60)
         guard seconds >= 1 else { throw UsageError("BAAS_USERS_LOGIN_ATTEMPTS_WINDOW_SECONDS must be at least 1") }
         return seconds
@@ -87,7 +87,7 @@ public enum UsersService: BackendService {
 
     /// `BAAS_USERS_BCRYPT_COST`, default 11. bcrypt itself traps outside 4...31, so a bad
     /// setting stops start-up with a message instead.
-    public static func bcryptCost(_ configuration: RuntimeConfiguration) throws -> Int {
+    package static func bcryptCost(_ configuration: RuntimeConfiguration) throws -> Int {
         let cost = configuration.reader.int(forKey: ConfigKey(["users", "bcryptCost"]), default: 11)
         guard (4...31).contains(cost) else { throw UsageError("BAAS_USERS_BCRYPT_COST must be 4...31, got \(cost)") }
         return cost

@@ -3,9 +3,9 @@ import PostgresSupport
 
 /// The data catalog's tables: per-app settings, app tables and their columns' Backendless
 /// metadata. App rows themselves live in one schema per app (`app_<id>`), created on demand.
-public enum CatalogMigrations {
+package enum CatalogMigrations {
     /// All catalog migrations in order.
-    public static let all: [any DatabaseMigration] = [
+    package static let all: [any DatabaseMigration] = [
         m0001CreateCatalog, m0002CatalogVersion, m0003JSONOperations, m0004Permissions, m0005ACLUsage,
         m0006Relations, m0007ParentReferences, m0008FileURLs, m0009Geo, m0010WatchedTables,
         m0011DeletedUsers,

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A Backendless column type and its PostgreSQL representation.
-public enum ColumnType: String, Sendable, Hashable, CaseIterable, Codable {
+package enum ColumnType: String, Sendable, Hashable, CaseIterable, Codable {
     case stringID = "STRING_ID"
     case string = "STRING"
     case text = "TEXT"

@@ -1,24 +1,24 @@
 import Permissions
 
 /// One column of an app table as the catalog records it.
-public struct ColumnSchema: Sendable, Hashable {
+package struct ColumnSchema: Sendable, Hashable {
     /// The column name as first written (the SQL identifier, quoted).
-    public var name: String
+    package var name: String
     /// The Backendless type.
-    public var type: ColumnType
+    package var type: ColumnType
     /// NOT NULL.
-    public var required: Bool = false
+    package var required: Bool = false
     /// UNIQUE.
-    public var unique: Bool = false
+    package var unique: Bool = false
     /// Has an index of its own.
-    public var indexed: Bool = false
+    package var indexed: Bool = false
     /// The value a save without this property stores.
-    public var defaultValue: JSONValue?
+    package var defaultValue: JSONValue?
     /// The four system columns every table has.
-    public var isSystem: Bool = false
+    package var isSystem: Bool = false
 
     /// Creates a column description.
-    public init(
+    package init(
         name: String, type: ColumnType, required: Bool = false, unique: Bool = false, indexed: Bool = false,
         defaultValue: JSONValue? = nil, isSystem: Bool = false
     ) {
@@ -32,7 +32,7 @@ public struct ColumnSchema: Sendable, Hashable {
     }
 
     /// The system columns, in wire order.
-    public static let system: [ColumnSchema] = [
+    package static let system: [ColumnSchema] = [
         ColumnSchema(name: "objectId", type: .stringID, isSystem: true),
         ColumnSchema(name: "created", type: .datetime, isSystem: true),
         ColumnSchema(name: "updated", type: .datetime, isSystem: true),
@@ -41,41 +41,41 @@ public struct ColumnSchema: Sendable, Hashable {
 }
 
 /// One app table: its name, its columns in creation order and its relation columns.
-public struct TableSchema: Sendable, Hashable {
+package struct TableSchema: Sendable, Hashable {
     /// The table name as first written.
-    public var name: String
+    package var name: String
     /// System columns first, then user columns in the order they were added.
-    public var columns: [ColumnSchema]
+    package var columns: [ColumnSchema]
     /// Relation columns (no SQL column: each keeps its links in a link table).
-    public var relations: [RelationSchema] = []
+    package var relations: [RelationSchema] = []
     /// Whether this is the app's read-only view of geo-service's points (``GeoPointTable``).
-    public var isGeoPoints = false
+    package var isGeoPoints = false
 
     /// Creates a table description.
-    public init(name: String, columns: [ColumnSchema], relations: [RelationSchema] = []) {
+    package init(name: String, columns: [ColumnSchema], relations: [RelationSchema] = []) {
         self.name = name
         self.columns = columns
         self.relations = relations
     }
 
     /// The relation column named `name`, matched exactly first and then ignoring case.
-    public func relation(named name: String) -> RelationSchema? {
+    package func relation(named name: String) -> RelationSchema? {
         if let exact = relations.first(where: { $0.name == name }) { return exact }
         let key = name.lowercased()
         return relations.first { $0.name.lowercased() == key }
     }
 
     /// How many columns and relation columns it has together.
-    public var propertyCount: Int { columns.count + relations.count }
+    package var propertyCount: Int { columns.count + relations.count }
 
     /// Whether a column or relation column is called `name` (ignoring case): they share one namespace.
-    public func hasProperty(named name: String) -> Bool {
+    package func hasProperty(named name: String) -> Bool {
         column(named: name) != nil || relation(named: name) != nil
     }
 
     /// The column named `name`, matched exactly first and then ignoring case (Backendless
     /// names are case-insensitive; a client may write `Coordinates` for `coordinates`).
-    public func column(named name: String) -> ColumnSchema? {
+    package func column(named name: String) -> ColumnSchema? {
         if let exact = columns.first(where: { $0.name == name }) { return exact }
         let key = name.lowercased()
         return columns.first { $0.name.lowercased() == key }
@@ -85,20 +85,20 @@ public struct TableSchema: Sendable, Hashable {
 /// A relation column: the parent table's link to objects of `relatedTable`, one (1:1) or many
 /// (1:N), kept in its own link table in the app's schema (`parent`, `child`, `position`), whose
 /// foreign keys remove links with either object.
-public struct RelationSchema: Sendable, Hashable {
+package struct RelationSchema: Sendable, Hashable {
     /// The column name as first written.
-    public var name: String
+    package var name: String
     /// The child table's name as the catalog spells it.
-    public var relatedTable: String
+    package var relatedTable: String
     /// 1:N when true, 1:1 when false.
-    public var isMany: Bool
+    package var isMany: Bool
     /// Whether every find loads it.
-    public var autoLoad: Bool = false
+    package var autoLoad: Bool = false
     /// The link table's name in the app's schema.
-    public var linkTable: String
+    package var linkTable: String
 
     /// Creates a relation description.
-    public init(name: String, relatedTable: String, isMany: Bool, autoLoad: Bool = false, linkTable: String) {
+    package init(name: String, relatedTable: String, isMany: Bool, autoLoad: Bool = false, linkTable: String) {
         self.name = name
         self.relatedTable = relatedTable
         self.isMany = isMany
@@ -107,39 +107,39 @@ public struct RelationSchema: Sendable, Hashable {
     }
 
     /// The cardinality as the column argument writes it: `1` or `n`.
-    public var cardinality: String { isMany ? "n" : "1" }
+    package var cardinality: String { isMany ? "n" : "1" }
 }
 
 /// Everything the data engine knows about one app's tables, read once and cached.
-public struct AppCatalog: Sendable {
+package struct AppCatalog: Sendable {
     /// The app.
-    public let appID: String
+    package let appID: String
     /// Whether saves may create tables and columns.
-    public var dynamicSchema: Bool
+    package var dynamicSchema: Bool
     /// Tables by lower-cased name.
-    public var tables: [String: TableSchema]
+    package var tables: [String: TableSchema]
     /// The app's catalog version: bumped by every schema or permission change (0 before the first).
-    public var version: Int64 = 0
+    package var version: Int64 = 0
     /// Global and table permissions and owner policies (object ACLs stay in SQL).
-    public var permissions = PermissionRules()
+    package var permissions = PermissionRules()
 
     /// Creates a catalog.
-    public init(appID: String, dynamicSchema: Bool = true, tables: [String: TableSchema] = [:]) {
+    package init(appID: String, dynamicSchema: Bool = true, tables: [String: TableSchema] = [:]) {
         self.appID = appID
         self.dynamicSchema = dynamicSchema
         self.tables = tables
     }
 
     /// The table named `name`, ignoring case.
-    public func table(named name: String) -> TableSchema? {
+    package func table(named name: String) -> TableSchema? {
         tables[name.lowercased()]
     }
 
     /// The PostgreSQL schema that holds the app's tables.
-    public var schemaName: String { AppCatalog.schemaName(for: appID) }
+    package var schemaName: String { AppCatalog.schemaName(for: appID) }
 
     /// `app_` and the app id's hex digits, lower-cased.
-    public static func schemaName(for appID: String) -> String {
+    package static func schemaName(for appID: String) -> String {
         "app_" + appID.lowercased().filter { $0.isHexDigit }
     }
 }

@@ -1,38 +1,38 @@
 /// One committed write as change readers read it (``ChangeSlot``, ``ChangeRecord``): what happened to which
 /// table's objects, and where in the database's commit order it happened.
-public struct ChangeEvent: Sendable {
+package struct ChangeEvent: Sendable {
     /// What happened, named as real-time subscriptions name it.
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         case created, updated, upserted, deleted
         case bulkCreated = "bulk-created", bulkUpdated = "bulk-updated", bulkDeleted = "bulk-deleted"
         case bulkUpserted = "bulk-upserted"
     }
 
     /// An object a bulk update or delete touched.
-    public struct Touched: Sendable, Equatable {
-        public var objectId: String
-        public var ownerId: String?
+    package struct Touched: Sendable, Equatable {
+        package var objectId: String
+        package var ownerId: String?
     }
 
-    public var app: String
-    public var table: String
-    public var kind: Kind
+    package var app: String
+    package var table: String
+    package var kind: Kind
     /// created, updated, upserted: the object as REST answers it, but with `FILE_REF` values as
     /// paths (a URL would carry the writer's API key); deleted: the object as it was;
     /// bulk-created and bulk-upserted: every object written.
-    public var objects: [JSONObject]
+    package var objects: [JSONObject]
     /// bulk-updated, bulk-deleted: the operation's where clause as BQL (nil: every row).
-    public var whereClause: String?
+    package var whereClause: String?
     /// How many objects the write touched.
-    public var count: Int
+    package var count: Int
     /// bulk-updated, bulk-deleted: the objects touched, or nil when there were more than the
     /// event lists.
-    public var touched: [Touched]?
+    package var touched: [Touched]?
     /// The event's place in commit order.
-    public var position: ChangePosition
+    package var position: ChangePosition
 
     /// Reads a record's JSON (``ChangeEvents``'s shape); nil for anything else.
-    public init?(_ record: ChangeRecord) {
+    package init?(_ record: ChangeRecord) {
         guard let json = try? JSONParser.parse(Array(record.content.utf8), maximumDepth: 512), let event = json.object,
             let kind = event["event"]?.string.flatMap(Kind.init(rawValue:))
         else { return nil }
@@ -58,31 +58,31 @@ public struct ChangeEvent: Sendable {
     }
 
     /// The single object's id (created, updated, upserted, deleted).
-    public var objectId: String? { objects.first?["objectId"]?.string }
+    package var objectId: String? { objects.first?["objectId"]?.string }
 }
 
 /// A place in the database's commit order: the committing transaction's log position, then
 /// the event's order within it. Positions of one database compare the same in every reader.
-public struct ChangePosition: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct ChangePosition: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The commit record's log sequence number.
-    public var commit: UInt64
+    package var commit: UInt64
     /// The event's order inside its transaction.
-    public var index: Int
+    package var index: Int
 
-    public init(commit: UInt64, index: Int) {
+    package init(commit: UInt64, index: Int) {
         self.commit = commit
         self.index = index
     }
 
-    public static func < (lhs: ChangePosition, rhs: ChangePosition) -> Bool {
+    package static func < (lhs: ChangePosition, rhs: ChangePosition) -> Bool {
         (lhs.commit, lhs.index) < (rhs.commit, rhs.index)
     }
 
     /// `<hex commit>-<index>`, the form clients may hand back.
-    public var description: String { String(commit, radix: 16, uppercase: true) + "-" + String(index) }
+    package var description: String { String(commit, radix: 16, uppercase: true) + "-" + String(index) }
 
     /// Reads ``description``'s form.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.split(separator: "-")
         guard parts.count == 2, let commit = UInt64(parts[0], radix: 16), let index = Int(parts[1]) else { return nil }
         self.init(commit: commit, index: index)

@@ -9,18 +9,18 @@ import PostgresNIO
 /// committed, in commit order. Reading is a peek followed by an advance, so a reader that dies
 /// between the two loses nothing: the next one reads the same records again. Needs
 /// `wal_level = logical` and a role with `REPLICATION`.
-public struct ChangeSlot: Sendable {
+package struct ChangeSlot: Sendable {
     /// The publication the decoder reads through (created by the catalog's migrations).
-    public static let publication = "baas_changes"
+    package static let publication = "baas_changes"
 
     /// The slot's name.
-    public let name: String
+    package let name: String
     let connection: PostgresConnection
     let logger: Logger
 
     /// The slot that serves the database `connection` is on: slots are named across the whole
     /// cluster, so the name is derived from the database's.
-    public static func shared(on connection: PostgresConnection, logger: Logger) async throws -> ChangeSlot {
+    package static func shared(on connection: PostgresConnection, logger: Logger) async throws -> ChangeSlot {
         let rows = try await connection.query("SELECT 'baas_changes_' || left(md5(current_database()), 24)", logger: logger)
         var name = ""
         for try await value in rows.decode(String.self) { name = value }
@@ -28,7 +28,7 @@ public struct ChangeSlot: Sendable {
     }
 
     /// Creates a slot that lives as long as `connection` (for tests).
-    public static func temporary(on connection: PostgresConnection, logger: Logger) async throws -> ChangeSlot {
+    package static func temporary(on connection: PostgresConnection, logger: Logger) async throws -> ChangeSlot {
         let name = "baas_tmp_" + (0..<4).map { _ in String(UInt32.random(in: .min ... .max), radix: 16) }.joined()
         try await connection.query("SELECT pg_create_logical_replication_slot(\(name)::name, 'pgoutput', true)", logger: logger)
         return ChangeSlot(name: name, connection: connection, logger: logger)
@@ -36,21 +36,21 @@ public struct ChangeSlot: Sendable {
 
     /// Creates the slot (persistent): events committed after this returns will be read. It
     /// waits for the transactions under way to end.
-    public func create() async throws {
+    package func create() async throws {
         try await connection.query("SELECT pg_create_logical_replication_slot(\(name)::name, 'pgoutput')", logger: logger)
     }
 
     /// What the server says of the slot: nil when there is none.
-    public struct State: Sendable {
+    package struct State: Sendable {
         /// The log it needs has been removed (`max_slot_wal_keep_size`): it can no longer be
         /// read and must be made anew.
-        public var lost: Bool
+        package var lost: Bool
         /// Everything before this log position has been read.
-        public var confirmed: UInt64
+        package var confirmed: UInt64
     }
 
     /// The slot's state, nil when it does not exist.
-    public func state() async throws -> State? {
+    package func state() async throws -> State? {
         let rows = try await connection.query(
             """
             SELECT wal_status, (coalesce(confirmed_flush_lsn, '0/0') - '0/0'::pg_lsn)::bigint
@@ -65,7 +65,7 @@ public struct ChangeSlot: Sendable {
 
     /// Marks `tables` watched for `duration` from now: their writes emit change events until
     /// then. Run it where the slot is known to exist, so no event is emitted unread.
-    public func watch(_ tables: [(app: String, table: String)], for duration: Duration) async throws {
+    package func watch(_ tables: [(app: String, table: String)], for duration: Duration) async throws {
         guard !tables.isEmpty else { return }
         try await connection.query(
             """
@@ -77,7 +77,7 @@ public struct ChangeSlot: Sendable {
     }
 
     /// Whether any table is watched now.
-    public func anyWatched() async throws -> Bool {
+    package func anyWatched() async throws -> Bool {
         let rows = try await connection.query("SELECT EXISTS (SELECT 1 FROM data.watched_tables WHERE watched_until > now())", logger: logger)
         var watched = false
         for try await value in rows.decode(Bool.self) { watched = value }
@@ -85,14 +85,14 @@ public struct ChangeSlot: Sendable {
     }
 
     /// Drops the slot.
-    public func drop() async throws {
+    package func drop() async throws {
         try await connection.query("SELECT pg_drop_replication_slot(\(name)::name)", logger: logger)
     }
 
     /// The records of transactions committed before log position `limit` (nil: all there are)
     /// not yet advanced past, oldest first, from about `records` log records at most (whole
     /// transactions). ``Batch/advance`` says how far ``advance(to:)`` may then go.
-    public func peek(before limit: UInt64?, records: Int) async throws -> Batch {
+    package func peek(before limit: UInt64?, records: Int) async throws -> Batch {
         let rows = try await connection.query(
             """
             SELECT data FROM pg_logical_slot_peek_binary_changes(\(name)::name, '0/0'::pg_lsn + \(limit.map { Int64(bitPattern: $0) })::numeric,
@@ -107,14 +107,14 @@ public struct ChangeSlot: Sendable {
     }
 
     /// Marks everything before log position `position` read.
-    public func advance(to position: UInt64) async throws {
+    package func advance(to position: UInt64) async throws {
         try await connection.query(
             "SELECT 1 FROM pg_replication_slot_advance(\(name)::name, '0/0'::pg_lsn + \(Int64(bitPattern: position))::numeric)",
             logger: logger)
     }
 
     /// The database's log position up to which everything is on disk (and decodable).
-    public static func flushedPosition(on connection: PostgresConnection, logger: Logger) async throws -> UInt64 {
+    package static func flushedPosition(on connection: PostgresConnection, logger: Logger) async throws -> UInt64 {
         let rows = try await connection.query("SELECT (pg_current_wal_flush_lsn() - '0/0'::pg_lsn)::bigint", logger: logger)
         var position: Int64 = 0
         for try await value in rows.decode(Int64.self) { position = value }
@@ -122,12 +122,12 @@ public struct ChangeSlot: Sendable {
     }
 
     /// What one peek found.
-    public struct Batch: Sendable {
+    package struct Batch: Sendable {
         /// The change records, in commit order.
-        public var records: [ChangeRecord]
+        package var records: [ChangeRecord]
         /// How far the slot may advance: to the end of the last transaction read (or to the
         /// peek's limit when it read everything before it); nil when it may not move.
-        public var advance: UInt64?
+        package var advance: UInt64?
     }
 
     /// Reads `pgoutput` records: `B` (begin) carries the commit's position, `M` a logical
@@ -171,13 +171,13 @@ public struct ChangeSlot: Sendable {
 
 /// One change event as it leaves the log: the app and table it concerns, its JSON (read by
 /// ``ChangeEvent``) and its place in commit order.
-public struct ChangeRecord: Sendable, Equatable {
-    public var position: ChangePosition
-    public var app: String
-    public var table: String
-    public var content: String
+package struct ChangeRecord: Sendable, Equatable {
+    package var position: ChangePosition
+    package var app: String
+    package var table: String
+    package var content: String
 
-    public init(position: ChangePosition, app: String, table: String, content: String) {
+    package init(position: ChangePosition, app: String, table: String, content: String) {
         self.position = position
         self.app = app
         self.table = table

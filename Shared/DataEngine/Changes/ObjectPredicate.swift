@@ -7,7 +7,7 @@ import QueryLanguage
 /// true condition matches. Clauses over the table's own scalar columns are accepted; relation
 /// paths, functions, JSON and FILE_REF columns are refused (1019) before any event is matched.
 /// Text orders by code point, as the database's C collation does.
-public struct ObjectPredicate: Sendable {
+package struct ObjectPredicate: Sendable {
     indirect enum Node: Sendable {
         case all([Node]), any([Node]), not(Node), constant(Bool)
         case compare(Term, ComparisonOperator, Term)
@@ -32,20 +32,20 @@ public struct ObjectPredicate: Sendable {
 
     /// Compiles `condition` over `table` (1017 for a clause the SQL compiler refuses, 1019 for
     /// one that needs the database).
-    public init(_ condition: Condition, table: TableSchema) throws {
+    package init(_ condition: Condition, table: TableSchema) throws {
         root = try PredicateCompiler(table: table).node(condition)
     }
 
     /// Whether `object` satisfies the clause, decided within the budget its text earns
     /// (``MatchBudget/init(evaluating:)``): an object that would need more does not match.
-    public func matches(_ object: JSONObject) -> Bool {
+    package func matches(_ object: JSONObject) -> Bool {
         var budget = MatchBudget(evaluating: object)
         return matches(object, budget: &budget)
     }
 
     /// Whether `object` satisfies the clause, paying `budget` for the text read and compared:
     /// false, with the budget exhausted, when deciding would take more than it holds.
-    public func matches(_ object: JSONObject, budget: inout MatchBudget) -> Bool {
+    package func matches(_ object: JSONObject, budget: inout MatchBudget) -> Bool {
         Self.truth(root, object, &budget) == true && !budget.isExhausted
     }
 
@@ -122,14 +122,14 @@ public struct ObjectPredicate: Sendable {
 extension MatchBudget {
     /// The budget of one evaluation over `object`: what ``MatchBudget/init(textBytes:)`` grants
     /// for the text of its members.
-    public init(evaluating object: JSONObject) {
+    package init(evaluating object: JSONObject) {
         self.init(textBytes: object.textBytes)
     }
 }
 
 extension JSONObject {
     /// The UTF-8 bytes of the text its members hold: what a clause over it may read.
-    public var textBytes: Int {
+    package var textBytes: Int {
         members.reduce(0) { $0 + ($1.value.string?.utf8.count ?? 0) }
     }
 }

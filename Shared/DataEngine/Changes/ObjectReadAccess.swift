@@ -5,7 +5,7 @@ import Permissions
 /// (``PermissionFilter``): once for every object when no row layer is left (the whole group of
 /// subscribers with that identity gets one answer), else per object from its owner and its ACL
 /// cells (read once per batch of events, ``ObjectACLs``).
-public struct ObjectReadAccess: Sendable {
+package struct ObjectReadAccess: Sendable {
     enum Decision: Sendable {
         case constant(Bool)
         case perObject(PermissionPlan<DataOperation>)
@@ -14,7 +14,7 @@ public struct ObjectReadAccess: Sendable {
     let decision: Decision
 
     /// The access of `identity` to `table` under `catalog`'s permissions.
-    public init(_ identity: Identity, table: String, catalog: AppCatalog) {
+    package init(_ identity: Identity, table: String, catalog: AppCatalog) {
         if identity.isSystem {
             decision = .constant(true)
             return
@@ -25,19 +25,19 @@ public struct ObjectReadAccess: Sendable {
     }
 
     /// The same answer for every object, when there is one.
-    public var constant: Bool? {
+    package var constant: Bool? {
         if case .constant(let allowed) = decision { return allowed }
         return nil
     }
 
     /// Whether objects of `table` have Find ACL cells to read (only then can a per-object
     /// decision depend on them).
-    public static func tableHasACLs(_ table: String, catalog: AppCatalog) -> Bool {
+    package static func tableHasACLs(_ table: String, catalog: AppCatalog) -> Bool {
         catalog.permissions.aclOperations[table.lowercased()]?.contains(.find) == true
     }
 
     /// Whether the object `objectId` owned by `ownerId` may be read.
-    public func allows(objectId: String, ownerId: String?, acls: ObjectACLs) -> Bool {
+    package func allows(objectId: String, ownerId: String?, acls: ObjectACLs) -> Bool {
         switch decision {
         case .constant(let allowed): return allowed
         case .perObject(let plan):
@@ -68,16 +68,16 @@ public struct ObjectReadAccess: Sendable {
 }
 
 /// Objects' Find ACL cells, by object id.
-public struct ObjectACLs: Sendable {
+package struct ObjectACLs: Sendable {
     /// One cell: a user or role (or every user, `*`) granted or denied.
-    public struct Cell: Sendable {
-        public var kind: String
-        public var principal: String
-        public var decision: PermissionDecision
+    package struct Cell: Sendable {
+        package var kind: String
+        package var principal: String
+        package var decision: PermissionDecision
     }
 
-    public var cells: [String: [Cell]] = [:]
+    package var cells: [String: [Cell]] = [:]
 
     /// No cells.
-    public static let none = ObjectACLs()
+    package static let none = ObjectACLs()
 }

@@ -8,7 +8,7 @@ import PostgresNIO
 /// is the global matrix `*`), the principal a user, a role or (kind `owner`) the container's
 /// owner policy. A missing row is INHERIT. Every change is announced on ``channel`` in the
 /// statement that makes it, so each instance's ``AnnouncedAppCache`` hears of it at commit.
-public struct ContainerRuleTable<Operation: PermissionOperation>: Sendable {
+package struct ContainerRuleTable<Operation: PermissionOperation>: Sendable {
     let database: PostgresClient
     let logger: Logger
     /// The schema-qualified table: a constant of the service, never from a request.
@@ -16,11 +16,11 @@ public struct ContainerRuleTable<Operation: PermissionOperation>: Sendable {
     /// Its container column: a constant of the service, never from a request.
     let containerColumn: String
     /// The `LISTEN/NOTIFY` channel that announces an app's changed cells.
-    public let channel: String
+    package let channel: String
 
     /// A table of cells with columns `app_id`, `containerColumn`, `principal_kind`, `principal`,
     /// `operation` and `decision`, keyed by all but the last.
-    public init(database: PostgresClient, logger: Logger, table: String, containerColumn: String, channel: String) {
+    package init(database: PostgresClient, logger: Logger, table: String, containerColumn: String, channel: String) {
         self.database = database
         self.logger = logger
         self.table = table
@@ -29,12 +29,12 @@ public struct ContainerRuleTable<Operation: PermissionOperation>: Sendable {
     }
 
     /// The stored form of a container name (`*` is the global matrix).
-    public static func key(_ container: String) -> String {
+    package static func key(_ container: String) -> String {
         container == "*" ? "" : container.lowercased()
     }
 
     /// Every cell of the app's containers and its global matrix.
-    public func rules(app: String) async throws -> ContainerPermissions<Operation> {
+    package func rules(app: String) async throws -> ContainerPermissions<Operation> {
         let rows = try await database.query(
             """
             SELECT \(unescaped: containerColumn), principal_kind, principal, operation, decision FROM \(unescaped: table)
@@ -58,7 +58,7 @@ public struct ContainerRuleTable<Operation: PermissionOperation>: Sendable {
     }
 
     /// Sets (`decision` nil: clears) one cell of `container` (`*` for the global matrix).
-    public func set(
+    package func set(
         app: String, container: String, principal: ContainerPrincipal, operation: Operation, decision: PermissionDecision?
     ) async throws {
         let key = Self.key(container)
@@ -89,7 +89,7 @@ public struct ContainerRuleTable<Operation: PermissionOperation>: Sendable {
 
     /// `{"permissions": [{"user"|"role", "permission", "access"}], "owner": [{"permission", "access"}]}`
     /// for `container` (`*` for the global matrix), in a stable order.
-    public func list(app: String, container: String) async throws -> JSONValue {
+    package func list(app: String, container: String) async throws -> JSONValue {
         let rows = try await database.query(
             """
             SELECT principal_kind, principal, operation, decision FROM \(unescaped: table)
@@ -111,15 +111,15 @@ public struct ContainerRuleTable<Operation: PermissionOperation>: Sendable {
 }
 
 /// Whom a container cell is for: a user, a role, or the owner of each asset (the owner policy).
-public enum ContainerPrincipal: Sendable {
+package enum ContainerPrincipal: Sendable {
     case principal(Principal)
     case owner
 
     /// The stored kind of an owner-policy cell.
-    public static let ownerKind = "owner"
+    package static let ownerKind = "owner"
 
     /// The stored kind and name.
-    public var parts: (kind: String, name: String) {
+    package var parts: (kind: String, name: String) {
         switch self {
         case .principal(let principal): principal.parts
         case .owner: (Self.ownerKind, "")

@@ -1,24 +1,24 @@
 /// Why a request body is not acceptable JSON.
-public struct JSONParseError: Error, Sendable, CustomStringConvertible {
+package struct JSONParseError: Error, Sendable, CustomStringConvertible {
     /// A message for the client.
-    public var message: String
-    public var description: String { message }
+    package var message: String
+    package var description: String { message }
 }
 
 /// A strict RFC 8259 parser into ``JSONValue`` with limits on nesting, on the keys of one
 /// object and on the values of one document, and duplicate-key refusal. Keys are checked for duplicates by hashing, so parsing
 /// stays linear in the document's size.
-public struct JSONParser {
+package struct JSONParser {
     /// The deepest nesting a document may have unless the caller says otherwise.
-    public static let defaultMaximumDepth = 64
+    package static let defaultMaximumDepth = 64
     /// The most keys one object may have unless the caller says otherwise: ten times the
     /// columns a table may hold, so any object a table can store fits, while an object of
     /// hundreds of thousands of keys (whose every key later costs a schema lookup) does not.
-    public static let defaultMaximumKeys = 10_000
+    package static let defaultMaximumKeys = 10_000
     /// The most values (of any kind, at any depth) one document may hold: more than the largest
     /// bulk write needs, while a 16 MB array of two-byte numbers — eight million values, seconds
     /// of a service's time for an anonymous caller — is refused as it is read (second probe, F6).
-    public static let maximumValues = 250_000
+    package static let maximumValues = 250_000
 
     private let bytes: [UInt8]
     private var index = 0
@@ -29,7 +29,7 @@ public struct JSONParser {
 
     /// Parses `bytes` as one JSON document nested at most `maximumDepth` deep, with at most
     /// `maximumKeys` keys in any one object.
-    public static func parse(
+    package static func parse(
         _ bytes: [UInt8], maximumDepth: Int = JSONParser.defaultMaximumDepth, maximumKeys: Int = JSONParser.defaultMaximumKeys
     ) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(bytes: bytes, maximumDepth: maximumDepth, maximumKeys: maximumKeys)
@@ -41,7 +41,7 @@ public struct JSONParser {
     }
 
     /// Parses a string as one JSON document, within the same limits.
-    public static func parse(
+    package static func parse(
         _ text: String, maximumDepth: Int = JSONParser.defaultMaximumDepth, maximumKeys: Int = JSONParser.defaultMaximumKeys
     ) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8), maximumDepth: maximumDepth, maximumKeys: maximumKeys)

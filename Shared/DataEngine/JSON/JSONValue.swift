@@ -3,7 +3,7 @@ import Foundation
 /// A JSON value that keeps what the data engine needs and `JSONDecoder` loses: whether a
 /// number was written as an integer (`3`) or a fraction (`3.0`), and the order of object keys
 /// (new columns are added in the order the client wrote them).
-public enum JSONValue: Sendable, Hashable {
+package enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -15,25 +15,25 @@ public enum JSONValue: Sendable, Hashable {
     case raw(String)
 
     /// The object's members, or nil.
-    public var object: JSONObject? {
+    package var object: JSONObject? {
         if case .object(let object) = self { return object }
         return nil
     }
 
     /// The string, or nil.
-    public var string: String? {
+    package var string: String? {
         if case .string(let string) = self { return string }
         return nil
     }
 
     /// The array, or nil.
-    public var array: [JSONValue]? {
+    package var array: [JSONValue]? {
         if case .array(let array) = self { return array }
         return nil
     }
 
     /// An integer, also from an integral fraction or a numeric string.
-    public var integerValue: Int64? {
+    package var integerValue: Int64? {
         switch self {
         case .integer(let value): value
         case .number(let value): Int64(exactly: value)
@@ -43,7 +43,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// A boolean, also from `"true"`/`"false"`.
-    public var boolValue: Bool? {
+    package var boolValue: Bool? {
         switch self {
         case .bool(let value): value
         case .string("true"): true
@@ -54,17 +54,17 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 /// A JSON object's members in their original order.
-public struct JSONObject: Sendable, Hashable {
+package struct JSONObject: Sendable, Hashable {
     /// The members in order; keys are unique (the parser refuses duplicates).
-    public var members: [(key: String, value: JSONValue)]
+    package var members: [(key: String, value: JSONValue)]
 
     /// Creates an object.
-    public init(_ members: [(key: String, value: JSONValue)] = []) {
+    package init(_ members: [(key: String, value: JSONValue)] = []) {
         self.members = members
     }
 
     /// The value for `key`, or nil.
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         get { members.first { $0.key == key }?.value }
         set {
             if let index = members.firstIndex(where: { $0.key == key }) {
@@ -75,12 +75,12 @@ public struct JSONObject: Sendable, Hashable {
         }
     }
 
-    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+    package static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         lhs.members.count == rhs.members.count
             && zip(lhs.members, rhs.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         for member in members {
             hasher.combine(member.key)
             hasher.combine(member.value)

@@ -1,13 +1,13 @@
 extension JSONValue {
     /// The value as compact JSON text.
-    public var jsonText: String {
+    package var jsonText: String {
         var output = ""
         write(to: &output)
         return output
     }
 
     /// Appends the value as compact JSON text.
-    public func write(to output: inout String) {
+    package func write(to output: inout String) {
         switch self {
         case .null: output += "null"
         case .bool(let value): output += value ? "true" : "false"

@@ -4,55 +4,55 @@ import QueryLanguage
 
 /// A parsed data query: the DataQueryBuilder parameters every SDK variant sends, whichever way
 /// it sends them (GET query string, POST body, transaction FIND payload).
-public struct FindQuery: Sendable {
+package struct FindQuery: Sendable {
     /// `where`.
-    public var condition: Condition?
+    package var condition: Condition?
     /// `props` / `property`; nil selects every column.
-    public var properties: [SelectItem]?
+    package var properties: [SelectItem]?
     /// `*` among `props`: every column (less `excludeProps`) besides the items ``properties`` adds
     /// (aliases, functions, related columns).
-    public var allColumns = false
+    package var allColumns = false
     /// `excludeProps`.
-    public var excluded: [String] = []
+    package var excluded: [String] = []
     /// `sortBy`.
-    public var sort: [SortItem] = []
+    package var sort: [SortItem] = []
     /// `groupBy`.
-    public var groupBy: [ValueExpression] = []
+    package var groupBy: [ValueExpression] = []
     /// `having`.
-    public var having: Condition?
+    package var having: Condition?
     /// `distinct`.
-    public var distinct = false
+    package var distinct = false
     /// `pageSize`, 1 through ``maximumPageSize``.
-    public var pageSize = FindQuery.defaultPageSize
+    package var pageSize = FindQuery.defaultPageSize
     /// `offset`, zero or more.
-    public var offset = 0
+    package var offset = 0
     /// `loadRelations`: relation paths (`a.b.c`, `*` for every relation of a level) to load with
     /// each object.
-    public var relationPaths: [[String]] = []
+    package var relationPaths: [[String]] = []
     /// `relationsDepth`: every relation down to this many levels, 0 through ``maximumRelationsDepth``.
-    public var relationsDepth = 0
+    package var relationsDepth = 0
     /// `relationsPageSize`: children per loaded 1:N relation, 1 through ``maximumPageSize``.
-    public var relationsPageSize = FindQuery.defaultPageSize
+    package var relationsPageSize = FindQuery.defaultPageSize
     /// Which children of a relation the found objects load, by relation name (BQL's `join r having
     /// condition`); relations not named load every child.
-    public var relationConditions: [String: Condition] = [:]
+    package var relationConditions: [String: Condition] = [:]
 
     /// The contract's paging defaults and limit.
-    public static let defaultPageSize = 10
+    package static let defaultPageSize = 10
     /// The largest page.
-    public static let maximumPageSize = 100
+    package static let maximumPageSize = 100
     /// The deepest relation loading.
-    public static let maximumRelationsDepth = 10
+    package static let maximumRelationsDepth = 10
 
     /// Whether objects come with related objects (asked for, or auto-loaded columns).
     var loadsRelations: Bool { !relationPaths.isEmpty || relationsDepth > 0 }
 
     /// An unfiltered first page.
-    public init() {}
+    package init() {}
 
     /// Reads every parameter from `parameters`; page limits apply unless `paged` is false
     /// (counts and single-object reads ignore paging).
-    public init(_ parameters: QueryParameters, paged: Bool = true) throws {
+    package init(_ parameters: QueryParameters, paged: Bool = true) throws {
         do {
             try read(parameters, paged: paged)
         } catch let error as QueryLanguageError {
@@ -104,25 +104,25 @@ public struct FindQuery: Sendable {
 }
 
 /// Query parameters from any encoding, normalised to names with lists of strings.
-public struct QueryParameters: Sendable {
+package struct QueryParameters: Sendable {
     private var values: [String: [String]] = [:]
 
     /// No parameters.
-    public init() {}
+    package init() {}
 
     /// Adds one raw value; comma lists split at top-level commas for list parameters.
-    public mutating func add(_ name: String, _ value: String) {
+    package mutating func add(_ name: String, _ value: String) {
         values[name, default: []].append(value)
     }
 
     /// The last value of `name`.
-    public func scalar(_ name: String) -> String? {
+    package func scalar(_ name: String) -> String? {
         values[name]?.last
     }
 
     /// Every item of `name`: each value split at commas outside parentheses and quotes. The
     /// text's length is checked before it is split and the item count while it is.
-    public func list(_ name: String, limits: QueryLimits = .standard) throws -> [String] {
+    package func list(_ name: String, limits: QueryLimits = .standard) throws -> [String] {
         let raw = values[name] ?? []
         guard raw.reduce(0, { $0 + $1.utf8.count }) <= limits.maximumLength else {
             throw DataError.queryTooComplex("\(name) is longer than \(limits.maximumLength) bytes")
@@ -140,7 +140,7 @@ public struct QueryParameters: Sendable {
     }
 
     /// The integer value of `name` within `range`.
-    public func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) throws
+    package func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) throws
         -> Int
     {
         guard let text = scalar(name), !text.isEmpty else { return fallback }
@@ -154,13 +154,13 @@ public struct QueryParameters: Sendable {
     }
 
     /// Parameters from a URL query (`props=a,b`, repeated `property=`).
-    public init(queryItems: [(name: String, value: String)]) {
+    package init(queryItems: [(name: String, value: String)]) {
         for (name, value) in queryItems { add(name, value) }
     }
 
     /// Parameters from a JSON body; strings, numbers, booleans and arrays of them are accepted
     /// (Swift sends `props` as an array and `relationsDepth` as a string).
-    public init(body: JSONObject, renaming names: [String: String] = [:]) throws {
+    package init(body: JSONObject, renaming names: [String: String] = [:]) throws {
         for (key, value) in body.members {
             let name = names[key] ?? key
             switch value {

@@ -4,7 +4,7 @@ import Permissions
 import QueryLanguage
 
 /// What a relation change does to a parent's children.
-public enum RelationChange: String, Sendable {
+package enum RelationChange: String, Sendable {
     /// The named children become the only ones (`POST`).
     case set
     /// The named children join the existing ones (`PUT`).
@@ -35,7 +35,7 @@ extension DataEngine {
     /// children it linked (set, add: children already linked and unknown ids do not count) or
     /// unlinked (delete). Set and add declare the column when the argument names its table and
     /// cardinality. The parent needs the operation's right, the children Find.
-    public func changeRelation(
+    package func changeRelation(
         _ change: RelationChange, table tableName: String, parentID: String, argument: RelationColumnArgument,
         children: RelationChildren, identity: Identity, logger: Logger
     ) async throws -> Int {
@@ -115,7 +115,7 @@ extension DataEngine {
 
     /// A page of the children object `parentID` links to through relation `argument` (their own
     /// find rights apply; link order unless `query` sorts). The parent needs LoadRelations.
-    public func loadRelation(
+    package func loadRelation(
         table tableName: String, parentID: String, argument: RelationColumnArgument, query: FindQuery,
         identity: Identity, logger: Logger
     ) async throws -> [String] {

@@ -9,13 +9,13 @@ import QueryLanguage
 /// relation (`null` clears a 1:1, `[]` a 1:N, a list replaces the 1:N's children); `__subID` marks
 /// an object that a later `{"__originSubID": …}` stands for. Tables and columns must exist. The
 /// answer is the tree as saved, every level with its system fields.
-public struct DeepSave {
+package struct DeepSave {
     let engine: DataEngine
     let context: WriteContext
 
     /// The deepest tree and the most objects one deep save takes.
-    public static let maximumDepth = 10
-    public static let maximumObjects = 1_000
+    package static let maximumDepth = 10
+    package static let maximumObjects = 1_000
 
     /// What the first pass learned: objects in document order and the `__subID`s they declare.
     private struct Shape {
@@ -151,7 +151,7 @@ public struct DeepSave {
 
 extension DataEngine {
     /// Saves an object tree in one transaction (see ``DeepSave``) and answers it as saved.
-    public func deepSave(_ tableName: String, object: JSONObject, identity: Identity, logger: Logger) async throws
+    package func deepSave(_ tableName: String, object: JSONObject, identity: Identity, logger: Logger) async throws
         -> JSONValue
     {
         try DeepSave.check(object)

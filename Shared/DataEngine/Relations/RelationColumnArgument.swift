@@ -3,16 +3,16 @@ import QueryLanguage
 
 /// The relation argument of the relation API: `column`, or `column:ChildTable:1|n`, which also
 /// declares the column when it does not exist yet (`column:ChildTable` declares a 1:1).
-public struct RelationColumnArgument: Sendable, Equatable {
+package struct RelationColumnArgument: Sendable, Equatable {
     /// The relation column's name.
-    public var column: String
+    package var column: String
     /// The declared child table, if any.
-    public var childTable: String?
+    package var childTable: String?
     /// The declared cardinality (1:N when true), if any.
-    public var isMany: Bool?
+    package var isMany: Bool?
 
     /// Parses `text`; 1020 for a name that is not an identifier, 1027 for another shape.
-    public init(_ text: String) throws {
+    package init(_ text: String) throws {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard (1...3).contains(parts.count) else { throw DataError.invalidRelation("'\(text)' is not column or column:Table:1|n") }
         column = parts[0]
@@ -30,7 +30,7 @@ public struct RelationColumnArgument: Sendable, Equatable {
 
     /// Whether a cardinality names many children (`n`, `1:n`, `ONE_TO_MANY`) or one (`1`, `1:1`,
     /// `ONE_TO_ONE`); nil for anything else.
-    public static func isMany(_ cardinality: String) -> Bool? {
+    package static func isMany(_ cardinality: String) -> Bool? {
         switch cardinality.uppercased() {
         case "N", "1:N", "ONE_TO_MANY", "MANY": true
         case "1", "1:1", "ONE_TO_ONE", "ONE": false
@@ -47,16 +47,16 @@ public struct RelationColumnArgument: Sendable, Equatable {
 
 /// Which children a relation change names: objects by id, in the order given, or every object of
 /// the child table a where clause matches.
-public enum RelationChildren: Sendable {
+package enum RelationChildren: Sendable {
     case ids([String])
     case matching(Condition)
 
     /// The most ids one request may name.
-    public static let idLimit = 1_000
+    package static let idLimit = 1_000
 
     /// Ids from a JSON array of strings, numbers or objects carrying `objectId` (1022 for anything
     /// else; 1021 beyond ``idLimit``, checked before any item is read).
-    public init(body: JSONValue) throws {
+    package init(body: JSONValue) throws {
         guard let items = body.array else {
             throw DataError.invalidBody("The body must be an array of child objectIds, or use ?whereClause=")
         }

@@ -6,14 +6,14 @@ import PostgresSupport
 import Synchronization
 
 /// Counts the statements an engine sends (tests assert round trips with it).
-public final class StatementCounter: Sendable {
+package final class StatementCounter: Sendable {
     private let count = Atomic<Int>(0)
 
     /// Creates a counter at zero.
-    public init() {}
+    package init() {}
 
     /// Statements sent so far.
-    public var value: Int { count.load(ordering: .relaxed) }
+    package var value: Int { count.load(ordering: .relaxed) }
 
     func increment() {
         count.add(1, ordering: .relaxed)
@@ -23,7 +23,7 @@ public final class StatementCounter: Sendable {
 /// Where statements run: the pool (each statement on any connection) or one connection inside
 /// a transaction. Every statement the data engine sends passes through here and is counted in
 /// `baas_sql_statements_total`, which tests use to prove round-trip counts.
-public struct DatabaseSession: Sendable {
+package struct DatabaseSession: Sendable {
     private enum Target: Sendable {
         case pool(PostgresClient)
         case connection(PostgresConnection)
@@ -35,11 +35,11 @@ public struct DatabaseSession: Sendable {
     private let counter: StatementCounter
     private let prepared: PreparedStatements
     /// The logger statements log to.
-    public let logger: Logger
+    package let logger: Logger
 
     /// Statements on the pool, counted by `counter`, those that repeat prepared by `prepared`
     /// (which must belong to `pool`).
-    public init(
+    package init(
         pool: PostgresClient, logger: Logger, counter: StatementCounter = StatementCounter(),
         prepared: PreparedStatements = PreparedStatements(perConnection: 0)
     ) {
@@ -57,7 +57,7 @@ public struct DatabaseSession: Sendable {
     }
 
     /// Runs `sql` and returns its rows.
-    public func rows(_ sql: SQL) async throws -> [PostgresRow] {
+    package func rows(_ sql: SQL) async throws -> [PostgresRow] {
         Self.statements.increment()
         counter.increment()
         switch target {
@@ -77,7 +77,7 @@ public struct DatabaseSession: Sendable {
     }
 
     /// Runs `sql` and decodes the first column of every row.
-    public func column<Value: PostgresDecodable>(_ sql: SQL, as type: Value.Type = Value.self) async throws
+    package func column<Value: PostgresDecodable>(_ sql: SQL, as type: Value.Type = Value.self) async throws
         -> [Value]
     {
         try await rows(sql).map { row in
@@ -88,7 +88,7 @@ public struct DatabaseSession: Sendable {
 
     /// Runs `body` in one transaction on one connection at `isolation`, committing when it
     /// returns and rolling back when it throws.
-    public func transaction<Result: Sendable>(
+    package func transaction<Result: Sendable>(
         isolation: IsolationLevel = .readCommitted, _ body: (DatabaseSession) async throws -> Result
     ) async throws -> Result {
         switch target {
@@ -128,12 +128,12 @@ public struct DatabaseSession: Sendable {
     }
 
     /// Runs trusted statement text without binds.
-    public func execute(_ trusted: String) async throws {
+    package func execute(_ trusted: String) async throws {
         _ = try await rows(SQL(trusted))
     }
 
     /// Transaction isolation levels (the unit-of-work's `isolationLevelEnum`).
-    public enum IsolationLevel: String, Sendable {
+    package enum IsolationLevel: String, Sendable {
         case readUncommitted = "READ UNCOMMITTED"
         case readCommitted = "READ COMMITTED"
         case repeatableRead = "REPEATABLE READ"

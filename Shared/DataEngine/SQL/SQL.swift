@@ -2,7 +2,7 @@ import Foundation
 import PostgresNIO
 
 /// A value bound to a statement parameter, with the SQL type it is cast to.
-public enum SQLValue: Sendable, Hashable {
+package enum SQLValue: Sendable, Hashable {
     case text(String)
     case integer(Int64)
     case double(Double)
@@ -43,49 +43,49 @@ public enum SQLValue: Sendable, Hashable {
 
 /// A statement under construction: trusted SQL text from the engine, identifiers quoted by
 /// ``identifier(_:)``, and every client value bound through ``bind(_:)`` — never spliced.
-public struct SQL: Sendable {
+package struct SQL: Sendable {
     /// The statement text with `$n` placeholders.
-    public private(set) var text = ""
+    package private(set) var text = ""
     /// The bound values, in placeholder order.
-    public private(set) var bindings = PostgresBindings()
+    package private(set) var bindings = PostgresBindings()
     /// The types the bound values are sent as, in placeholder order.
-    public private(set) var bindingTypes: [PostgresDataType] = []
+    package private(set) var bindingTypes: [PostgresDataType] = []
     /// Whether the best plan depends on the bound values (a `LIKE` pattern, a PostGIS function):
     /// such a statement runs unnamed, since PostgreSQL may settle a prepared one on a generic plan
     /// (a radius search prepared that way cost ten times the CPU of its custom plan).
-    public private(set) var isPlanSensitive = false
+    package private(set) var isPlanSensitive = false
 
     /// An empty statement.
-    public init() {}
+    package init() {}
 
     /// A statement starting with trusted text.
-    public init(_ text: String) {
+    package init(_ text: String) {
         self.text = text
     }
 
     /// Marks the statement as one whose plan depends on its values (see ``isPlanSensitive``).
-    public mutating func markPlanSensitive() {
+    package mutating func markPlanSensitive() {
         isPlanSensitive = true
     }
 
     /// Appends trusted SQL text written by the engine (never client input).
-    public mutating func append(_ trusted: String) {
+    package mutating func append(_ trusted: String) {
         text += trusted
     }
 
     /// Appends `name` as a quoted identifier. Callers validate names against the catalog or
     /// ``Identifier`` first; quoting keeps even a hostile name inert.
-    public mutating func identifier(_ name: String) {
+    package mutating func identifier(_ name: String) {
         text += Self.quoted(name)
     }
 
     /// Appends `schema.table` quoted.
-    public mutating func table(_ schema: String, _ name: String) {
+    package mutating func table(_ schema: String, _ name: String) {
         text += Self.quoted(schema) + "." + Self.quoted(name)
     }
 
     /// Binds `value` as the next parameter, cast to its SQL type.
-    public mutating func bind(_ value: SQLValue) {
+    package mutating func bind(_ value: SQLValue) {
         switch value {
         case .text(let string), .json(let string): bindings.append(string)
         case .integer(let integer): bindings.append(integer)
@@ -101,12 +101,12 @@ public struct SQL: Sendable {
     }
 
     /// Binds `values` as parameters separated by commas (a `VALUES` row, an `IN` list).
-    public mutating func bind(all values: [SQLValue]) {
+    package mutating func bind(all values: [SQLValue]) {
         list(values) { sql, value in sql.bind(value) }
     }
 
     /// Appends `items` separated by `separator`, each written by `write`.
-    public mutating func list<Item>(
+    package mutating func list<Item>(
         _ items: some Sequence<Item>, separator: String = ", ", _ write: (inout SQL, Item) throws -> Void
     ) rethrows {
         var first = true
@@ -119,7 +119,7 @@ public struct SQL: Sendable {
 
     /// `(a AND b …)` or `(a OR b …)`, each item written by `write`; an empty list is the
     /// junction's identity (`TRUE` for AND, `FALSE` for OR).
-    public mutating func junction<Item, Failure: Error>(
+    package mutating func junction<Item, Failure: Error>(
         _ items: [Item], _ word: String, _ write: (inout SQL, Item) throws(Failure) -> Void
     ) throws(Failure) {
         guard !items.isEmpty else { return append(word == "AND" ? "TRUE" : "FALSE") }
@@ -132,12 +132,12 @@ public struct SQL: Sendable {
     }
 
     /// The statement for PostgresNIO.
-    public var query: PostgresQuery {
+    package var query: PostgresQuery {
         PostgresQuery(unsafeSQL: text, binds: bindings)
     }
 
     /// `name` double-quoted with embedded quotes doubled.
-    public static func quoted(_ name: String) -> String {
+    package static func quoted(_ name: String) -> String {
         // Byte-wise: Foundation's string replacement was 4 % of data-service's CPU per request.
         guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
         var quoted = "\""
@@ -150,10 +150,10 @@ public struct SQL: Sendable {
 }
 
 /// Names clients may give tables and columns.
-public enum Identifier {
+package enum Identifier {
     /// A letter, then up to 62 letters, digits or underscores (PostgreSQL's 63-byte limit); or
     /// QuickBlox's `_parent_id`.
-    public static func isValid(_ name: String) -> Bool {
+    package static func isValid(_ name: String) -> Bool {
         if name == ParentReference.column { return true }
         guard let first = name.unicodeScalars.first, name.utf8.count <= 63,
             ("a"..."z").contains(first) || ("A"..."Z").contains(first)
@@ -166,9 +166,9 @@ public enum Identifier {
 
 /// QuickBlox's parent reference: a child names its parent's id in `_parent_id`, and deleting the
 /// parent deletes the child (see ``CatalogMigrations``' `data.delete_children`).
-public enum ParentReference {
+package enum ParentReference {
     /// The column's name.
-    public static let column = "_parent_id"
+    package static let column = "_parent_id"
 
     /// Whether any table of `catalog` has the column, so deletes must cascade.
     static func isUsed(in catalog: AppCatalog) -> Bool {

@@ -2,18 +2,18 @@ import Foundation
 
 /// A relation column to create: on `relatedTable`, one or many children, loaded by every find
 /// or only when asked.
-public struct RelationDefinition: Sendable, Hashable {
+package struct RelationDefinition: Sendable, Hashable {
     /// The column name.
-    public var name: String
+    package var name: String
     /// The child table.
-    public var relatedTable: String
+    package var relatedTable: String
     /// 1:N when true.
-    public var isMany: Bool
+    package var isMany: Bool
     /// Whether every find loads it.
-    public var autoLoad = false
+    package var autoLoad = false
 
     /// Creates a definition.
-    public init(name: String, relatedTable: String, isMany: Bool, autoLoad: Bool = false) {
+    package init(name: String, relatedTable: String, isMany: Bool, autoLoad: Bool = false) {
         self.name = name
         self.relatedTable = relatedTable
         self.isMany = isMany

@@ -9,7 +9,7 @@ import PostgresSupport
 ///
 /// The trigger lives with the table (the data catalog creates both); it touches users-service's
 /// tables only once that service has created them.
-public enum DeletedUsers {
+package enum DeletedUsers {
     /// The trigger's name on each `Users` table.
     static let triggerName = "baas_users_deleted"
     /// More users than this deleted at once are announced as the whole app (every cached token

@@ -20,9 +20,9 @@ import Permissions
 ///   unless the app's table rules set Find for `NotAuthenticatedUser` on `Users` themselves.
 ///
 /// users-service's own writes (``Identity/isSystem``) are not guarded: it applies these rules.
-public enum UsersTableGuard {
+package enum UsersTableGuard {
     /// Whether `table` names the app's `Users` table (table names match ignoring case).
-    public static func guards(_ table: String) -> Bool {
+    package static func guards(_ table: String) -> Bool {
         table.lowercased() == "users"
     }
 
@@ -83,7 +83,7 @@ public enum UsersTableGuard {
     /// The first property of `object` that the users API changes under its own rules on `Users`
     /// (`table`, when it exists): `password`, `email` or a unique column (the identity property
     /// is one), in any spelling; nil when there is none.
-    public static func usersAPIProperty(in object: JSONObject, table: TableSchema?) -> String? {
+    package static func usersAPIProperty(in object: JSONObject, table: TableSchema?) -> String? {
         object.members.first { member in
             guard !ObjectReader.isIgnored(member.key) else { return false }
             return credentialNames.contains(member.key.lowercased()) || table?.column(named: member.key)?.unique == true

@@ -1,26 +1,26 @@
 /// A parsed `POST /transaction/unit-of-work` request: operations run in order in one
 /// database transaction, later ones able to reference earlier results.
-public struct UnitOfWork: Sendable {
+package struct UnitOfWork: Sendable {
     /// At most this many operations per unit of work.
-    public static let operationLimit = 1000
+    package static let operationLimit = 1000
     /// The longest `opResultId`, in bytes.
-    public static let maximumResultIdLength = 256
+    package static let maximumResultIdLength = 256
 
     /// The transaction's isolation level.
-    public var isolation: DatabaseSession.IsolationLevel
+    package var isolation: DatabaseSession.IsolationLevel
     /// The operations in request order.
-    public var operations: [Operation]
+    package var operations: [Operation]
 
     /// One operation of a unit of work.
-    public struct Operation: Sendable {
+    package struct Operation: Sendable {
         /// What it does.
-        public var type: OperationType
+        package var type: OperationType
         /// The table it works on.
-        public var table: String
+        package var table: String
         /// The name later operations use to reference its result.
-        public var opResultId: String
+        package var opResultId: String
         /// Its payload as sent (references unresolved).
-        public var payload: JSONValue
+        package var payload: JSONValue
 
         /// The operation as the failure envelope echoes it.
         var echo: JSONValue {
@@ -33,7 +33,7 @@ public struct UnitOfWork: Sendable {
     }
 
     /// The contract's operation types (relation types arrive with the relations service).
-    public enum OperationType: String, Sendable, CaseIterable {
+    package enum OperationType: String, Sendable, CaseIterable {
         case create = "CREATE", createBulk = "CREATE_BULK", update = "UPDATE", updateBulk = "UPDATE_BULK"
         case delete = "DELETE", deleteBulk = "DELETE_BULK", upsert = "UPSERT", upsertBulk = "UPSERT_BULK"
         case find = "FIND", addRelation = "ADD_RELATION", setRelation = "SET_RELATION"
@@ -42,7 +42,7 @@ public struct UnitOfWork: Sendable {
 
     /// Reads a request body. The whole request is refused (1022) only when it is not a unit of
     /// work at all; a bad operation is reported in the failure envelope instead.
-    public init(body: JSONValue?) throws {
+    package init(body: JSONValue?) throws {
         guard let object = body?.object, let items = object["operations"]?.array else {
             throw DataError.invalidBody("Expected {\"operations\": [...]} with at least one operation")
         }

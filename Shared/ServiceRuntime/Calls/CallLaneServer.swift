@@ -65,13 +65,13 @@ struct CallLaneServer: Sendable {
 }
 
 /// The service's router, set once it is built (its own lane route reaches it through here).
-public final class RouterSlot: Sendable {
+package final class RouterSlot: Sendable {
     private let slot = Mutex<RouterResponder<RPCRequestContext>?>(nil)
 
-    public init() {}
+    package init() {}
 
     /// Sets the router's responder.
-    public func set(_ responder: RouterResponder<RPCRequestContext>) {
+    package func set(_ responder: RouterResponder<RPCRequestContext>) {
         slot.withLock { $0 = responder }
     }
 

@@ -35,7 +35,7 @@ extension InternalClient {
         _ request: Request, _ call: PassedCall, context: CallContext, eventLoop: any EventLoop
     ) async throws -> PassedResponse {
         var headers = try Self.contextFields(context)
-        headers[ContextField.publicPrefix] = call.prefix
+        headers[.publicPrefix] = call.prefix
         for name in PassthroughHeaders.requestFields {
             for value in request.headers[values: name] { headers.append(HTTPField(name: name, value: value)) }
         }
@@ -62,7 +62,6 @@ extension InternalClient {
             response = .paced(ticket.parts, contentLength: length, eventLoop: eventLoop)
         }
         return PassedResponse(
-            response: Response(status: .init(code: answer.status), headers: fields, body: response),
-            sessionsChanged: answer.headers[ContextField.sessionsChanged])
+            Response(status: .init(code: answer.status), headers: fields, body: response), reported: answer.headers)
     }
 }

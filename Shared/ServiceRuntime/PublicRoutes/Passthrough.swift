@@ -9,31 +9,25 @@ import NIOHTTP1
 import Synchronization
 
 /// The headers a passed-through request and its answer keep; everything else stays at its hop.
-public enum PassthroughHeaders {
+package enum PassthroughHeaders {
     /// Request headers the owning service sees.
-    public static let request: [String] = [
-        "content-type", "range", "if-range", "if-none-match", "if-modified-since", "if-match",
-        "if-unmodified-since", "accept", "accept-encoding", "accept-language", "user-agent",
+    package static let requestFields: [HTTPField.Name] = [
+        .contentType, .range, .ifRange, .ifNoneMatch, .ifModifiedSince, .ifMatch, .ifUnmodifiedSince,
+        .accept, .acceptEncoding, .acceptLanguage, .userAgent,
     ]
     /// Answer headers the client sees.
-    public static let response: [String] = [
-        "content-type", "content-length", "etag", "last-modified", "content-range", "accept-ranges",
-        "content-disposition", "cache-control", "location", "content-encoding", "expires", "vary",
-        "x-content-type-options",
+    package static let responseFields: [HTTPField.Name] = [
+        .contentType, .contentLength, .eTag, .lastModified, .contentRange, .acceptRanges, .contentDisposition,
+        .cacheControl, .location, .contentEncoding, .expires, .vary, .contentTypeOptions,
     ]
 }
 
 extension PassthroughHeaders {
-    /// ``request`` as field names.
-    static let requestFields = request.map { HTTPField.Name($0)! }
-    /// ``response`` as field names.
-    static let responseFields = response.map { HTTPField.Name($0)! }
-
     /// The most header bytes a passed request may carry, counted as HPACK counts them (name,
     /// value and 32 per field, the path included): the services' HTTP/2 servers refuse a header
     /// list over 16 KiB by failing the whole connection, so the gateway refuses it first and
     /// keeps the rest for the pseudo-headers.
-    public static let budget = 15 << 10
+    package static let budget = 15 << 10
 
     /// Refuses a request whose headers could not cross to the service: 414 when the path and
     /// query take most of the budget, 431 otherwise.
@@ -59,14 +53,31 @@ extension PassthroughHeaders {
 }
 
 /// A public request passed to its owning service, and the answer as it arrives.
-public struct PassedResponse: Sendable {
+package struct PassedResponse: Sendable {
     /// The answer, its body streaming from the service.
-    public var response: Response
+    package var response: Response
     /// The ``InternalHeader/sessionsChanged`` header, if the service set one.
-    public var sessionsChanged: String?
+    package var sessionsChanged: String?
     /// The stored file to send in place of a body (``InternalHeader/fileLocation``), when the
     /// request offered to read it and the service answered so.
-    public var fileLocation: (path: String, range: Range<Int64>)?
+    package var fileLocation: (path: String, range: Range<Int64>)?
+    /// The newest catalog version the service used or made (``InternalHeader/catalogVersion``).
+    package var catalogVersion: Int64?
+
+    /// The answer with the internal headers a service reports through it.
+    init(_ response: Response, reported headers: HTTPHeaders, fileLocation: (path: String, range: Range<Int64>)? = nil) {
+        self.response = response
+        self.sessionsChanged = headers.first(name: InternalHeader.sessionsChanged)
+        self.fileLocation = fileLocation
+        self.catalogVersion = headers.first(name: InternalHeader.catalogVersion).flatMap(Int64.init)
+    }
+
+    /// The answer of a call on a lane with the internal headers its head reports.
+    init(_ response: Response, reported fields: HTTPFields) {
+        self.response = response
+        self.sessionsChanged = fields[.sessionsChanged]
+        self.catalogVersion = fields[.catalogVersion].flatMap(Int64.init)
+    }
 }
 
 extension InternalClient {
@@ -75,7 +86,7 @@ extension InternalClient {
     /// with backpressure. A request body crossing `route.bodyLimit` ends the call with 413; a
     /// streamed route is bounded by its idle timeout instead of the call's deadline.
     /// The answer's body is written at the pace of the client's connection on `eventLoop`.
-    public func pass(
+    package func pass(
         _ request: Request, resource: String, route: RouteDescriptor, to service: ServiceName, context: CallContext,
         eventLoop: any EventLoop, offeringFiles: Bool = false
     ) async throws -> PassedResponse {
@@ -99,8 +110,8 @@ extension InternalClient {
         outgoing.headers = try Self.contextHeaders(context)
         outgoing.headers.add(name: InternalHeader.publicPrefix, value: prefix)
         if offeringFiles { outgoing.headers.add(name: InternalHeader.fileDirect, value: "1") }
-        for name in PassthroughHeaders.request {
-            for value in request.headers[values: .init(name)!] { outgoing.headers.add(name: name, value: value) }
+        for field in PassthroughHeaders.requestFields {
+            for value in request.headers[values: field] { outgoing.headers.add(name: field.canonicalName, value: value) }
         }
         try PassthroughHeaders.checkSize(outgoing.headers, target: "/\(resource)\(query)")
         let activity = TransferActivity(idle: route.idleTimeoutMilliseconds.map { .milliseconds($0) })
@@ -143,8 +154,7 @@ extension InternalClient {
         if let small {
             var response = Self.response(answer, eventLoop: eventLoop)
             response.body = ResponseBody(byteBuffer: small)
-            return PassedResponse(
-                response: response, sessionsChanged: answer.headers.first(name: InternalHeader.sessionsChanged))
+            return PassedResponse(response, reported: answer.headers)
         }
         let location = offeringFiles ? Self.fileLocation(answer.headers) : nil
         if location != nil {
@@ -153,8 +163,7 @@ extension InternalClient {
             for try await _ in answer.body {}
         }
         return PassedResponse(
-            response: Self.response(answer, eventLoop: eventLoop),
-            sessionsChanged: answer.headers.first(name: InternalHeader.sessionsChanged), fileLocation: location)
+            Self.response(answer, eventLoop: eventLoop), reported: answer.headers, fileLocation: location)
     }
 
     /// The file location and range of an answer, when it names both well formed.
@@ -201,8 +210,8 @@ extension InternalClient {
     /// failing mid-body ends the client's response with an error, never a truncated success.
     private static func response(_ answer: HTTPClientResponse, eventLoop: any EventLoop) -> Response {
         var headers = HTTPFields()
-        for (name, field) in zip(PassthroughHeaders.response, PassthroughHeaders.responseFields) {
-            let values = answer.headers[name]
+        for field in PassthroughHeaders.responseFields {
+            let values = answer.headers[field.canonicalName]
             if !values.isEmpty { headers[values: field] = values }
         }
         let length = answer.headers.first(name: "content-length").flatMap(Int.init)

@@ -5,25 +5,25 @@ import InternalProtocol
 import NIOCore
 
 /// One public request on a buffered route, its body already read within the route's limit.
-public struct PublicCall: Sendable {
+package struct PublicCall: Sendable {
     /// The public method.
-    public var method: HTTPRequest.Method
+    package var method: HTTPRequest.Method
     /// The public path and query, as the client sent them after the app prefix.
-    public var uri: URI
+    package var uri: URI
     /// The request's headers (those the gateway passes on).
-    public var headers: HTTPFields
+    package var headers: HTTPFields
     /// Captured `:name` segments, percent-decoded.
-    public var parameters: [String: String]
+    package var parameters: [String: String]
     /// The public body, unchanged.
-    public var body: ByteBuffer
+    package var body: ByteBuffer
     /// Who the request acts for.
-    public var identity: Identity
+    package var identity: Identity
     /// Request id, deadline and client address.
-    public var context: CallContext
+    package var context: CallContext
 
     /// The query string's name/value pairs, `+` and percent escapes decoded, in order; a
     /// malformed escape is a 400.
-    public var queryItems: [(name: String, value: String)] {
+    package var queryItems: [(name: String, value: String)] {
         get throws {
             guard let query = uri.query, !query.isEmpty else { return [] }
             return try query.split(separator: "&").map { pair in
@@ -34,12 +34,12 @@ public struct PublicCall: Sendable {
     }
 
     /// A path parameter the route declares (empty when the route has no such parameter).
-    public func parameter(_ name: String) -> String {
+    package func parameter(_ name: String) -> String {
         parameters[name] ?? ""
     }
 
     /// The body as JSON text's bytes, or nil when it is empty or only whitespace.
-    public var nonBlankBody: [UInt8]? {
+    package var nonBlankBody: [UInt8]? {
         let bytes = Array(body.readableBytesView)
         return bytes.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) ? bytes : nil
     }
@@ -54,14 +54,14 @@ public struct PublicCall: Sendable {
 
 extension RequestContext {
     /// The route's path parameters, percent-decoded (a malformed escape is kept as sent).
-    public var decodedParameters: [String: String] {
+    package var decodedParameters: [String: String] {
         var decoded: [String: String] = [:]
         for (name, value) in parameters { decoded[String(name)] = PercentEncoding.decode(value) ?? String(value) }
         return decoded
     }
 
     /// One path parameter, percent-decoded; nil when missing, empty or malformed.
-    public func decodedParameter(_ name: String) -> String? {
+    package func decodedParameter(_ name: String) -> String? {
         guard let raw = parameters.get(name), let decoded = PercentEncoding.decode(raw), !decoded.isEmpty else {
             return nil
         }

@@ -6,19 +6,19 @@ import NIOCore
 /// The request context of a service's public routes: a child of the internal server's context
 /// that exists only for a request the gateway forwarded with a verified ``Identity``, so no
 /// public handler can run without one.
-public struct PublicRequestContext: ChildRequestContext {
-    public typealias ParentContext = RPCRequestContext
+package struct PublicRequestContext: ChildRequestContext {
+    package typealias ParentContext = RPCRequestContext
 
-    public var coreContext: CoreRequestContextStorage
+    package var coreContext: CoreRequestContextStorage
     /// Who the request acts for, as the gateway resolved it.
-    public let identity: Identity
+    package let identity: Identity
     /// Request id, deadline and client address.
-    public var call: CallContext
+    package var call: CallContext
     /// The event loop of the request's stream, to pace streamed answers by (``ResponseBody/paced(_:contentLength:eventLoop:)``).
-    public let eventLoop: any EventLoop
+    package let eventLoop: any EventLoop
 
     /// Admits only the gateway's calls, and only with an identity (2002 otherwise).
-    public init(context: RPCRequestContext) throws {
+    package init(context: RPCRequestContext) throws {
         guard context.caller == .gateway else { throw ErrorEnvelope.callerRefused }
         guard let identity = context.call.identity else { throw ErrorEnvelope.invalidApplicationInfo }
         coreContext = context.coreContext

@@ -6,11 +6,11 @@ import PostgresSupport
 /// A service's public routes, declared once: each declaration registers its handler on the
 /// service's Hummingbird router (under ``PublicRequestContext``) and becomes an entry of the
 /// ``RouteManifest`` the gateway routes by.
-public struct PublicRoutes: Sendable {
+package struct PublicRoutes: Sendable {
     /// A handler of a buffered route, called with the body already read.
-    public typealias Handler = @Sendable (PublicCall) async throws -> Response
+    package typealias Handler = @Sendable (PublicCall) async throws -> Response
     /// A handler of a streamed route, reading and writing bodies as they flow.
-    public typealias StreamHandler = @Sendable (Request, PublicRequestContext) async throws -> Response
+    package typealias StreamHandler = @Sendable (Request, PublicRequestContext) async throws -> Response
 
     private struct Entry: Sendable {
         let descriptor: RouteDescriptor
@@ -18,34 +18,34 @@ public struct PublicRoutes: Sendable {
     }
 
     /// The service serving the routes.
-    public let service: ServiceName
+    package let service: ServiceName
     private var entries: [Entry] = []
     /// The socket routes by path, served over socket lanes.
     var sockets: [String: SocketRoute] = [:]
     /// The schemas the routes' descriptions refer to by name, published with them.
-    public var schemas: [String: APISchema] = [:]
+    package var schemas: [String: APISchema] = [:]
     /// Runs around every buffered handler declared after it is set (a retry, for instance).
-    public var around: (@Sendable (PublicCall, Handler) async throws -> Response)?
+    package var around: (@Sendable (PublicCall, Handler) async throws -> Response)?
 
     /// An empty table for `service`.
-    public init(service: ServiceName) {
+    package init(service: ServiceName) {
         self.service = service
     }
 
     /// Publishes `named` schemas with the routes (a name given twice keeps the latest).
-    public mutating func publish(_ named: [String: APISchema]) {
+    package mutating func publish(_ named: [String: APISchema]) {
         schemas.merge(named) { _, latest in latest }
     }
 
     /// The manifest the gateway routes by.
-    public var manifest: RouteManifest {
+    package var manifest: RouteManifest {
         RouteManifest(service: service, routes: entries.map(\.descriptor), schemas: schemas)
     }
 
     /// Declares a buffered route: `path` in Hummingbird's syntax without a leading slash
     /// (`data/:table/:id`); the body is read whole within `options.bodyLimit` (413 beyond it,
     /// refused by its declared length before any byte is read); `doc` describes it in `openapi.json`.
-    public mutating func add(
+    package mutating func add(
         _ method: HTTPRequest.Method, _ path: String, permission: RoutePermission? = nil,
         options: RouteOptions = .json, doc: RouteDoc, _ handler: @escaping Handler
     ) {
@@ -67,7 +67,7 @@ public struct PublicRoutes: Sendable {
 
     /// Declares a streamed route: the handler reads the request body as it arrives and may
     /// answer a streamed body; `options` names its limit and idle timeout.
-    public mutating func stream(
+    package mutating func stream(
         _ method: HTTPRequest.Method, _ path: String, permission: RoutePermission? = nil, options: RouteOptions,
         doc: RouteDoc, _ handler: @escaping StreamHandler
     ) {
@@ -111,7 +111,7 @@ public struct PublicRoutes: Sendable {
     }
 
     /// The whole body, refused with 413 by its declared length or once it crosses `limit`.
-    public static func body(of request: Request, limit: Int) async throws -> ByteBuffer {
+    package static func body(of request: Request, limit: Int) async throws -> ByteBuffer {
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
             throw ErrorEnvelope.payloadTooLarge(limit: limit)
         }
@@ -124,49 +124,49 @@ public struct PublicRoutes: Sendable {
 }
 
 /// A route's limits and transfer kind.
-public struct RouteOptions: Sendable {
+package struct RouteOptions: Sendable {
     /// The largest request body in bytes.
-    public var bodyLimit: Int
+    package var bodyLimit: Int
     /// How bodies travel.
-    public var transfer: RouteDescriptor.Transfer
+    package var transfer: RouteDescriptor.Transfer
     /// For streams: how long a transfer may stay silent.
-    public var idleTimeout: Duration?
+    package var idleTimeout: Duration?
     /// Also served without an API key (see ``RouteDescriptor/keyless``).
-    public var keyless = false
+    package var keyless = false
     /// A successful call changes the app's permission rules.
-    public var changesPermissions = false
+    package var changesPermissions = false
     /// Also served at `/{appId}/` with the credentials in the query (see ``RouteDescriptor/atAppRoot``).
-    public var atAppRoot = false
+    package var atAppRoot = false
 
     /// Creates options.
-    public init(bodyLimit: Int, transfer: RouteDescriptor.Transfer, idleTimeout: Duration? = nil) {
+    package init(bodyLimit: Int, transfer: RouteDescriptor.Transfer, idleTimeout: Duration? = nil) {
         self.bodyLimit = bodyLimit
         self.transfer = transfer
         self.idleTimeout = idleTimeout
     }
 
     /// The default JSON body limit: 32 MiB.
-    public static let jsonBodyLimit = 32 << 20
+    package static let jsonBodyLimit = 32 << 20
 
     /// A JSON route: bodies up to ``jsonBodyLimit``, read whole.
-    public static let json = RouteOptions(bodyLimit: jsonBodyLimit, transfer: .buffered)
+    package static let json = RouteOptions(bodyLimit: jsonBodyLimit, transfer: .buffered)
 
     /// A keyless JSON route (the account pages).
-    public static var keylessJSON: RouteOptions {
+    package static var keylessJSON: RouteOptions {
         var options = json
         options.keyless = true
         return options
     }
 
     /// A JSON route that changes permission rules.
-    public static var permissionChange: RouteOptions {
+    package static var permissionChange: RouteOptions {
         var options = json
         options.changesPermissions = true
         return options
     }
 
     /// A streamed route taking bodies up to `limit` bytes, cut after `idleTimeout` of silence.
-    public static func streamed(limit: Int, idleTimeout: Duration) -> RouteOptions {
+    package static func streamed(limit: Int, idleTimeout: Duration) -> RouteOptions {
         RouteOptions(bodyLimit: limit, transfer: .streamed, idleTimeout: idleTimeout)
     }
 

@@ -7,7 +7,7 @@ extension ResponseBody {
     /// the connection (TLS and HTTP/2 framing run there) would queue chunks ahead of the channel's
     /// writability — about 100 MiB per stream was measured. After each chunk this waits until the
     /// event loop has taken it, so the next write sees the channel's real writability.
-    public static func paced<Chunks: AsyncSequence & Sendable>(
+    package static func paced<Chunks: AsyncSequence & Sendable>(
         _ chunks: Chunks, contentLength: Int?, eventLoop: any EventLoop
     ) -> ResponseBody where Chunks.Element == ByteBuffer {
         ResponseBody(contentLength: contentLength) { writer in

@@ -47,15 +47,15 @@ final class TransferActivity: Sendable {
 /// A request body read while counting: crossing `limit` ends it with 413, ending short of its
 /// declared length ends it with 400 (an HTTP/2 connection that drops mid-body otherwise looks
 /// like a complete body), and every chunk counts as progress of the transfer.
-public struct LimitedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == ByteBuffer {
-    public typealias Element = ByteBuffer
+package struct LimitedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == ByteBuffer {
+    package typealias Element = ByteBuffer
     let base: Base
     let limit: Int
     let declaredLength: Int?
     let activity: TransferActivity?
 
     /// `base`, ended with 413 past `limit` and with 400 when it stops short of `declaredLength`.
-    public init(base: Base, limit: Int, declaredLength: Int?) {
+    package init(base: Base, limit: Int, declaredLength: Int?) {
         self.init(base: base, limit: limit, declaredLength: declaredLength, activity: nil)
     }
 
@@ -66,14 +66,14 @@ public struct LimitedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendab
         self.activity = activity
     }
 
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    package struct AsyncIterator: AsyncIteratorProtocol {
         var base: Base.AsyncIterator
         let limit: Int
         let declaredLength: Int?
         let activity: TransferActivity?
         var count = 0
 
-        public mutating func next() async throws -> ByteBuffer? {
+        package mutating func next() async throws -> ByteBuffer? {
             guard let chunk = try await base.next() else {
                 if let declaredLength, count != declaredLength {
                     throw ErrorEnvelope.badRequest("The body ended after \(count) of its \(declaredLength) bytes")
@@ -87,7 +87,7 @@ public struct LimitedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendab
         }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator {
+    package func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(base: base.makeAsyncIterator(), limit: limit, declaredLength: declaredLength, activity: activity)
     }
 }
@@ -95,7 +95,7 @@ public struct LimitedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendab
 extension Request {
     /// The body as it arrives, ended with 413 past `limit` and with 400 when it stops short of
     /// its declared `content-length`.
-    public func limitedBody(limit: Int) -> LimitedBody<RequestBody> {
+    package func limitedBody(limit: Int) -> LimitedBody<RequestBody> {
         limitedBody(limit: limit, activity: nil)
     }
 

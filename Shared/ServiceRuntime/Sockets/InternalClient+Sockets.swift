@@ -8,7 +8,7 @@ import Synchronization
 
 /// One public WebSocket's socket on a lane to its service, open: the service's frames are
 /// pushed to the gateway as they arrive, the client's go out as the window allows.
-public struct InternalSocket: Sendable {
+package struct InternalSocket: Sendable {
     private let socket: LaneSocket
     private let lease: SocketLanes.Lease
 
@@ -21,29 +21,29 @@ public struct InternalSocket: Sendable {
     /// has ended its side (or the lane ended). The frame's credit returns when the sink calls
     /// `done`: a sink that calls it once the client's write completes lets at most the socket's
     /// window wait on a slow client. No task waits on an idle socket.
-    public func push(to sink: @escaping @Sendable (SocketFrame?, _ done: @escaping @Sendable () -> Void) -> Void) {
+    package func push(to sink: @escaping @Sendable (SocketFrame?, _ done: @escaping @Sendable () -> Void) -> Void) {
         socket.push(to: sink)
     }
 
     /// Sends the client's `frame` now if the socket's window has room, without waiting: true
     /// when sent, false when there is no room (``whenRoom(_:)`` says when to try again), nil
     /// when the socket has ended. For one caller at a time.
-    public func trySend(_ frame: SocketFrame) -> Bool? {
+    package func trySend(_ frame: SocketFrame) -> Bool? {
         socket.trySend(frame)
     }
 
     /// Calls `waiter` once, when the service next returns credit or the socket ends.
-    public func whenRoom(_ waiter: @escaping @Sendable () -> Void) {
+    package func whenRoom(_ waiter: @escaping @Sendable () -> Void) {
         socket.whenRoom(waiter)
     }
 
     /// Ends the gateway's side: the client sends nothing more.
-    public func finish() {
+    package func finish() {
         socket.finish()
     }
 
     /// Ends the gateway's side, stops reading and frees the socket's place on its lane.
-    public func release() {
+    package func release() {
         socket.abandon()
         lease.release()
     }
@@ -53,7 +53,7 @@ extension InternalClient {
     /// Opens a public WebSocket on `route` of `service`: a socket on a lane to the service (see
     /// ``SocketLane``) carrying the route's path and the call's context. The service's refusal
     /// is thrown as its envelope; the call's deadline bounds the opening only.
-    public func openSocket(
+    package func openSocket(
         _ request: Request, resource: String, route: RouteDescriptor, to service: ServiceName, context: CallContext
     ) async throws -> InternalSocket {
         guard let base = peers[service] else { throw ErrorEnvelope.serviceUnavailable(service) }

@@ -13,13 +13,13 @@ extension PublicRoutes {
     /// task. When it returns the socket closes: with 1000 unless it closed otherwise, echoing
     /// the client's code when the client closed first. The last argument is the upgrade
     /// request's query parameters (where socket protocols put their options).
-    public typealias SocketHandler =
+    package typealias SocketHandler =
         @Sendable (SocketInbound, SocketOutbound, PublicRequestContext, [String: String]) async throws -> Void
 
     /// Declares a socket route: `GET path` which the gateway answers with a WebSocket upgrade
     /// and relays, frame by frame, over a socket lane (``SocketLaneServer``) to `handler`.
     /// Called directly, without the gateway's upgrade, the path answers 426.
-    public mutating func socket(
+    package mutating func socket(
         _ path: String, permission: RoutePermission? = nil, options: RouteOptions = .socket(), doc: RouteDoc,
         _ handler: @escaping SocketHandler
     ) {
@@ -29,10 +29,10 @@ extension PublicRoutes {
     /// A socket route served without a task: `accept` is called as each socket opens (it must
     /// not wait) and keeps the ``ServedSocket``, which pushes the client's frames to it. The
     /// route closes its own sockets when the process shuts down.
-    public typealias SocketAcceptor = @Sendable (ServedSocket, PublicRequestContext, [String: String]) -> Void
+    package typealias SocketAcceptor = @Sendable (ServedSocket, PublicRequestContext, [String: String]) -> Void
 
     /// Declares a socket route served by `accept` (see ``SocketAcceptor``).
-    public mutating func socket(
+    package mutating func socket(
         _ path: String, permission: RoutePermission? = nil, options: RouteOptions = .socket(), doc: RouteDoc,
         accept: @escaping SocketAcceptor
     ) {
@@ -65,7 +65,7 @@ extension PublicRoutes {
 
 extension PublicRoutes {
     /// A request's query parameters, decoded (the last of a repeated name wins).
-    public static func query(_ request: Request) -> [String: String] {
+    package static func query(_ request: Request) -> [String: String] {
         query(request.uri)
     }
 
@@ -79,28 +79,28 @@ extension PublicRoutes {
 extension RouteOptions {
     /// A socket route: frames of up to `maximumFrame` bytes. Liveness is the lane's: both ends
     /// of a socket lane send heartbeats and give it up after ``SocketLaneTiming/idleLimit`` of silence.
-    public static func socket(maximumFrame: Int = 1 << 20) -> RouteOptions {
+    package static func socket(maximumFrame: Int = 1 << 20) -> RouteOptions {
         RouteOptions(bodyLimit: maximumFrame, transfer: .bidirectional)
     }
 }
 
 /// The WebSocket close codes (RFC 6455 §7.4.1) this project sends.
-public enum SocketCloseCode {
+package enum SocketCloseCode {
     /// The purpose of the socket is fulfilled.
-    public static let normal: UInt16 = 1000
+    package static let normal: UInt16 = 1000
     /// The server is going away (shutting down, or its stream to the service was lost).
-    public static let goingAway: UInt16 = 1001
+    package static let goingAway: UInt16 = 1001
     /// A frame broke the protocol.
-    public static let protocolError: UInt16 = 1002
+    package static let protocolError: UInt16 = 1002
     /// A frame was larger than the route allows.
-    public static let tooLarge: UInt16 = 1009
+    package static let tooLarge: UInt16 = 1009
     /// The server failed.
-    public static let internalError: UInt16 = 1011
+    package static let internalError: UInt16 = 1011
     /// A close that carried no code (never sent in a frame).
-    public static let noStatus: UInt16 = 1005
+    package static let noStatus: UInt16 = 1005
 }
 
 extension SocketFrame {
     /// The content type of a socket lane.
-    public static let contentType = "application/x-baas-socket-lane"
+    package static let contentType = "application/x-baas-socket-lane"
 }

@@ -5,7 +5,7 @@ import Synchronization
 /// the client's frames are pushed to the service as they arrive, it sends on ``outbound``, and
 /// it calls ``end(code:reason:)`` when it is done; the socket's side then ends once the
 /// gateway's has. The gateway holds each frame to the route's size limit.
-public final class ServedSocket: Sendable {
+package final class ServedSocket: Sendable {
     private struct State {
         var receiving = false
         var ended = false
@@ -13,7 +13,7 @@ public final class ServedSocket: Sendable {
     }
 
     /// The service's side of the socket.
-    public let outbound: SocketOutbound
+    package let outbound: SocketOutbound
     private let socket: LaneSocket
     private let state = Mutex(State())
 
@@ -25,7 +25,7 @@ public final class ServedSocket: Sendable {
 
     /// Runs `handler`, instead of closing the socket with 1001 at once, when the process shuts
     /// down (to flush what the service has queued first, for instance).
-    public func onShutdown(_ handler: @escaping @Sendable () -> Void) {
+    package func onShutdown(_ handler: @escaping @Sendable () -> Void) {
         socket.onShutdown(handler)
     }
 
@@ -33,7 +33,7 @@ public final class ServedSocket: Sendable {
     /// then nil (after the close, or when the client was lost). A frame's credit returns when
     /// its `done` is called, so a service that takes its time slows the client, never queues
     /// more than the socket's window.
-    public func receive(_ receiver: @escaping @Sendable (SocketFrame?, _ done: @escaping @Sendable () -> Void) -> Void) {
+    package func receive(_ receiver: @escaping @Sendable (SocketFrame?, _ done: @escaping @Sendable () -> Void) -> Void) {
         state.withLock { $0.receiving = true }
         socket.push { [self] frame, done in
             if frame == nil { clientEnded() }
@@ -43,7 +43,7 @@ public final class ServedSocket: Sendable {
 
     /// The service is done: the socket closes (with `code` and `reason` unless it already
     /// closed), and its side ends once the gateway's has.
-    public func end(code: UInt16 = SocketCloseCode.normal, reason: String = "") async {
+    package func end(code: UInt16 = SocketCloseCode.normal, reason: String = "") async {
         await outbound.close(code: code, reason: reason)
         let (receiving, finish) = state.withLock { state in
             state.ended = true
@@ -54,7 +54,7 @@ public final class ServedSocket: Sendable {
     }
 
     /// Closes the socket at once with `code` and `reason`, whatever the client sends meanwhile.
-    public func refuse(code: UInt16, reason: String) {
+    package func refuse(code: UInt16, reason: String) {
         Task { await end(code: code, reason: reason) }
     }
 

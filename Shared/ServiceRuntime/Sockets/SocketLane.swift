@@ -2,12 +2,12 @@ import NIOCore
 import Synchronization
 
 /// How socket lanes stay alive.
-public enum SocketLaneTiming {
+package enum SocketLaneTiming {
     /// How often an end that has sent nothing sends a heartbeat.
-    public static let heartbeatInterval = Duration.seconds(10)
+    package static let heartbeatInterval = Duration.seconds(10)
     /// How long an end waits for anything from the other before it gives the lane up (and
     /// every socket on it).
-    public static let idleLimit = Duration.seconds(45)
+    package static let idleLimit = Duration.seconds(45)
 }
 
 /// One internal stream between the gateway and a service carrying many public WebSockets

@@ -48,7 +48,7 @@ struct SocketLaneServer: Sendable {
             }
             var socketContext = context
             socketContext.call = try RPCEdgeMiddleware.callContext(
-                fields, requestID: fields[.init(InternalHeader.requestID)!] ?? CallContext.newRequestID(),
+                fields, requestID: fields[.requestID] ?? CallContext.newRequestID(),
                 defaultTimeout: Self.defaultTimeout, logger: context.logger)
             let (publicContext, query) = (try PublicRequestContext(context: socketContext), PublicRoutes.query(URI("/" + opening.resource)))
             lane.writer.enqueue(.accepted(socket: id))

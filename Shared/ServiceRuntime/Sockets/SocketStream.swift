@@ -3,11 +3,11 @@ import Synchronization
 
 /// The frames one end of a lane's socket receives. A close is returned once, and ends the
 /// frames. Used by one task at a time.
-public final class SocketInbound {
+package final class SocketInbound {
     private let socket: LaneSocket
     private let maximumPayload: Int
     /// The close the other end sent, once it has.
-    public private(set) var closeReceived: SocketFrame?
+    package private(set) var closeReceived: SocketFrame?
 
     init(_ socket: LaneSocket, maximumPayload: Int) {
         self.socket = socket
@@ -17,7 +17,7 @@ public final class SocketInbound {
     /// The next data or close frame; nil after the close, or when the other end ended its side
     /// without one (the connection was lost). A frame over the route's limit throws
     /// ``SocketStreamError/frameTooLarge``.
-    public func next() async throws -> SocketFrame? {
+    package func next() async throws -> SocketFrame? {
         guard closeReceived == nil, let frame = await socket.next() else { return nil }
         guard frame.payload.readableBytes <= maximumPayload else { throw SocketStreamError.frameTooLarge }
         if frame.kind == .close { closeReceived = frame }
@@ -32,7 +32,7 @@ public final class SocketInbound {
 
 /// The sending side of one end of a lane's socket: a sender waits while the socket's window is
 /// full. Usable from any task.
-public final class SocketOutbound: Sendable {
+package final class SocketOutbound: Sendable {
     private let socket: LaneSocket
     private let closed = Atomic<Bool>(false)
 
@@ -42,38 +42,38 @@ public final class SocketOutbound: Sendable {
 
     /// Sends a data frame; false when it was dropped, as frames sent after the close are.
     @discardableResult
-    public func send(_ frame: SocketFrame) async -> Bool {
+    package func send(_ frame: SocketFrame) async -> Bool {
         guard !closed.load(ordering: .relaxed) else { return false }
         return await socket.send(frame)
     }
 
     /// Sends the close (once; later closes are dropped). Data sent after it is dropped.
-    public func close(code: UInt16, reason: String = "") async {
+    package func close(code: UInt16, reason: String = "") async {
         guard !closed.exchange(true, ordering: .relaxed) else { return }
         _ = await socket.send(.close(code: code, reason: reason))
     }
 
     /// Whether this end has sent its close.
-    public var hasClosed: Bool { closed.load(ordering: .relaxed) }
+    package var hasClosed: Bool { closed.load(ordering: .relaxed) }
 
     /// Ends this end's side of the socket.
-    public func finish() {
+    package func finish() {
         socket.finish()
     }
 }
 
 /// When something last arrived from a client, for protocols that keep their own heartbeat.
-public final class SocketLiveness: Sendable {
+package final class SocketLiveness: Sendable {
     /// Liveness starting now.
-    public init() {}
+    package init() {}
 
     private let lastReceived = Atomic<Int64>(SocketLiveness.now)
 
     /// Records that something arrived.
-    public func received() { lastReceived.store(Self.now, ordering: .relaxed) }
+    package func received() { lastReceived.store(Self.now, ordering: .relaxed) }
 
     /// How long nothing has arrived.
-    public var sinceReceived: Duration { .nanoseconds(Self.now - lastReceived.load(ordering: .relaxed)) }
+    package var sinceReceived: Duration { .nanoseconds(Self.now - lastReceived.load(ordering: .relaxed)) }
 
     private static var now: Int64 { Int64(truncatingIfNeeded: NIODeadline.now().uptimeNanoseconds) }
 }

@@ -10,11 +10,11 @@ import ServiceRuntime
 /// system itself, so an app's own rules never hide them.
 /// - `permissions show APP_ID TABLE` — the table's cells and owner policy (`*`: the global matrix).
 /// - `permissions show APP_ID TABLE OBJECT_ID` — one object's ACL.
-public enum PermissionsCommand {
+package enum PermissionsCommand {
     static let usage = "usage: data-service permissions show APP_ID (TABLE | '*') [OBJECT_ID]"
 
     /// Runs the command and returns what to print.
-    public static func run(_ arguments: [String], database: DatabaseConfiguration, logger: Logger) async throws
+    package static func run(_ arguments: [String], database: DatabaseConfiguration, logger: Logger) async throws
         -> String
     {
         guard arguments.first == "show", (3...4).contains(arguments.count) else { throw UsageError(usage) }

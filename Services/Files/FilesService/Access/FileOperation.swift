@@ -1,7 +1,7 @@
 import Permissions
 
 /// What a caller may do with a file or a directory (contract §4's permission names).
-public enum FileOperation: String, PermissionOperation, CaseIterable {
+package enum FileOperation: String, PermissionOperation, CaseIterable {
     /// Download, list, count, check existence, copy from.
     case read = "READ"
     /// Upload, save, append, create directories, copy, move or rename into.

@@ -6,18 +6,18 @@ import Permissions
 /// are its ACL; the container of a path is the chain of directories above it (for a directory,
 /// itself included), where a cell set deeper overrides the same cell set higher up. The nine
 /// layers of ``PermissionOracle`` then decide, with the file's owner for the owner layer.
-public struct FileRules: Sendable, Equatable {
+package struct FileRules: Sendable, Equatable {
     /// Cells per path (the root is the empty path).
-    public var cells: [FilePath: PermissionMatrix<FileOperation>] = [:]
+    package var cells: [FilePath: PermissionMatrix<FileOperation>] = [:]
 
     /// No cells: everything is allowed (the model's permissive default).
-    public init() {}
+    package init() {}
 
     /// Whether no cell is set.
-    public var isEmpty: Bool { cells.isEmpty }
+    package var isEmpty: Bool { cells.isEmpty }
 
     /// Whether `caller` may perform `operation` on the entry at `path`.
-    public func allows(
+    package func allows(
         _ caller: PermissionCaller, _ operation: FileOperation, path: FilePath, isDirectory: Bool, ownerID: String?
     ) -> Bool {
         if cells.isEmpty { return true }

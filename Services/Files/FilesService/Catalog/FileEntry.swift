@@ -1,23 +1,23 @@
 import InternalProtocol
 
 /// One file or directory of an app's tree, as the catalog keeps it.
-public struct FileEntry: Sendable, Equatable {
+package struct FileEntry: Sendable, Equatable {
     /// Where it is.
-    public var path: FilePath
+    package var path: FilePath
     /// Whether it is a directory (which holds entries and has no bytes).
-    public var isDirectory: Bool
+    package var isDirectory: Bool
     /// The byte count (0 for a directory).
-    public var size: Int64
+    package var size: Int64
     /// The media type recorded at upload.
-    public var contentType: String?
+    package var contentType: String?
     /// The storage object holding a file's bytes; nil for a directory.
-    public var storageKey: String?
+    package var storageKey: String?
     /// Creation time, epoch milliseconds.
-    public var created: Int64
+    package var created: Int64
     /// Last change of the bytes, epoch milliseconds.
-    public var updated: Int64
+    package var updated: Int64
     /// The user who created it, if one was logged in.
-    public var ownerId: String?
+    package var ownerId: String?
 }
 
 /// A file's new bytes, already stored, for the catalog to record.

@@ -117,7 +117,7 @@ extension String {
 
 extension MultipartScanner {
     /// The `boundary` parameter of a `multipart/form-data` content type; nil for another type.
-    public static func boundary(contentType: String) throws(ErrorEnvelope) -> String? {
+    package static func boundary(contentType: String) throws(ErrorEnvelope) -> String? {
         let parameters = HeaderParameters(contentType)
         guard parameters.value.lowercased() == "multipart/form-data" else { return nil }
         guard let boundary = parameters["boundary"], !boundary.isEmpty else {

@@ -8,9 +8,9 @@ import Glibc
 /// A `multipart/form-data` body cut into parts as its bytes arrive, holding no more than one
 /// part's headers and a possible partial delimiter: body bytes come out as slices of the
 /// chunks fed in, never copied.
-public struct MultipartScanner {
+package struct MultipartScanner {
     /// What the scanner found next.
-    public enum Event: Equatable {
+    package enum Event: Equatable {
         /// A part begins, with its header fields (names lower-cased).
         case part([String: String])
         /// Bytes of the current part's body.
@@ -24,7 +24,7 @@ public struct MultipartScanner {
     }
 
     /// The largest header block of one part.
-    public static let headerLimit = 16 << 10
+    package static let headerLimit = 16 << 10
 
     private let delimiter: [UInt8]
     private var state = State.preamble
@@ -32,7 +32,7 @@ public struct MultipartScanner {
     private var inputEnded = false
 
     /// A scanner for parts separated by `boundary` (1–70 characters, RFC 2046).
-    public init(boundary: String) throws(ErrorEnvelope) {
+    package init(boundary: String) throws(ErrorEnvelope) {
         guard (1...70).contains(boundary.utf8.count) else {
             throw FileError.invalidBody("The multipart boundary must be 1 to 70 characters")
         }
@@ -42,13 +42,13 @@ public struct MultipartScanner {
     }
 
     /// Whether the closing delimiter has been read.
-    public var isComplete: Bool {
+    package var isComplete: Bool {
         if case .epilogue = state { return true }
         return false
     }
 
     /// Adds the next chunk of the body.
-    public mutating func feed(_ chunk: ByteBuffer) {
+    package mutating func feed(_ chunk: ByteBuffer) {
         if pending.readableBytes == 0 {
             pending = chunk
         } else {
@@ -58,13 +58,13 @@ public struct MultipartScanner {
     }
 
     /// Marks the end of the body: whatever is pending must now complete.
-    public mutating func endInput() {
+    package mutating func endInput() {
         inputEnded = true
     }
 
     /// The next event, or nil when more input is needed (or, once the input ended, when the
     /// body is complete). A body that breaks the format, or ends early, is a 400.
-    public mutating func next() throws(ErrorEnvelope) -> Event? {
+    package mutating func next() throws(ErrorEnvelope) -> Event? {
         while true {
             switch state {
             case .epilogue:

@@ -23,7 +23,7 @@ struct Download {
             .eTag: etag, .lastModified: HTTPDate.format(milliseconds: entry.updated), .acceptRanges: "bytes",
             // Browsers must not guess a type other than the one declared (an upload that looks
             // like HTML).
-            .init("x-content-type-options")!: "nosniff",
+            .contentTypeOptions: "nosniff",
         ]
         if notModified(request.headers) { return Response(status: .notModified, headers: headers) }
         headers[.contentType] = entry.contentType ?? MediaTypes.type(ofName: entry.path.name)
@@ -45,12 +45,12 @@ struct Download {
             status = .partialContent
             headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound - 1)/\(entry.size)"
         }
-        if request.headers[.init(InternalHeader.fileDirect)!] == "1", !range.isEmpty,
+        if request.headers[.fileDirect] == "1", !range.isEmpty,
             let location = storage.localLocation(app: app, key: entry.storageKey ?? "")
         {
             // The gateway reads the same store: it sends the bytes (and their length) itself.
-            headers[.init(InternalHeader.fileLocation)!] = location
-            headers[.init(InternalHeader.fileRange)!] = "\(range.lowerBound)-\(range.upperBound)"
+            headers[.fileLocation] = location
+            headers[.fileRange] = "\(range.lowerBound)-\(range.upperBound)"
             return Response(status: status, headers: headers)
         }
         headers[.contentLength] = "\(range.count)"

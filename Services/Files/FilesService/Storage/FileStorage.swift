@@ -3,7 +3,7 @@ import NIOCore
 /// Where file bytes live. Each stored object is immutable and named by a key the service
 /// generates (never by a client's path), inside the app's own space; a new version of a file
 /// is a new object, so a reader never sees a torn or partial file.
-public protocol FileStorage: Sendable {
+package protocol FileStorage: Sendable {
     /// Stores `body` as object `key` of `app`: visible only once complete and durable, nothing
     /// left behind when `body` fails. Answers the byte count.
     func write<Body: AsyncSequence>(_ body: Body, app: String, key: String) async throws -> Int64
@@ -28,7 +28,7 @@ public protocol FileStorage: Sendable {
 }
 
 extension FileStorage {
-    public func localLocation(app: String, key: String) -> String? { nil }
+    package func localLocation(app: String, key: String) -> String? { nil }
 }
 
 /// Names of stored objects.

@@ -5,15 +5,15 @@ import _NIOFileSystem
 /// first two digits spread objects over 256 folders). A file is written unnamed (Linux's
 /// `O_TMPFILE`, or a temporary name where the file system lacks it), flushed to disk, and only
 /// then linked under its name, so an aborted or failed write leaves nothing.
-public struct LocalDiskStorage: FileStorage {
+package struct LocalDiskStorage: FileStorage {
     /// The directory holding every app's folder.
-    public let root: String
+    package let root: String
     private let fileSystem: FileSystem
     /// How much a read hands over at once.
     static let chunkLength = ByteCount.kibibytes(256)
 
     /// Storage under `root`, which is created if missing.
-    public init(root: String, fileSystem: FileSystem = .shared) {
+    package init(root: String, fileSystem: FileSystem = .shared) {
         self.root = root
         self.fileSystem = fileSystem
     }
@@ -26,7 +26,7 @@ public struct LocalDiskStorage: FileStorage {
         folder(app: app, key: key).appending(key)
     }
 
-    public func write<Body: AsyncSequence>(_ body: Body, app: String, key: String) async throws -> Int64
+    package func write<Body: AsyncSequence>(_ body: Body, app: String, key: String) async throws -> Int64
     where Body.Element == ByteBuffer {
         try await create(app: app, key: key) { writer in
             // Iterated here rather than by the writer, which would wrap the body's own error.
@@ -36,7 +36,7 @@ public struct LocalDiskStorage: FileStorage {
         }
     }
 
-    public func compose(app: String, sources: [String], key: String) async throws -> Int64 {
+    package func compose(app: String, sources: [String], key: String) async throws -> Int64 {
         try await create(app: app, key: key) { writer in
             var count: Int64 = 0
             for source in sources {
@@ -71,7 +71,7 @@ public struct LocalDiskStorage: FileStorage {
         return written
     }
 
-    public func read(
+    package func read(
         app: String, key: String, range: Range<Int64>, into consume: (ByteBuffer) async throws -> Void
     ) async throws {
         guard !range.isEmpty else { return }
@@ -82,11 +82,11 @@ public struct LocalDiskStorage: FileStorage {
         }
     }
 
-    public func localLocation(app: String, key: String) -> String? {
+    package func localLocation(app: String, key: String) -> String? {
         "\(app)/\(key.prefix(2))/\(key)"
     }
 
-    public func delete(app: String, key: String) async throws {
+    package func delete(app: String, key: String) async throws {
         try await fileSystem.removeItem(at: location(app: app, key: key), strategy: .platformDefault)
     }
 }

@@ -8,17 +8,17 @@ import NIOHTTP1
 /// request signed with Signature V4. Uploads stream through one bounded part buffer: a body
 /// smaller than a part is one `PutObject`, a larger one a multipart upload that is aborted if
 /// the body fails, so a failed write leaves nothing.
-public struct S3Storage: FileStorage {
+package struct S3Storage: FileStorage {
     /// Where and as whom to store.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Scheme, host and port, e.g. `https://s3.eu-west-1.amazonaws.com`.
-        public var endpoint: String
-        public var bucket: String
-        public var region: String
-        public var accessKeyID: String
-        public var secretAccessKey: String
+        package var endpoint: String
+        package var bucket: String
+        package var region: String
+        package var accessKeyID: String
+        package var secretAccessKey: String
 
-        public init(endpoint: String, bucket: String, region: String, accessKeyID: String, secretAccessKey: String) {
+        package init(endpoint: String, bucket: String, region: String, accessKeyID: String, secretAccessKey: String) {
             self.endpoint = String(endpoint.reversed().drop { $0 == "/" }.reversed())
             self.bucket = bucket
             self.region = region
@@ -36,7 +36,7 @@ public struct S3Storage: FileStorage {
     let host: String
 
     /// Storage in the configured bucket, calling it with `http`.
-    public init(configuration: Configuration, http: HTTPClient = .shared) {
+    package init(configuration: Configuration, http: HTTPClient = .shared) {
         self.configuration = configuration
         signer = SigV4(
             accessKeyID: configuration.accessKeyID, secretAccessKey: configuration.secretAccessKey,
@@ -45,7 +45,7 @@ public struct S3Storage: FileStorage {
         host = String(configuration.endpoint.split(separator: "://", maxSplits: 1).last ?? "")
     }
 
-    public func write<Body: AsyncSequence>(_ body: Body, app: String, key: String) async throws -> Int64
+    package func write<Body: AsyncSequence>(_ body: Body, app: String, key: String) async throws -> Int64
     where Body.Element == ByteBuffer {
         let upload = S3Upload(storage: self, path: objectPath(app: app, key: key))
         do {
@@ -57,7 +57,7 @@ public struct S3Storage: FileStorage {
         }
     }
 
-    public func compose(app: String, sources: [String], key: String) async throws -> Int64 {
+    package func compose(app: String, sources: [String], key: String) async throws -> Int64 {
         let upload = S3Upload(storage: self, path: objectPath(app: app, key: key))
         do {
             for source in sources {
@@ -70,24 +70,24 @@ public struct S3Storage: FileStorage {
         }
     }
 
-    public func read(
+    package func read(
         app: String, key: String, range: Range<Int64>, into consume: (ByteBuffer) async throws -> Void
     ) async throws {
         guard !range.isEmpty else { return }
         try await get(app: app, key: key, range: range, into: consume)
     }
 
-    public func delete(app: String, key: String) async throws {
+    package func delete(app: String, key: String) async throws {
         try await Self.discard(send("DELETE", objectPath(app: app, key: key)))
     }
 
     /// Creates the bucket (set-up and tests); an existing one of ours is fine.
-    public func createBucket() async throws {
+    package func createBucket() async throws {
         try await Self.discard(send("PUT", "/" + SigV4.encode(configuration.bucket), accepting: [200, 409]))
     }
 
     /// Every object key in the bucket (tests and operators), following continuation tokens.
-    public func keys() async throws -> [String] {
+    package func keys() async throws -> [String] {
         var keys: [String] = []
         var token: String?
         repeat {
@@ -101,7 +101,7 @@ public struct S3Storage: FileStorage {
     }
 
     /// Multipart uploads begun and neither completed nor aborted.
-    public func pendingUploads() async throws -> [String] {
+    package func pendingUploads() async throws -> [String] {
         let xml = try await text(of: send("GET", "/" + SigV4.encode(configuration.bucket), query: [("uploads", "")]))
         return XMLText.all("UploadId", in: xml)
     }

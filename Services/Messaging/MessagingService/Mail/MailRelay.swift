@@ -16,31 +16,31 @@ import ServiceRuntime
 /// - `BAAS_SMTP_HELO`: the name this side greets with (default `localhost`).
 /// - `BAAS_SMTP_MAX_ATTACHMENT_BYTES`: the most bytes an email's attachments from file storage
 ///   may hold together (default 10 MiB; read by ``MessagingService``).
-public struct MailRelay: Sendable {
+package struct MailRelay: Sendable {
     /// When to upgrade the connection with STARTTLS.
-    public enum StartTLS: String, Sendable {
+    package enum StartTLS: String, Sendable {
         case required, opportunistic, off
     }
 
     /// Host name or address of the relay.
-    public var host: String
+    package var host: String
     /// Its SMTP port.
-    public var port: Int
+    package var port: Int
     /// When to upgrade with STARTTLS.
-    public var startTLS: StartTLS
+    package var startTLS: StartTLS
     /// A PEM file of roots to verify the relay against, instead of the system's.
-    public var trustRoots: String?
+    package var trustRoots: String?
     /// AUTH user name.
-    public var username: String?
+    package var username: String?
     /// AUTH password.
-    public var password: String?
+    package var password: String?
     /// The envelope and header sender.
-    public var from: String
+    package var from: String
     /// The EHLO name.
-    public var heloName: String
+    package var heloName: String
 
     /// A relay at `host:port`.
-    public init(
+    package init(
         host: String, port: Int, startTLS: StartTLS = .required, trustRoots: String? = nil, username: String? = nil,
         password: String? = nil, from: String = "no-reply@localhost", heloName: String = "localhost"
     ) {
@@ -55,7 +55,7 @@ public struct MailRelay: Sendable {
     }
 
     /// The configured relay, or nil when `BAAS_SMTP_HOST` is unset.
-    public static func read(_ reader: ConfigReader) throws -> MailRelay? {
+    package static func read(_ reader: ConfigReader) throws -> MailRelay? {
         let smtp = reader.scoped(to: "smtp")
         guard let host = smtp.string(forKey: "host"), !host.isEmpty else { return nil }
         let mode = smtp.string(forKey: "starttls", default: "required")

@@ -3,7 +3,7 @@ import InternalProtocol
 import ServiceRuntime
 
 /// Sends apps' email through the relay, or refuses with 5100 when none is configured.
-public struct Mailer: Sendable {
+package struct Mailer: Sendable {
     let relay: MailRelay?
     /// The longest one relay session may take, whatever the caller's deadline.
     let sessionLimit: Duration
@@ -11,7 +11,7 @@ public struct Mailer: Sendable {
     let files: AttachmentFiles?
 
     /// A mailer over `relay` (nil: email is not configured); a session ends after `sessionLimit`.
-    public init(relay: MailRelay?, sessionLimit: Duration = .seconds(30)) {
+    package init(relay: MailRelay?, sessionLimit: Duration = .seconds(30)) {
         self.init(relay: relay, sessionLimit: sessionLimit, files: nil)
     }
 
@@ -24,7 +24,7 @@ public struct Mailer: Sendable {
 
     /// Validates and delivers `request` within the caller's deadline (at most `sessionLimit`); the
     /// contract's MessageStatus.
-    public func send(_ request: SendEmail.Request, within context: CallContext) async throws -> SendEmail.Response {
+    package func send(_ request: SendEmail.Request, within context: CallContext) async throws -> SendEmail.Response {
         try await send(request, attachments: [], within: context)
     }
 

@@ -7,14 +7,14 @@ import QueryLanguage
 
 /// How users-service sends its emails (through messaging-service) and where the links in
 /// them point: the gateway's public URL.
-public struct AccountMail: Sendable {
+package struct AccountMail: Sendable {
     /// The gateway's public base URL, e.g. `https://api.example.com`.
-    public let publicURL: String
+    package let publicURL: String
     /// Delivers one email before the deadline.
-    public let send: @Sendable (SendEmail.Request, Logger, NIODeadline) async throws -> Void
+    package let send: @Sendable (SendEmail.Request, Logger, NIODeadline) async throws -> Void
 
     /// Creates the mail settings.
-    public init(
+    package init(
         publicURL: String, send: @escaping @Sendable (SendEmail.Request, Logger, NIODeadline) async throws -> Void
     ) {
         self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
@@ -25,7 +25,7 @@ public struct AccountMail: Sendable {
 extension Accounts {
     /// `GET /users/restorepassword/{identity}`: mails the user a single-use link to a page that
     /// sets a new password (3020 for an unknown identity). Rate limited like logins.
-    public func restorePassword(
+    package func restorePassword(
         appID: String, identity value: String, clientAddress: String?, deadline: NIODeadline = .now() + .seconds(30),
         logger: Logger
     ) async throws {
@@ -49,7 +49,7 @@ extension Accounts {
     /// expires, while the user's email is the address it was mailed to), and ends every session
     /// of the user. Returns the user's id. Only a live token costs a bcrypt hash, and attempts
     /// are limited per client address.
-    public func resetPassword(
+    package func resetPassword(
         appID: String, token: String, password: String, clientAddress: String? = nil, logger: Logger
     ) async throws -> String {
         guard !password.isEmpty else { throw UserError.missingPassword }
@@ -73,7 +73,7 @@ extension Accounts {
     /// The confirmation link: an EMAIL_CONFIRMATION_PENDING user becomes ENABLED (a user
     /// disabled meanwhile stays disabled). The link works once, before it expires, while the
     /// user's email is the address it was mailed to.
-    public func confirmEmail(appID: String, token: String, logger: Logger) async throws {
+    package func confirmEmail(appID: String, token: String, logger: Logger) async throws {
         try await requireLink(appID: appID, token: token, purpose: .confirm, logger: logger)
         let moment = now()
         try await engine.transaction(identity: Self.system(appID), logger: logger) { transaction in
@@ -110,7 +110,7 @@ extension Accounts {
 
     /// `POST /users/resendconfirmation/{identity}`: a new confirmation link for a user whose
     /// address is not confirmed yet (the earlier link stops working).
-    public func resendConfirmation(
+    package func resendConfirmation(
         appID: String, identity value: String, clientAddress: String?, deadline: NIODeadline = .now() + .seconds(30),
         logger: Logger
     ) async throws {

@@ -14,7 +14,7 @@ extension Accounts {
 
     /// `POST /users/login` `{login, password}`: the user with a new `user-token`. Attempts are
     /// rate limited per login and per `clientAddress` before any hashing.
-    public func login(appID: String, body: JSONObject, clientAddress: String? = nil, logger: Logger) async throws
+    package func login(appID: String, body: JSONObject, clientAddress: String? = nil, logger: Logger) async throws
         -> String
     {
         let (login, password) = try Self.loginArguments(body)

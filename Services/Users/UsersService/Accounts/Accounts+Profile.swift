@@ -12,17 +12,17 @@ extension Accounts {
     static let settableStatuses: Set<String> = ["ENABLED", "DISABLED", "EMAIL_CONFIRMATION_PENDING"]
 
     /// What changed when a user was updated.
-    public struct Update: Sendable {
+    package struct Update: Sendable {
         /// The user as saved.
-        public let user: String
+        package let user: String
         /// Whether sessions were ended (a new password).
-        public let endedSessions: Bool
+        package let endedSessions: Bool
     }
 
     /// `PUT /users/{id}`: a partial update of one's own profile (any profile with the
     /// server-code key). A new password is re-hashed and ends the user's other sessions; a new
     /// email address takes the links mailed to the old one with it.
-    public func updateUser(id: String, body: JSONObject, identity: Identity, logger: Logger) async throws -> Update {
+    package func updateUser(id: String, body: JSONObject, identity: Identity, logger: Logger) async throws -> Update {
         if identity.keyKind != .serverCode {
             guard let caller = identity.userId else { throw UserError.notLoggedIn }
             guard caller == id else { throw UserError.anotherUser }
@@ -113,7 +113,7 @@ extension Accounts {
 
     /// `PUT /users/{id}/status` (server-code key): enables or disables an account, or marks it
     /// awaiting email confirmation. Disabling ends every session of the user at once.
-    public func setStatus(id: String, body: JSONObject, identity: Identity, logger: Logger) async throws -> String {
+    package func setStatus(id: String, body: JSONObject, identity: Identity, logger: Logger) async throws -> String {
         try Self.requireServerCode(identity)
         guard let status = body["userStatus"]?.string else { throw UserError.missingStatus }
         guard Self.settableStatuses.contains(status) else { throw UserError.unknownStatus(status) }
@@ -134,7 +134,7 @@ extension Accounts {
     /// `POST /users/verifypassowrd` (sic): whether `password` is the logged-in user's. It is a
     /// password guess like a login: a wrong one counts towards the account's lockout, and a
     /// locked account answers 3036 whatever the password.
-    public func verifyPassword(body: JSONObject, identity: Identity, logger: Logger) async throws -> Bool {
+    package func verifyPassword(body: JSONObject, identity: Identity, logger: Logger) async throws -> Bool {
         guard let userID = identity.userId else { throw UserError.notLoggedIn }
         guard case .string(let password)? = body["password"], !password.isEmpty else { throw UserError.missingPassword }
         guard password.utf8.count <= Self.passwordByteLimit else { return false }
@@ -183,7 +183,7 @@ extension Accounts {
 
     /// `GET /users/userclassprops`: the `Users` columns in the contract's shape with the
     /// identity flag, plus the `password` property (required, never stored in the table).
-    public func userClassProperties(appID: String, logger: Logger) async throws -> String {
+    package func userClassProperties(appID: String, logger: Logger) async throws -> String {
         let policy = try await policy(appID, logger: logger)
         try await engine.ensure(table: Self.usersTable, columns: Self.profileColumns(policy), appID: appID, logger: logger)
         guard let table = try await engine.tableSchema(Self.usersTable, appID: appID) else {

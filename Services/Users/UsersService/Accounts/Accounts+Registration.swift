@@ -10,7 +10,7 @@ extension Accounts {
     /// saved user (never the password); registration does not log in. A body with the
     /// `objectId` of a guest turns that guest into a registered user — only with the guest's own
     /// token (`callerID`; 3029 otherwise, 3030 for an id that is no guest).
-    public func register(appID: String, body: JSONObject, callerID: String? = nil, logger: Logger) async throws -> String {
+    package func register(appID: String, body: JSONObject, callerID: String? = nil, logger: Logger) async throws -> String {
         let policy = try await policy(appID, logger: logger)
         guard policy.registrationEnabled else { throw UserError.registrationDisabled }
         let password = try Self.registrationPassword(body)
@@ -71,7 +71,7 @@ extension Accounts {
 
     /// `POST /users/register/guest`: a profile with status GUEST and no password, logged in at
     /// once (the user with its `user-token`). Registering with its `objectId` converts it.
-    public func registerGuest(appID: String, logger: Logger) async throws -> String {
+    package func registerGuest(appID: String, logger: Logger) async throws -> String {
         let policy = try await policy(appID, logger: logger)
         guard policy.registrationEnabled else { throw UserError.registrationDisabled }
         try await engine.ensure(table: Self.usersTable, columns: Self.profileColumns(policy), appID: appID, logger: logger)

@@ -9,27 +9,27 @@ extension Accounts {
     static let roleListLimit = 10_000
 
     /// The app's custom roles (server-code key).
-    public func customRoles(identity: Identity, logger: Logger) async throws -> [String] {
+    package func customRoles(identity: Identity, logger: Logger) async throws -> [String] {
         try Self.requireServerCode(identity)
         return try await Roles.list(appID: identity.appId, session: pool(logger))
     }
 
     /// Creates a custom role (server-code key); false when it existed already.
-    public func createRole(_ name: String, identity: Identity, logger: Logger) async throws -> Bool {
+    package func createRole(_ name: String, identity: Identity, logger: Logger) async throws -> Bool {
         try Self.requireServerCode(identity)
         return try await Roles.create(appID: identity.appId, name: try Roles.validNewName(name), session: pool(logger))
     }
 
     /// Deletes a custom role and its memberships (server-code key; 2005 when unknown). Every
     /// former member's cached identities are dropped.
-    public func deleteRole(_ name: String, identity: Identity, logger: Logger) async throws {
+    package func deleteRole(_ name: String, identity: Identity, logger: Logger) async throws {
         try Self.requireServerCode(identity)
         try await Roles.deleteAnnouncing(appID: identity.appId, name: name, session: pool(logger))
     }
 
     /// `POST /users/assignRole` `{user, roleName}` (server-code key): adds the user (by id or
     /// identity) to a custom role; returns the user's id.
-    public func assignRole(body: JSONObject, identity: Identity, logger: Logger) async throws -> String {
+    package func assignRole(body: JSONObject, identity: Identity, logger: Logger) async throws -> String {
         try await changeMembership(body: body, identity: identity, refusal: UserError.cannotAssign, logger: logger) {
             userID, role, session in
             guard try await Roles.assign(appID: identity.appId, userID: userID, role: role, session: session) else {
@@ -40,7 +40,7 @@ extension Accounts {
 
     /// `POST /users/unassignRole` `{user, roleName}` (server-code key): 3059 when the user did
     /// not have the role.
-    public func unassignRole(body: JSONObject, identity: Identity, logger: Logger) async throws -> String {
+    package func unassignRole(body: JSONObject, identity: Identity, logger: Logger) async throws -> String {
         try await changeMembership(body: body, identity: identity, refusal: UserError.cannotUnassign, logger: logger) {
             userID, role, session in
             guard try await Roles.exists(appID: identity.appId, name: role, session: session) else {
@@ -68,7 +68,7 @@ extension Accounts {
     }
 
     /// `GET /users/userroles/{id}` (server-code key): the user's custom roles (3057 for an unknown user).
-    public func roles(ofUser id: String, identity: Identity, logger: Logger) async throws -> [String] {
+    package func roles(ofUser id: String, identity: Identity, logger: Logger) async throws -> [String] {
         try Self.requireServerCode(identity)
         let userID = try await userID(byIdOrIdentity: id, appID: identity.appId, logger: logger)
         return try await Roles.of(appID: identity.appId, userIDs: [userID], session: pool(logger))[userID] ?? []
@@ -76,7 +76,7 @@ extension Accounts {
 
     /// `GET /users/role/{name}`: one page of the custom role's members as the data query asks,
     /// each with its `roles` when `loadRoles`; 2005 for a role that does not exist.
-    public func users(inRole name: String, query: FindQuery, loadRoles: Bool, identity: Identity, logger: Logger)
+    package func users(inRole name: String, query: FindQuery, loadRoles: Bool, identity: Identity, logger: Logger)
         async throws -> String
     {
         guard !SystemRoles.all.contains(name), try await Roles.exists(appID: identity.appId, name: name, session: pool(logger))

@@ -5,14 +5,14 @@ import Logging
 
 extension Accounts {
     /// `GET /users/settings` (server-code key): the app's user policy.
-    public func settings(identity: Identity, logger: Logger) async throws -> String {
+    package func settings(identity: Identity, logger: Logger) async throws -> String {
         try Self.requireServerCode(identity)
         return try String(decoding: JSONEncoder().encode(try await policy(identity.appId, logger: logger)), as: UTF8.self)
     }
 
     /// `PUT /users/settings` (server-code key): changes the named policy fields; unknown
     /// fields, wrong types and out-of-range values are a 400 and change nothing.
-    public func changeSettings(body: Data, identity: Identity, logger: Logger) async throws -> String {
+    package func changeSettings(body: Data, identity: Identity, logger: Logger) async throws -> String {
         try Self.requireServerCode(identity)
         var current = try await policy(identity.appId, logger: logger)
         guard let changes = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
@@ -36,14 +36,14 @@ extension Accounts {
     }
 
     /// `GET /users/emailtemplates/{event}` (server-code key): the template in use.
-    public func emailTemplate(_ event: String, identity: Identity, logger: Logger) async throws -> String {
+    package func emailTemplate(_ event: String, identity: Identity, logger: Logger) async throws -> String {
         try Self.requireServerCode(identity)
         let template = try await EmailTemplate.load(appID: identity.appId, event: try Self.event(event), session: pool(logger))
         return try String(decoding: JSONEncoder().encode(template), as: UTF8.self)
     }
 
     /// `PUT /users/emailtemplates/{event}` (server-code key): `{subject, text, html, enabled}`.
-    public func changeEmailTemplate(_ event: String, body: Data, identity: Identity, logger: Logger) async throws -> String {
+    package func changeEmailTemplate(_ event: String, body: Data, identity: Identity, logger: Logger) async throws -> String {
         try Self.requireServerCode(identity)
         let event = try Self.event(event)
         guard let template = try? JSONDecoder().decode(EmailTemplate.self, from: body) else {

@@ -9,7 +9,7 @@ import QueryLanguage
 /// table written through the shared data engine in the same transaction as its credentials,
 /// so no half-registered user is ever visible. Every time comparison uses ``now``, which
 /// tests replace.
-public struct Accounts: Sendable {
+package struct Accounts: Sendable {
     /// The profile table.
     static let usersTable = "Users"
     /// bcrypt reads at most 72 bytes; a longer password would be silently truncated.
@@ -29,7 +29,7 @@ public struct Accounts: Sendable {
     /// checks limited to `attemptsPerMinute` per identity and per client address (per
     /// `attemptWindowSeconds`, a minute unless set otherwise), emails sent
     /// through `mail`, and the clock `now`.
-    public init(
+    package init(
         engine: DataEngine, database: PostgresClient, bcryptCost: Int,
         attemptsPerMinute: (identity: Int, address: Int) = (10, 60), attemptWindowSeconds: Int = 60,
         mail: AccountMail? = nil, now: @escaping @Sendable () -> Date = { Date() }

@@ -11,12 +11,12 @@ import ServiceRuntime
 /// - `apps create NAME`: creates an app; prints its id and keys as `BAAS_…=` shell lines.
 /// - `apps list`: prints `id  name  created` per app.
 /// - `apps rotate-key APP KIND|all`: replaces keys of the app with that id or name; prints the new ones.
-public enum AppsCommand {
+package enum AppsCommand {
     /// Usage text.
     static let usage = "usage: users-service apps (create NAME | list | rotate-key APP KIND|all)"
 
     /// Runs the command and returns what to print.
-    public static func run(_ arguments: [String], database: DatabaseConfiguration, logger: Logger) async throws
+    package static func run(_ arguments: [String], database: DatabaseConfiguration, logger: Logger) async throws
         -> String
     {
         try await withMigratedDatabase(database, logger: logger) { client in

@@ -9,11 +9,11 @@ import ServiceRuntime
 /// rules as the server-code-key API). They apply users-service's migrations first.
 /// - `roles list APP`: one role per line.
 /// - `roles create APP NAME` / `roles delete APP NAME` (APP is the app's id or name).
-public enum RolesCommand {
+package enum RolesCommand {
     static let usage = "usage: users-service roles (list APP | create APP NAME | delete APP NAME)"
 
     /// Runs the command and returns what to print.
-    public static func run(_ arguments: [String], database: DatabaseConfiguration, logger: Logger) async throws
+    package static func run(_ arguments: [String], database: DatabaseConfiguration, logger: Logger) async throws
         -> String
     {
         try await withMigratedDatabase(database, logger: logger) { client in

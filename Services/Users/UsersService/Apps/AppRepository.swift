@@ -5,36 +5,36 @@ import PostgresNIO
 import PostgresSupport
 
 /// Apps and API keys in the `platform` schema.
-public struct AppRepository: Sendable {
+package struct AppRepository: Sendable {
     /// A newly created app with its keys in clear text (shown once, stored hashed).
-    public struct CreatedApp: Sendable {
+    package struct CreatedApp: Sendable {
         /// The app id.
-        public let id: String
+        package let id: String
         /// The app name.
-        public let name: String
+        package let name: String
         /// One key per client kind.
-        public let keys: [APIKeyKind: String]
+        package let keys: [APIKeyKind: String]
     }
 
     /// An app in a listing.
-    public struct Summary: Sendable {
+    package struct Summary: Sendable {
         /// The app id.
-        public let id: String
+        package let id: String
         /// The app name.
-        public let name: String
+        package let name: String
         /// When it was created.
-        public let created: Date
+        package let created: Date
     }
 
     let database: PostgresClient
 
     /// Creates a repository over `database`.
-    public init(database: PostgresClient) {
+    package init(database: PostgresClient) {
         self.database = database
     }
 
     /// Resolves an app id and key, or throws 2002.
-    public func resolve(appId: String, apiKey: String, logger: Logger) async throws -> ResolveAPIKey.Response {
+    package func resolve(appId: String, apiKey: String, logger: Logger) async throws -> ResolveAPIKey.Response {
         guard let id = UUID(uuidString: appId) else { throw ErrorEnvelope.invalidApplicationInfo }
         let rows = try await database.query(
             """
@@ -49,7 +49,7 @@ public struct AppRepository: Sendable {
     }
 
     /// An app by id, or 2002 when there is none.
-    public func app(id appId: String, logger: Logger) async throws -> GetApp.Response {
+    package func app(id appId: String, logger: Logger) async throws -> GetApp.Response {
         guard let id = UUID(uuidString: appId) else { throw ErrorEnvelope.invalidApplicationInfo }
         let rows = try await database.query("SELECT name FROM platform.apps WHERE id = \(id)", logger: logger)
         for try await name in rows.decode(String.self) { return .init(appId: id.uuidString, name: name) }
@@ -57,7 +57,7 @@ public struct AppRepository: Sendable {
     }
 
     /// Creates an app with a fresh key of every kind, atomically.
-    public func create(name: String, logger: Logger) async throws -> CreatedApp {
+    package func create(name: String, logger: Logger) async throws -> CreatedApp {
         let id = UUID(uuidString: APIKey.generate())!
         let keys = Dictionary(uniqueKeysWithValues: APIKeyKind.allCases.map { ($0, APIKey.generate()) })
         do {
@@ -77,7 +77,7 @@ public struct AppRepository: Sendable {
     }
 
     /// Every app, oldest first.
-    public func list(logger: Logger) async throws -> [Summary] {
+    package func list(logger: Logger) async throws -> [Summary] {
         let rows = try await database.query(
             "SELECT id, name, created_at FROM platform.apps ORDER BY created_at, name", logger: logger)
         var apps: [Summary] = []
@@ -88,7 +88,7 @@ public struct AppRepository: Sendable {
     }
 
     /// Replaces the key of `kind` for the app with this id or name and returns the new key.
-    public func rotateKey(app: String, kind: APIKeyKind, logger: Logger) async throws -> String {
+    package func rotateKey(app: String, kind: APIKeyKind, logger: Logger) async throws -> String {
         let key = APIKey.generate()
         let id = UUID(uuidString: app)
         let rows = try await database.query(
@@ -103,7 +103,7 @@ public struct AppRepository: Sendable {
     }
 
     /// The id of the app with this id or name.
-    public func appID(_ app: String, logger: Logger) async throws -> String {
+    package func appID(_ app: String, logger: Logger) async throws -> String {
         let id = UUID(uuidString: app)
         let rows = try await database.query(
             "SELECT id FROM platform.apps WHERE id = \(id) OR name = \(app)", logger: logger)
@@ -113,13 +113,13 @@ public struct AppRepository: Sendable {
 }
 
 /// Failures of the app administration commands.
-public enum AppAdminError: Error, CustomStringConvertible, Equatable {
+package enum AppAdminError: Error, CustomStringConvertible, Equatable {
     /// An app with this name exists.
     case nameTaken(String)
     /// No app has this id or name.
     case unknownApp(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .nameTaken(let name): "an app named '\(name)' already exists"
         case .unknownApp(let app): "no app with id or name '\(app)'"
