@@ -29,14 +29,17 @@ let engines: [String: [Target.Dependency]] = [
     ],
     // Profiles are rows of the app's Users table, written in the same transaction as credentials.
     "Users": [
-        "QueryLanguage", "DataEngine", product("HummingbirdBcrypt", "hummingbird-auth"), product("NIOPosix", "swift-nio"),
+        "QueryLanguage", "DataEngine", product("HummingbirdBcrypt", "hummingbird-auth"),
+        product("NIOPosix", "swift-nio"),
     ],
     // SMTP delivery over NIO with STARTTLS.
     // Push credentials' keys and the JWTs they sign: swift-crypto (Crypto comes with the runtime);
     // the push providers over AsyncHTTPClient (HTTP/2 to APNs).
     "Messaging": [
-        "QueryLanguage", "DataEngine", "DataAPI", "Permissions", product("NIOPosix", "swift-nio"), product("NIOSSL", "swift-nio-ssl"),
-        product("_CryptoExtras", "swift-crypto"), product("AsyncHTTPClient", "async-http-client"), product("NIOHTTP1", "swift-nio"),
+        "QueryLanguage", "DataEngine", "DataAPI", "Permissions", product("NIOPosix", "swift-nio"),
+        product("NIOSSL", "swift-nio-ssl"),
+        product("_CryptoExtras", "swift-crypto"), product("AsyncHTTPClient", "async-http-client"),
+        product("NIOHTTP1", "swift-nio"),
         // Real-time connection and subscription gauges; sessions' queues.
         product("Metrics", "swift-metrics"), product("DequeModule", "swift-collections"),
     ],
@@ -46,7 +49,8 @@ let engines: [String: [Target.Dependency]] = [
     // Image sizes are made by libvips (Debian's libvips-dev); QuickBlox file fields write
     // FILE_REF columns through the shared engine.
     "Files": [
-        "Permissions", "CVips", "DataEngine", "QueryLanguage", product("_NIOFileSystem", "swift-nio"), product("AsyncHTTPClient", "async-http-client"),
+        "Permissions", "CVips", "DataEngine", "QueryLanguage", product("_NIOFileSystem", "swift-nio"),
+        product("AsyncHTTPClient", "async-http-client"),
         product("NIOHTTP1", "swift-nio"), product("NIOPosix", "swift-nio"),
     ],
     // Where clauses over point metadata through the shared parser; SQL building and JSON from
@@ -93,12 +97,13 @@ let serviceProducts: [Target.Dependency] = [
 let testSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 /// Products the test targets import directly.
-let testProducts: [Target.Dependency] = serviceProducts + [
-    "InternalProtocol", "PostgresSupport", "ServiceRuntime", "TestSupport",
-    product("AsyncHTTPClient", "async-http-client"), product("NIOSSL", "swift-nio-ssl"),
-    product("X509", "swift-certificates"), product("NIOPosix", "swift-nio"), product("NIOHTTP1", "swift-nio"),
-    product("NIOFoundationCompat", "swift-nio"),
-]
+let testProducts: [Target.Dependency] =
+    serviceProducts + [
+        "InternalProtocol", "PostgresSupport", "ServiceRuntime", "TestSupport",
+        product("AsyncHTTPClient", "async-http-client"), product("NIOSSL", "swift-nio-ssl"),
+        product("X509", "swift-certificates"), product("NIOPosix", "swift-nio"), product("NIOHTTP1", "swift-nio"),
+        product("NIOFoundationCompat", "swift-nio"),
+    ]
 
 var targets: [Target] = [
     .target(name: "InternalProtocol", path: "Shared/InternalProtocol", swiftSettings: strict),
@@ -136,7 +141,8 @@ var targets: [Target] = [
     .target(name: "QueryLanguage", path: "Shared/QueryLanguage", swiftSettings: strict),
     // libvips through its headers; pkg-config names only GObject (the include paths vips.h
     // needs) because libvips's own flags carry `-pthread`, which SwiftPM drops with a warning.
-    .systemLibrary(name: "CVips", path: "Services/Files/CVips", pkgConfig: "gobject-2.0", providers: [.apt(["libvips-dev"])]),
+    .systemLibrary(
+        name: "CVips", path: "Services/Files/CVips", pkgConfig: "gobject-2.0", providers: [.apt(["libvips-dev"])]),
     // The security model shared by the data engine and the gateway (and the containers of
     // files, messaging and geo): cells, the nine-layer oracle, its row-independent plan.
     .target(name: "Permissions", dependencies: ["InternalProtocol"], path: "Shared/Permissions", swiftSettings: strict),
@@ -189,7 +195,8 @@ var targets: [Target] = [
     .executableTarget(
         name: "bench-floor",
         dependencies: [
-            product("Hummingbird", "hummingbird"), product("PostgresNIO", "postgres-nio"), product("Logging", "swift-log"),
+            product("Hummingbird", "hummingbird"), product("PostgresNIO", "postgres-nio"),
+            product("Logging", "swift-log"),
         ],
         path: "Benchmarks/Floor", swiftSettings: strict),
     .testTarget(
@@ -208,8 +215,10 @@ for service in services {
             path: "Services/\(service.name)/\(library)", swiftSettings: strict),
         .executableTarget(
             name: service.executable,
-            dependencies: [.target(name: library), "ServiceRuntime", "InternalProtocol", product("Logging", "swift-log"),
-                           product("Configuration", "swift-configuration")],
+            dependencies: [
+                .target(name: library), "ServiceRuntime", "InternalProtocol", product("Logging", "swift-log"),
+                product("Configuration", "swift-configuration"),
+            ],
             path: "Services/\(service.name)/Main", swiftSettings: strict),
         .testTarget(
             name: "\(service.name)Tests",
@@ -234,7 +243,8 @@ if ProcessInfo.processInfo.environment["BAAS_FUZZ"] != nil {
         .executableTarget(
             name: "fuzz",
             dependencies: [
-                "QueryLanguage", "DataEngine", "FilesService", "MessagingService", "InternalProtocol", product("NIOCore", "swift-nio"),
+                "QueryLanguage", "DataEngine", "FilesService", "MessagingService", "InternalProtocol",
+                product("NIOCore", "swift-nio"),
             ],
             path: "Fuzz/Targets",
             // `@_extern(c)` declares libFuzzer's driver, which has no header to import.

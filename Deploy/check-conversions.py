@@ -43,12 +43,16 @@ failures = []
 for folder in scanned:
     for path in sorted((root / folder).rglob("*.swift")):
         relative = str(path.relative_to(root))
-        for number, line in enumerate(path.read_text().splitlines(), 1):
-            code = string_literal.sub('""', line).split("//", 1)[0]
+        lines = path.read_text().splitlines()
+        codes = [string_literal.sub('""', line).split("//", 1)[0] for line in lines]
+        for number, line in enumerate(lines, 1):
+            code = codes[number - 1]
             if "conversion-checked:" in line or code.lstrip().startswith("///"):
                 continue
+            # A call the formatter wrapped: its arguments run on over the next lines.
+            continued = " ".join([code] + codes[number:number + 4])
             for match in integer_init.finditer(code):
-                argument = arguments(code, match.end() - 1)
+                argument = arguments(continued, match.end() - 1)
                 # The clock's own time is no client's number.
                 if argument.startswith(safe_labels) or not floating.search(argument) or "Date()" in argument:
                     continue

@@ -346,6 +346,8 @@ python3 Deploy/check-conversions.py
 # The architecture's walks and every path the documents name must still exist.
 python3 Deploy/check-docs.py --self-test
 python3 Deploy/check-docs.py
+# One style, checked: .swift-format is the configuration (`swift format -i -r --parallel .` applies it).
+swift format lint --strict --recursive --parallel Package.swift Shared Services Tests Benchmarks Fuzz
 
 export BAAS_TEST_POSTGRES_HOST=127.0.0.1 BAAS_TEST_POSTGRES_PORT=$pg_port BAAS_TEST_POSTGRES_USER=baas
 export BAAS_TEST_POSTGRES_PASSWORD; BAAS_TEST_POSTGRES_PASSWORD=$(cat "$state/pg/password")

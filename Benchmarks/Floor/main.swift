@@ -20,7 +20,8 @@ struct BenchFloor {
         }()
         let database = PostgresClient(
             configuration: .init(
-                host: environment["BENCH_PG_HOST"] ?? "127.0.0.1", port: Int(environment["BENCH_PG_PORT"] ?? "") ?? 5432,
+                host: environment["BENCH_PG_HOST"] ?? "127.0.0.1",
+                port: Int(environment["BENCH_PG_PORT"] ?? "") ?? 5432,
                 username: environment["BENCH_PG_USER"] ?? "baas", password: environment["BENCH_PG_PASSWORD"],
                 database: environment["BENCH_PG_DATABASE"] ?? "baas", tls: .disable),
             backgroundLogger: logger)
@@ -35,7 +36,8 @@ struct BenchFloor {
             return Response(status: .notFound)
         }
         let port = Int(environment["BENCH_FLOOR_PORT"] ?? "") ?? 8089
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: logger)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await database.run() }
             group.addTask { try await app.runService() }

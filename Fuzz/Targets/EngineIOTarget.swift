@@ -1,6 +1,7 @@
 import DataEngine
-@testable import MessagingService
 import NIOCore
+
+@testable import MessagingService
 
 /// Real-time frames: the bytes are one WebSocket text frame (an Engine.IO packet, a Socket.IO
 /// packet inside its message) and one long-polling POST body of either Engine.IO revision,
@@ -22,14 +23,17 @@ enum EngineIOTarget {
     private static func frame(_ text: String) {
         guard let packet = EnginePacket(text) else { return }
         guard EnginePacket(packet.encoded) == packet else {
-            preconditionFailure("'\(packet.encoded)', written from \(packet), decodes to \(String(describing: EnginePacket(packet.encoded)))")
+            preconditionFailure(
+                "'\(packet.encoded)', written from \(packet), decodes to \(String(describing: EnginePacket(packet.encoded)))"
+            )
         }
         guard case .message(let data) = packet, let message = SocketIOPacket(data) else { return }
         // Data written right after the type digit reads as an acknowledgement id if it is a number.
         if let data = message.data, data.jsonText.first.map({ $0.isNumber || $0 == "-" }) ?? false { return }
         guard SocketIOPacket(message.encoded) == message else {
             preconditionFailure(
-                "'\(message.encoded)', written from \(message), decodes to \(String(describing: SocketIOPacket(message.encoded)))")
+                "'\(message.encoded)', written from \(message), decodes to \(String(describing: SocketIOPacket(message.encoded)))"
+            )
         }
     }
 
@@ -38,7 +42,9 @@ enum EngineIOTarget {
         let encoded = PollingPayload.encode(packets, version: version)
         let decoded = PollingPayload.decode(ByteBuffer(string: encoded), version: version)
         guard decoded == packets else {
-            preconditionFailure("\(packets) encode for EIO \(version.rawValue) to '\(encoded)', which decodes to \(String(describing: decoded))")
+            preconditionFailure(
+                "\(packets) encode for EIO \(version.rawValue) to '\(encoded)', which decodes to \(String(describing: decoded))"
+            )
         }
     }
 }

@@ -35,6 +35,7 @@ package func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
 /// libFuzzer's driver: reads its flags from the command line and calls `test` with each input.
 @_extern(c, "LLVMFuzzerRunDriver")
 func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
     _ test: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
 ) -> CInt

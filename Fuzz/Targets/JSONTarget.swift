@@ -13,7 +13,8 @@ enum JSONTarget {
             for type in ColumnType.allCases {
                 guard let encoded = ValueEncoding.encode(value, as: type) else { continue }
                 if case .timestamp(let date) = encoded, TimestampRange.storable(date) == nil {
-                    preconditionFailure("\(value.jsonText) encodes as \(type.rawValue) to \(date), which PostgreSQL cannot store")
+                    preconditionFailure(
+                        "\(value.jsonText) encodes as \(type.rawValue) to \(date), which PostgreSQL cannot store")
                 }
                 sql.bind(encoded)
             }
@@ -26,7 +27,9 @@ enum JSONTarget {
         guard let reparsed = try? JSONParser.parse(written) else {
             preconditionFailure("'\(written)', written from a parsed document, does not parse")
         }
-        guard reparsed == document else { preconditionFailure("'\(written)' parses to \(reparsed), not to \(document)") }
+        guard reparsed == document else {
+            preconditionFailure("'\(written)' parses to \(reparsed), not to \(document)")
+        }
     }
 
     /// Calls `body` on `value` and on everything nested in it.

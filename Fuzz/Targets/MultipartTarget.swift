@@ -1,6 +1,7 @@
-@testable import FilesService
 import InternalProtocol
 import NIOCore
+
+@testable import FilesService
 
 /// Upload bodies: the bytes are a `multipart/form-data` body with the boundary ``boundary``,
 /// scanned whole and in chunks cut at several places. How the body arrives must not change what

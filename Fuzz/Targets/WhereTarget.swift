@@ -1,6 +1,7 @@
-@testable import DataEngine
 import InternalProtocol
 import QueryLanguage
+
+@testable import DataEngine
 
 /// Where clauses as clients send them: the text is parsed, written back as BQL (which must parse
 /// to the same tree, as change events rely on), compiled to SQL over ``table`` (relation paths
@@ -26,7 +27,9 @@ enum WhereTarget {
     /// The table at the end of ``table``'s `address` relation.
     static let address = TableSchema(
         name: "Address",
-        columns: ColumnSchema.system + [ColumnSchema(name: "city", type: .string), ColumnSchema(name: "zip", type: .int)])
+        columns: ColumnSchema.system + [
+            ColumnSchema(name: "city", type: .string), ColumnSchema(name: "zip", type: .int),
+        ])
 
     /// How relation paths (`address.city`, `Person[friends].age`) reach the related tables, for a
     /// signed-in user under the default permissions.
@@ -38,7 +41,8 @@ enum WhereTarget {
     static let objects: [JSONObject] = [
         JSONObject([
             ("objectId", .string("A1")), ("created", .integer(1_700_000_000_000)), ("name", .string("Joe")),
-            ("bio", .string("likes 100% cotton_")), ("age", .integer(42)), ("score", .number(4.5)), ("active", .bool(true)),
+            ("bio", .string("likes 100% cotton_")), ("age", .integer(42)), ("score", .number(4.5)),
+            ("active", .bool(true)),
             ("born", .integer(0)), ("serial", .integer(1)),
         ]),
         JSONObject([
@@ -46,7 +50,9 @@ enum WhereTarget {
             ("score", .number(-1.7976931348623157e308)), ("born", .integer(.max)), ("serial", .integer(.max)),
             ("motto", .string(String(repeating: "%_", count: 64))),
         ]),
-        JSONObject([("age", .number(2.5)), ("score", .integer(.max)), ("born", .number(1e300)), ("active", .string("true"))]),
+        JSONObject([
+            ("age", .number(2.5)), ("score", .integer(.max)), ("born", .number(1e300)), ("active", .string("true")),
+        ]),
         JSONObject(),
     ]
 
@@ -72,7 +78,8 @@ enum WhereTarget {
 
     /// The words the grammar reserves somewhere (upper-cased).
     static let keywords: Set<String> = [
-        "AFTER", "AND", "AS", "ASC", "AT", "BEFORE", "BETWEEN", "DESC", "FALSE", "IN", "IS", "LIKE", "NOT", "NULL", "OR", "TRUE",
+        "AFTER", "AND", "AS", "ASC", "AT", "BEFORE", "BETWEEN", "DESC", "FALSE", "IN", "IS", "LIKE", "NOT", "NULL",
+        "OR", "TRUE",
     ]
 
     /// Whether a property or function of `condition` is named like a keyword. Such a name reads
@@ -103,7 +110,9 @@ enum WhereTarget {
             guard withConstants(reparsed) == withConstants(condition) else {
                 preconditionFailure("'\(written)' parses to \(reparsed), not to \(condition)")
             }
-            guard reparsed.text == written else { preconditionFailure("'\(written)' is written back as '\(reparsed.text)'") }
+            guard reparsed.text == written else {
+                preconditionFailure("'\(written)' is written back as '\(reparsed.text)'")
+            }
         } catch {
             preconditionFailure("'\(written)', written from \(condition), does not parse: \(error)")
         }

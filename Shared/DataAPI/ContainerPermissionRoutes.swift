@@ -74,7 +74,8 @@ package struct ContainerPermissionRoutes<Operation: PermissionOperation & CaseIt
         let container = try container(call)
         let action = call.parameter("action").uppercased()
         guard action == "INHERIT" || PermissionDecision(rawValue: action) != nil else {
-            throw refusals.invalidBody("The permission action must be GRANT, DENY or INHERIT, not '\(action.prefix(32))'")
+            throw refusals.invalidBody(
+                "The permission action must be GRANT, DENY or INHERIT, not '\(action.prefix(32))'")
         }
         guard case .object(let body)? = try call.json(maximumDepth: 4, refusal: refusals.invalidBody) else {
             throw refusals.invalidBody("The body must be a JSON object")

@@ -49,7 +49,8 @@ package struct AccessControl: Sendable {
             // it too. Otherwise a table whose Permission stays at the permissive default lets
             // anyone who knows an id open an owner-only object to himself (second probe, F12).
             let update = try authorize(identity, .update, table: table, catalog: catalog)
-            return try rowGrant(caller, operation, table: table, rules: rules, appID: catalog.appID).and(ownRow).and(update)
+            return try rowGrant(caller, operation, table: table, rules: rules, appID: catalog.appID).and(ownRow).and(
+                update)
         case .find, .update, .remove, .loadRelations, .addRelation, .deleteRelation:
             return try rowGrant(caller, operation, table: table, rules: rules, appID: catalog.appID).and(ownRow)
         case .create, .describe:
@@ -130,8 +131,11 @@ extension DataEngine {
         do {
             return try access.authorize(identity, operation, table: table, catalog: catalog)
         } catch let refusal as ErrorEnvelope where refusal.code == 1023 {
-            guard try await refreshIfStale(identity.appId, cached: catalog.version, logger: logger) else { throw refusal }
-            return try access.authorize(identity, operation, table: table, catalog: try await cache.catalog(for: identity.appId))
+            guard try await refreshIfStale(identity.appId, cached: catalog.version, logger: logger) else {
+                throw refusal
+            }
+            return try access.authorize(
+                identity, operation, table: table, catalog: try await cache.catalog(for: identity.appId))
         }
     }
 }
@@ -139,7 +143,9 @@ extension DataEngine {
 extension DataEngine {
     /// Why a single-object operation matched no row: 1023 (HTTP 403) when the object exists but
     /// the caller may not touch it, else 1000.
-    func missing(_ id: String, table tableName: String, appID: String, operation: DataOperation, session: DatabaseSession)
+    func missing(
+        _ id: String, table tableName: String, appID: String, operation: DataOperation, session: DatabaseSession
+    )
         async throws -> ErrorEnvelope
     {
         let (catalog, table) = try await table(tableName, app: appID)

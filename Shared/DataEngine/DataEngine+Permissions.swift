@@ -24,7 +24,8 @@ extension DataEngine {
     package func setObjectPermission(
         _ change: PermissionChange, table tableName: String, objectID: String, identity: Identity, logger: Logger
     ) async throws {
-        let table = try await requirePermissionRight(table: tableName, objectID: objectID, identity: identity, logger: logger)
+        let table = try await requirePermissionRight(
+            table: tableName, objectID: objectID, identity: identity, logger: logger)
         let session = session(logger)
         let (kind, name) = change.principal.parts
         let sql = Self.cellStatement(
@@ -35,7 +36,9 @@ extension DataEngine {
             ], decision: change.decision)
         _ = try await session.rows(sql)
         let catalog = try await cache.catalog(for: identity.appId)
-        if change.decision != nil, catalog.permissions.aclOperations[table.name.lowercased()]?.contains(change.operation) != true {
+        if change.decision != nil,
+            catalog.permissions.aclOperations[table.name.lowercased()]?.contains(change.operation) != true
+        {
             // The first ACL cell for this operation: a trigger bumped the catalog version; this
             // instance's next request must not wait for the announcement to ask the ACL.
             var version = SQL("SELECT catalog_version FROM data.settings WHERE app_id = ")
@@ -46,7 +49,9 @@ extension DataEngine {
 
     /// Table-level permissions (a table name) or the global matrix (nil; roles only): one cell,
     /// with the server-code key (1023 otherwise). Every instance's cache learns of it.
-    package func setRulePermission(_ change: PermissionChange, table tableName: String?, identity: Identity, logger: Logger)
+    package func setRulePermission(
+        _ change: PermissionChange, table tableName: String?, identity: Identity, logger: Logger
+    )
         async throws
     {
         _ = try access.authorize(identity, .schema, table: tableName ?? "*")
@@ -70,14 +75,16 @@ extension DataEngine {
 
     /// The table's owner policy for one operation (server-code key).
     package func setOwnerPolicy(
-        _ decision: PermissionDecision?, operation: DataOperation, table tableName: String, identity: Identity, logger: Logger
+        _ decision: PermissionDecision?, operation: DataOperation, table tableName: String, identity: Identity,
+        logger: Logger
     ) async throws {
         _ = try access.authorize(identity, .schema, table: tableName)
         let key = try await table(tableName, app: identity.appId).1.name.lowercased()
         _ = try await editor(logger).change(appID: identity.appId) { session, _ in
             let sql = Self.cellStatement(
                 "data.owner_policies",
-                key: [("app_id", identity.appId), ("table_name", key), ("operation", operation.rawValue)], decision: decision)
+                key: [("app_id", identity.appId), ("table_name", key), ("operation", operation.rawValue)],
+                decision: decision)
             _ = try await session.rows(sql)
         }
     }
@@ -95,7 +102,9 @@ extension DataEngine {
 extension DataEngine {
     /// Sets (`decision`) or clears (nil: INHERIT) one permission cell: the row of the store
     /// `table` whose key columns (the primary key; names from code, values bound) hold `key`.
-    static func cellStatement(_ table: String, key: [(column: String, value: String)], decision: PermissionDecision?) -> SQL {
+    static func cellStatement(_ table: String, key: [(column: String, value: String)], decision: PermissionDecision?)
+        -> SQL
+    {
         let columns = key.map(\.column).joined(separator: ", ")
         var sql = SQL()
         guard let decision else {
@@ -122,7 +131,9 @@ extension DataEngine {
         let catalog = try await cache.catalog(for: identity.appId)
         let cells = key.isEmpty ? catalog.permissions.global : catalog.permissions.containers[key] ?? PermissionCells()
         var owner: [JSONValue] = []
-        for (operation, decision) in (catalog.permissions.owner[key] ?? [:]).sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+        for (operation, decision) in (catalog.permissions.owner[key] ?? [:]).sorted(by: {
+            $0.key.rawValue < $1.key.rawValue
+        }) {
             owner.append(Self.cellJSON(nil, operation, decision))
         }
         return .object(
@@ -136,7 +147,8 @@ extension DataEngine {
     package func objectPermissions(table tableName: String, objectID: String, identity: Identity, logger: Logger)
         async throws -> JSONValue
     {
-        let table = try await requirePermissionRight(table: tableName, objectID: objectID, identity: identity, logger: logger)
+        let table = try await requirePermissionRight(
+            table: tableName, objectID: objectID, identity: identity, logger: logger)
         var sql = SQL("SELECT principal_kind, principal, operation, decision FROM data.object_acl WHERE app_id = ")
         sql.bind(.text(identity.appId))
         sql.append(" AND table_name = ")
@@ -148,7 +160,8 @@ extension DataEngine {
         for row in try await session(logger).rows(sql) {
             let (kind, name, operationText, decisionText) = try row.decode((String, String, String, String).self)
             guard let operation = DataOperation(rawValue: operationText),
-                let decision = PermissionDecision(rawValue: decisionText), let principal = Principal(kind: kind, name: name)
+                let decision = PermissionDecision(rawValue: decisionText),
+                let principal = Principal(kind: kind, name: name)
             else { continue }
             cells.append(Self.cellJSON(principal, operation, decision))
         }
@@ -167,12 +180,15 @@ extension DataEngine {
         check.append(" AS t WHERE ")
         WriteStatements.byId(objectID, grant: grant, into: &check)
         guard try await session.column(check, as: Int64.self).first == 1 else {
-            throw try await missing(objectID, table: tableName, appID: identity.appId, operation: .permission, session: session)
+            throw try await missing(
+                objectID, table: tableName, appID: identity.appId, operation: .permission, session: session)
         }
         return table
     }
 
-    static func cellJSON(_ principal: Principal?, _ operation: DataOperation, _ decision: PermissionDecision) -> JSONValue {
+    static func cellJSON(_ principal: Principal?, _ operation: DataOperation, _ decision: PermissionDecision)
+        -> JSONValue
+    {
         var members: [(key: String, value: JSONValue)] = []
         if let parts = principal?.parts { members.append((parts.0, .string(parts.1))) }
         members += [("permission", .string(operation.permissionName)), ("access", .string(decision.rawValue))]

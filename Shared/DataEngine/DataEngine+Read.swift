@@ -23,7 +23,8 @@ extension DataEngine {
         return try await mappingErrors(table: table.name, logger: logger) {
             let rows = try await session.column(sql, as: String.self)
             var loader = RelationLoader(
-                catalog: catalog, identity: identity, access: access, session: session, pageSize: query.relationsPageSize)
+                catalog: catalog, identity: identity, access: access, session: session,
+                pageSize: query.relationsPageSize)
             loader.rootConditions = Dictionary(query.relationConditions.map { ($0.key.lowercased(), $0.value) }) { $1 }
             return try await loader.attach(to: rows, table: table, query: query)
         }
@@ -54,7 +55,8 @@ extension DataEngine {
         let object = try await object(
             tableName, matching: [("objectId", id)], query: query, identity: identity, logger: logger)
         guard let object else {
-            throw try await missing(id, table: tableName, appID: identity.appId, operation: .find, session: session(logger))
+            throw try await missing(
+                id, table: tableName, appID: identity.appId, operation: .find, session: session(logger))
         }
         return object
     }
@@ -65,7 +67,9 @@ extension DataEngine {
         identity: Identity, logger: Logger
     ) async throws -> String? {
         var single = query
-        let conditions = values.map { Condition.comparison(.property(PropertyPath([$0.column])), .equal, .string($0.value)) }
+        let conditions = values.map {
+            Condition.comparison(.property(PropertyPath([$0.column])), .equal, .string($0.value))
+        }
         single.condition = conditions.count == 1 ? conditions[0] : .and(conditions)
         single.pageSize = 1
         single.offset = 0

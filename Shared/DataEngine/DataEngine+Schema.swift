@@ -88,8 +88,12 @@ extension DataEngine {
                         table: table, relation: relation, changes: changes, catalog: fresh, session: session
                     ).apply()
                 }
-                guard let column = table.column(named: name) else { throw DataError.columnNotFound(name, table: table.name) }
-                guard !column.isSystem else { throw DataError.schemaConflict("System column '\(column.name)' cannot change") }
+                guard let column = table.column(named: name) else {
+                    throw DataError.columnNotFound(name, table: table.name)
+                }
+                guard !column.isSystem else {
+                    throw DataError.schemaConflict("System column '\(column.name)' cannot change")
+                }
                 try await ColumnAlteration(
                     table: table, column: column, changes: changes, catalog: fresh, session: session
                 ).apply()
@@ -98,7 +102,9 @@ extension DataEngine {
         guard let table = catalog.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
         let renamed = changes["name"]?.string ?? name
         if let relation = table.relation(named: renamed) { return Self.describe(relation) }
-        guard let column = table.column(named: renamed) else { throw DataError.columnNotFound(renamed, table: table.name) }
+        guard let column = table.column(named: renamed) else {
+            throw DataError.columnNotFound(renamed, table: table.name)
+        }
         return Self.describe(column)
     }
 
@@ -109,10 +115,15 @@ extension DataEngine {
             guard let table = fresh.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
             try table.requireWritable()
             if let relation = table.relation(named: name) {
-                return try await SchemaEditor.dropRelation(relation, table: table.name, catalog: fresh, session: session)
+                return try await SchemaEditor.dropRelation(
+                    relation, table: table.name, catalog: fresh, session: session)
             }
-            guard let column = table.column(named: name) else { throw DataError.columnNotFound(name, table: table.name) }
-            guard !column.isSystem else { throw DataError.schemaConflict("System column '\(column.name)' cannot be dropped") }
+            guard let column = table.column(named: name) else {
+                throw DataError.columnNotFound(name, table: table.name)
+            }
+            guard !column.isSystem else {
+                throw DataError.schemaConflict("System column '\(column.name)' cannot be dropped")
+            }
             var drop = SQL("ALTER TABLE ")
             drop.table(fresh.schemaName, table.name)
             drop.append(" DROP COLUMN ")

@@ -64,21 +64,27 @@ extension DataEngine {
             guard let id = object["objectId"]?.string else { throw DataError.invalidBody("UPDATE needs an objectId") }
             return .raw(try await update(table, id: id, changes: object, context: context))
         case .createBulk, .upsertBulk:
-            guard let items = payload.array else { throw DataError.invalidBody("The payload must be an array of objects") }
+            guard let items = payload.array else {
+                throw DataError.invalidBody("The payload must be an array of objects")
+            }
             guard items.count <= 100 else { throw DataError.transactionBulkLimit }
             let objects = try items.map(Self.payloadObject)
-            let ids = try await insertBulk(table, objects: objects, upsert: operation.type == .upsertBulk, context: context)
+            let ids = try await insertBulk(
+                table, objects: objects, upsert: operation.type == .upsertBulk, context: context)
             return .array(ids.map(JSONValue.string))
         case .delete:
             return .integer(try await delete(table, id: try Self.objectId(payload), context: context))
         case .updateBulk:
             let changes = try Self.payloadObject(payload.object?["changes"] ?? .null)
             let condition = try Self.selection(payload)
-            return .integer(Int64(try await updateBulk(table, condition: condition, changes: changes, context: context)))
+            return .integer(
+                Int64(try await updateBulk(table, condition: condition, changes: changes, context: context)))
         case .deleteBulk:
-            return .integer(Int64(try await deleteBulk(table, condition: try Self.selection(payload), context: context)))
+            return .integer(
+                Int64(try await deleteBulk(table, condition: try Self.selection(payload), context: context)))
         case .find:
-            let rows = try await find(table, query: try Self.findQuery(payload), identity: context.identity, session: context.session)
+            let rows = try await find(
+                table, query: try Self.findQuery(payload), identity: context.identity, session: context.session)
             return .array(rows.map(JSONValue.raw))
         case .addRelation, .setRelation, .deleteRelation:
             return .integer(Int64(try await relationOperation(operation, payload: payload, context: context)))
@@ -98,11 +104,13 @@ extension DataEngine {
         let parentID = try Self.objectId(object["parentObject"] ?? .null)
         let children: RelationChildren
         if let text = object["conditional"]?.string {
-            children = .matching(try DataError.parsing { () throws(QueryLanguageError) in try QueryParser.condition(text) })
+            children = .matching(
+                try DataError.parsing { () throws(QueryLanguageError) in try QueryParser.condition(text) })
         } else if let given = object["unconditional"], given != .null {
             children = try RelationChildren(body: given.array == nil ? .array([given]) : given)
         } else {
-            throw DataError.invalidBody("\(operation.type.rawValue) needs 'unconditional' (children) or 'conditional' (a where clause)")
+            throw DataError.invalidBody(
+                "\(operation.type.rawValue) needs 'unconditional' (children) or 'conditional' (a where clause)")
         }
         let resolved = try await relation(
             try RelationColumnArgument(column), of: operation.table, declaring: false, identity: context.identity,
@@ -114,7 +122,8 @@ extension DataEngine {
             default: .delete
             }
         return try await changeRelation(
-            change, resolved, parentID: parentID, children: children, identity: context.identity, session: context.session)
+            change, resolved, parentID: parentID, children: children, identity: context.identity,
+            session: context.session)
     }
 
     private static func payloadObject(_ payload: JSONValue) throws -> JSONObject {

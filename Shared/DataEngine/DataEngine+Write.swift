@@ -106,7 +106,9 @@ extension DataEngine {
         guard !objects.isEmpty else { return [] }
         guard upsert else {
             _ = try await permit(context.identity, .create, table: tableName)
-            return try await insert(tableName, objects: objects, onConflict: .fail, change: .bulkCreate, context: context).ids
+            return try await insert(
+                tableName, objects: objects, onConflict: .fail, change: .bulkCreate, context: context
+            ).ids
         }
         // One statement cannot both insert and update one row (PostgreSQL's 21000 was a 500).
         var named = Set<String>()
@@ -114,7 +116,9 @@ extension DataEngine {
             throw DataError.invalidBody("A bulk upsert names objectId '\(id.prefix(64))' more than once")
         }
         let conflict = try await upsertConflict(tableName, context: context)
-        return try await insert(tableName, objects: objects, onConflict: conflict, change: .bulkUpsert, context: context).ids
+        return try await insert(
+            tableName, objects: objects, onConflict: conflict, change: .bulkUpsert, context: context
+        ).ids
     }
 
     /// An upsert needs Create and Update on the table, and updates only the existing rows its
@@ -128,32 +132,40 @@ extension DataEngine {
         _ tableName: String, objects: [JSONObject], onConflict conflict: WriteStatements.Conflict,
         change: WriteStatements.Change, context: WriteContext
     ) async throws -> (ids: [String], rows: [String]) {
-        return try await withSchema(for: tableName, objects: objects, createTable: true, context: context) { catalog, table, context in
+        return try await withSchema(for: tableName, objects: objects, createTable: true, context: context) {
+            catalog, table, context in
             var entries: [(id: String, object: PreparedObject)] = []
             for object in objects {
                 var prepared = try ObjectReader.prepare(object, table: table, allowExpressions: false)
-                if !conflict.isUpsert || prepared.objectId == nil { try ObjectReader.applyDefaults(&prepared, table: table) }
+                if !conflict.isUpsert || prepared.objectId == nil {
+                    try ObjectReader.applyDefaults(&prepared, table: table)
+                }
                 entries.append((prepared.objectId ?? Self.newObjectId(), prepared))
             }
             var sql = SQL()
             try WriteStatements.insert(
-                entries, ownerId: context.identity.userId, table: table, schema: catalog.schemaName, onConflict: conflict,
+                entries, ownerId: context.identity.userId, table: table, schema: catalog.schemaName,
+                onConflict: conflict,
                 into: &sql)
             let ids = entries.map(\.id)
             // Bulk writes answer ids only: one count and one change event instead of rendering
             // and announcing every row.
             guard change != .bulkCreate && change != .bulkUpsert else {
                 WriteStatements.selectCount(table: table, change: change, appID: catalog.appID, into: &sql)
-                try await insertAll(sql, count: entries.count, onConflict: conflict, table: table, session: context.session)
+                try await insertAll(
+                    sql, count: entries.count, onConflict: conflict, table: table, session: context.session)
                 return (ids, [])
             }
             WriteStatements.selectObjects(table: table, change: change, appID: catalog.appID, into: &sql)
-            let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: String.self) }
+            let rows = try await mappingErrors(table: table.name, logger: logger) {
+                try await context.session.column(sql, as: String.self)
+            }
             // An upsert its grant passed over wrote nothing: refused as an update of that row
             // would be, inside the write's transaction, so a column the write added goes too.
             if change == .upsert, rows.isEmpty {
                 throw try await missing(
-                    ids[0], table: tableName, appID: context.identity.appId, operation: .update, session: context.session)
+                    ids[0], table: tableName, appID: context.identity.appId, operation: .update,
+                    session: context.session)
             }
             return (ids, rows)
         }
@@ -183,16 +195,20 @@ extension DataEngine {
 
     func update(_ tableName: String, id: String, changes: JSONObject, context: WriteContext) async throws -> String {
         let grant = try await permit(context.identity, .update, table: tableName)
-        return try await withSchema(for: tableName, objects: [changes], createTable: false, context: context) { catalog, table, context in
+        return try await withSchema(for: tableName, objects: [changes], createTable: false, context: context) {
+            catalog, table, context in
             let prepared = try ObjectReader.prepare(changes, table: table, allowExpressions: true)
             var sql = SQL()
             try WriteStatements.update(prepared, table: table, schema: catalog.schemaName, into: &sql) { sql in
                 WriteStatements.byId(id, grant: grant, into: &sql)
             }
             WriteStatements.selectObjects(table: table, change: .update, appID: catalog.appID, into: &sql)
-            let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: String.self) }
+            let rows = try await mappingErrors(table: table.name, logger: logger) {
+                try await context.session.column(sql, as: String.self)
+            }
             guard let row = rows.first else {
-                throw try await missing(id, table: tableName, appID: context.identity.appId, operation: .update, session: context.session)
+                throw try await missing(
+                    id, table: tableName, appID: context.identity.appId, operation: .update, session: context.session)
             }
             return row
         }
@@ -207,10 +223,14 @@ extension DataEngine {
             WriteStatements.byId(id, grant: grant, into: &sql)
         }
         WriteStatements.selectCount(
-            table: table, change: .delete, appID: catalog.appID, cascade: cascade(catalog, context.identity), into: &sql)
-        let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: Int64.self) }
+            table: table, change: .delete, appID: catalog.appID, cascade: cascade(catalog, context.identity), into: &sql
+        )
+        let rows = try await mappingErrors(table: table.name, logger: logger) {
+            try await context.session.column(sql, as: Int64.self)
+        }
         guard rows.first == 1 else {
-            throw try await missing(id, table: tableName, appID: context.identity.appId, operation: .remove, session: context.session)
+            throw try await missing(
+                id, table: tableName, appID: context.identity.appId, operation: .remove, session: context.session)
         }
         return Int64((Date().timeIntervalSince1970 * 1000).rounded())
     }
@@ -219,7 +239,8 @@ extension DataEngine {
         async throws -> Int
     {
         let grant = try await permit(context.identity, .update, table: tableName)
-        return try await withSchema(for: tableName, objects: [changes], createTable: false, context: context) { catalog, table, context in
+        return try await withSchema(for: tableName, objects: [changes], createTable: false, context: context) {
+            catalog, table, context in
             let prepared = try ObjectReader.prepare(changes, table: table, allowExpressions: true)
             var sql = SQL()
             let relations = RelationPaths(catalog: catalog, access: access, identity: context.identity)
@@ -228,7 +249,9 @@ extension DataEngine {
             }
             WriteStatements.selectCount(
                 table: table, change: .bulkUpdate, appID: catalog.appID, whereClause: condition?.text, into: &sql)
-            let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: Int64.self) }
+            let rows = try await mappingErrors(table: table.name, logger: logger) {
+                try await context.session.column(sql, as: Int64.self)
+            }
             return Int(rows.first ?? 0)
         }
     }
@@ -245,7 +268,9 @@ extension DataEngine {
         WriteStatements.selectCount(
             table: table, change: .bulkDelete, appID: catalog.appID, whereClause: condition?.text,
             cascade: cascade(catalog, context.identity), into: &sql)
-        let rows = try await mappingErrors(table: table.name, logger: logger) { try await context.session.column(sql, as: Int64.self) }
+        let rows = try await mappingErrors(table: table.name, logger: logger) {
+            try await context.session.column(sql, as: Int64.self)
+        }
         return Int(rows.first ?? 0)
     }
 
@@ -281,7 +306,8 @@ extension DataEngine {
     func schema(for tableName: String, objects: [JSONObject], createTable: Bool, context: WriteContext)
         async throws -> (AppCatalog, TableSchema)
     {
-        try await withSchema(for: tableName, objects: objects, createTable: createTable, context: context) { catalog, table, _ in
+        try await withSchema(for: tableName, objects: objects, createTable: createTable, context: context) {
+            catalog, table, _ in
             (catalog, table)
         }
     }
@@ -299,7 +325,8 @@ extension DataEngine {
         let existing = catalog.table(named: tableName)
         if existing == nil && !createTable { throw DataError.tableNotFound(tableName) }
         try existing?.requireWritable()
-        try UsersTableGuard.refuseManagedProperties(objects, table: existing, named: tableName, identity: context.identity)
+        try UsersTableGuard.refuseManagedProperties(
+            objects, table: existing, named: tableName, identity: context.identity)
         let missing = try ObjectReader.missingColumns(objects, table: existing)
         try ColumnLimits.checkWrite(adding: missing.count, table: tableName)
         if let existing, missing.isEmpty { return try await write(catalog, existing, context) }
@@ -315,7 +342,8 @@ extension DataEngine {
             try await SchemaEditor.ensure(table: tableName, columns: missing, in: fresh, session: session)
         } then: { session, updated in
             guard let table = updated.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
-            let changing = WriteContext(session: session, identity: context.identity, schemaChanges: context.schemaChanges)
+            let changing = WriteContext(
+                session: session, identity: context.identity, schemaChanges: context.schemaChanges)
             return try await write(updated, table, changing)
         }
     }

@@ -53,7 +53,8 @@ package struct DataEngine: Sendable {
     }
 
     /// Runs `body`, turning PostgreSQL refusals into client errors for `table`.
-    func mappingErrors<Result>(table: String, logger: Logger, _ body: () async throws -> Result) async throws -> Result {
+    func mappingErrors<Result>(table: String, logger: Logger, _ body: () async throws -> Result) async throws -> Result
+    {
         do {
             return try await body()
         } catch {

@@ -31,7 +31,8 @@ package enum DataError {
     package static func invalidDataType(_ properties: [String]) -> ErrorEnvelope {
         ErrorEnvelope(
             code: 1012,
-            message: "Unable to save object - invalid data type for properties - \(properties.joined(separator: ", ")). "
+            message:
+                "Unable to save object - invalid data type for properties - \(properties.joined(separator: ", ")). "
                 + "You can change the property type in developer console.",
             status: 400)
     }
@@ -51,7 +52,8 @@ package enum DataError {
         code: 1014, message: "Unable to save object - a required property has no value", status: 400)
 
     package static func requiredMissing(_ column: String) -> ErrorEnvelope {
-        ErrorEnvelope(code: 1014, message: "Unable to save object - required property '\(column)' has no value", status: 400)
+        ErrorEnvelope(
+            code: 1014, message: "Unable to save object - required property '\(column)' has no value", status: 400)
     }
 
     /// 1015, 409: a unique column already holds the value.
@@ -109,7 +111,8 @@ package enum DataError {
     package static func transactionColumnMissing(_ column: String, table: String) -> ErrorEnvelope {
         ErrorEnvelope(
             code: 1011,
-            message: "Column '\(column)' in table '\(table)' does not exists. All tables and columns must be present in "
+            message:
+                "Column '\(column)' in table '\(table)' does not exists. All tables and columns must be present in "
                 + "the database before a transaction is executed.",
             status: 400)
     }
@@ -147,7 +150,8 @@ package enum DataError {
 
     /// 1030, 503: a relation to GeoPoint before geo-service has created its tables.
     package static let geoUnavailable = ErrorEnvelope(
-        code: 1030, message: "Geo points are not available yet: the geo service has not created its tables", status: 503)
+        code: 1030, message: "Geo points are not available yet: the geo service has not created its tables", status: 503
+    )
 
     /// 1031, 400: a write or schema change beyond ``ColumnLimits`` (or PostgreSQL's own limit).
     package static func columnLimit(_ message: String) -> ErrorEnvelope {

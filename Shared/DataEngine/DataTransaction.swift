@@ -62,7 +62,8 @@ extension DataEngine {
 extension DataEngine {
     /// Adds the columns `objects` need to `table` (creating it) as a save would: only while the
     /// app's dynamic schema is on (else 1013).
-    package func prepareSchema(_ table: String, objects: [JSONObject], identity: Identity, logger: Logger) async throws {
+    package func prepareSchema(_ table: String, objects: [JSONObject], identity: Identity, logger: Logger) async throws
+    {
         _ = try await schema(for: table, objects: objects, createTable: true, context: context(identity, logger))
     }
 }

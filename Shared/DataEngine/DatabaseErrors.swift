@@ -34,14 +34,16 @@ enum DatabaseErrors {
         case "42803", "42P10", "42P18":
             return DataError.invalidQuery("Invalid query: an aggregate, grouping or ordering that cannot be computed")
         case "42883", "42804", "42725", "42846":
-            return DataError.invalidQuery("Invalid query: an operator or function does not apply to the property's type")
+            return DataError.invalidQuery(
+                "Invalid query: an operator or function does not apply to the property's type")
         case "22012": return DataError.invalidQuery("Invalid value: division by zero")
         case _ where state.hasPrefix("22"):
             return DataError.invalidQuery("Invalid value: a value is out of range or not of the property's type")
         case "54001": return DataError.queryTooComplex("The query is too complex")
         // An index row or a row over PostgreSQL's page limits: the value, not the server, is at fault.
         case "54000":
-            return DataError.invalidQuery("Invalid value: a value is too large to be stored or indexed (or the object as a whole is)")
+            return DataError.invalidQuery(
+                "Invalid value: a value is too large to be stored or indexed (or the object as a whole is)")
         case "57014": return DataError.statementTimedOut
         case "54011": return DataError.columnLimit("Table '\(table)' cannot hold more columns")
         case "40001", "40P01": return DataError.transactionConflict

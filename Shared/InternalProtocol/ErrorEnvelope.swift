@@ -57,7 +57,8 @@ extension ErrorEnvelope {
 
     /// 504: a streamed transfer stayed silent longer than its route's idle timeout.
     package static func idleTimeout(_ service: ServiceName) -> ErrorEnvelope {
-        ErrorEnvelope(code: 504, message: "Transfer with \(service.executable) stalled past its idle timeout", status: 504)
+        ErrorEnvelope(
+            code: 504, message: "Transfer with \(service.executable) stalled past its idle timeout", status: 504)
     }
 
     /// 400: a value the database cannot store (a NUL character in text, a number out of range).

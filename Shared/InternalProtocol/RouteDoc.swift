@@ -23,7 +23,9 @@ package struct RouteDoc: Codable, Sendable, Hashable {
         package var required: Bool
 
         /// Creates a parameter.
-        package init(_ name: String, _ schema: APISchema = .string, _ description: String? = nil, required: Bool = false) {
+        package init(
+            _ name: String, _ schema: APISchema = .string, _ description: String? = nil, required: Bool = false
+        ) {
             self.name = name
             self.schema = schema
             self.description = description

@@ -21,7 +21,8 @@ package enum SendEmail: RPCOperation {
         package var html: String?
 
         /// Creates a message; at least one of `text` and `html` must be given.
-        package init(to: [String], cc: [String] = [], bcc: [String] = [], subject: String, text: String?, html: String?) {
+        package init(to: [String], cc: [String] = [], bcc: [String] = [], subject: String, text: String?, html: String?)
+        {
             self.to = to
             self.cc = cc
             self.bcc = bcc

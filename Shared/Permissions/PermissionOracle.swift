@@ -37,7 +37,10 @@ extension ContainerPermissions {
 
     /// Whether `caller` may perform `operation` on an asset of `container` that has no ACL of
     /// its own (a geo point, a channel's messages), owned by `ownerID`.
-    package func allows(_ caller: PermissionCaller, _ operation: Operation, container: String, ownerID: String? = nil) -> Bool {
-        PermissionOracle.allows(caller, operation, container: container, ownerID: ownerID, acl: PermissionMatrix(), rules: self)
+    package func allows(_ caller: PermissionCaller, _ operation: Operation, container: String, ownerID: String? = nil)
+        -> Bool
+    {
+        PermissionOracle.allows(
+            caller, operation, container: container, ownerID: ownerID, acl: PermissionMatrix(), rules: self)
     }
 }

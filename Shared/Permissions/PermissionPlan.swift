@@ -25,7 +25,9 @@ package struct PermissionPlan<Operation: PermissionOperation>: Sendable, Equatab
 
     /// Walks the layers for `caller` doing `operation` in `container`; the walk stops at the first
     /// row-independent layer that decides.
-    package init(_ caller: PermissionCaller, _ operation: Operation, container: String, rules: ContainerPermissions<Operation>) {
+    package init(
+        _ caller: PermissionCaller, _ operation: Operation, container: String, rules: ContainerPermissions<Operation>
+    ) {
         let key = container.lowercased()
         let cells = rules.containers[key] ?? PermissionMatrix<Operation>()
         let hasACLs = rules.aclOperations[key]?.contains(operation) == true

@@ -26,12 +26,14 @@ extension ContainerPermissions: Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         for cell in try container.decode([Cell].self, forKey: .cells) {
             guard let principal = Principal(kind: cell.kind, name: cell.principal) else {
-                throw DecodingError.dataCorruptedError(forKey: .cells, in: container, debugDescription: "principal kind")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .cells, in: container, debugDescription: "principal kind")
             }
             if cell.container.isEmpty {
                 global.set(principal, cell.operation, cell.decision)
             } else {
-                containers[cell.container, default: PermissionMatrix<Operation>()].set(principal, cell.operation, cell.decision)
+                containers[cell.container, default: PermissionMatrix<Operation>()].set(
+                    principal, cell.operation, cell.decision)
             }
         }
         for policy in try container.decode([ContainerOperation].self, forKey: .owner) {
@@ -48,16 +50,21 @@ extension ContainerPermissions: Codable {
         let cells = named.flatMap { name, cells in
             cells.all.map {
                 Cell(
-                    container: name, kind: $0.principal.parts.kind, principal: $0.principal.parts.name, operation: $0.operation,
+                    container: name, kind: $0.principal.parts.kind, principal: $0.principal.parts.name,
+                    operation: $0.operation,
                     decision: $0.decision)
             }
         }
         try container.encode(cells, forKey: .cells)
-        try container.encode(Self.pairs(owner.mapValues { $0.map { (key: $0.key, value: Optional($0.value)) } }), forKey: .owner)
-        try container.encode(Self.pairs(aclOperations.mapValues { $0.map { (key: $0, value: nil) } }), forKey: .aclOperations)
+        try container.encode(
+            Self.pairs(owner.mapValues { $0.map { (key: $0.key, value: Optional($0.value)) } }), forKey: .owner)
+        try container.encode(
+            Self.pairs(aclOperations.mapValues { $0.map { (key: $0, value: nil) } }), forKey: .aclOperations)
     }
 
-    private static func pairs(_ byContainer: [String: [(key: Operation, value: PermissionDecision?)]]) -> [ContainerOperation] {
+    private static func pairs(_ byContainer: [String: [(key: Operation, value: PermissionDecision?)]])
+        -> [ContainerOperation]
+    {
         byContainer.flatMap { name, entries in
             entries.map { ContainerOperation(container: name, operation: $0.key, decision: $0.value) }
         }

@@ -67,7 +67,9 @@ package struct DatabaseConfiguration: Sendable, Equatable {
         configuration.options.minimumConnections = 0
         configuration.options.maximumConnections = maximumConnections
         if statementTimeoutMilliseconds > 0 {
-            configuration.options.additionalStartupParameters = [("statement_timeout", "\(statementTimeoutMilliseconds)")]
+            configuration.options.additionalStartupParameters = [
+                ("statement_timeout", "\(statementTimeoutMilliseconds)")
+            ]
         }
         return configuration
     }

@@ -22,7 +22,8 @@ package final class DatabaseHealth: Service, Sendable {
 
     /// Watches the server `configuration` names.
     package init(
-        configuration: DatabaseConfiguration, interval: Duration = .milliseconds(500), probeTimeout: Duration = .seconds(2),
+        configuration: DatabaseConfiguration, interval: Duration = .milliseconds(500),
+        probeTimeout: Duration = .seconds(2),
         logger: Logger
     ) {
         self.configuration = configuration

@@ -40,7 +40,8 @@ package struct NotificationListener: Service {
                 } catch {
                     if Task.isCancelled { return }
                     logger.warning(
-                        "listener lost its connection", metadata: ["channels": "\(channels.map(\.name))", "error": "\(error)"])
+                        "listener lost its connection",
+                        metadata: ["channels": "\(channels.map(\.name))", "error": "\(error)"])
                 }
                 for (_, consumer) in channels { await consumer.setListening(false) }
                 try? await Task.sleep(for: .seconds(1))

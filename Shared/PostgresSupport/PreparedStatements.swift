@@ -39,7 +39,8 @@ package final class PreparedStatements: Sendable {
             let statement = DynamicStatement.Text(name: name, sql: text, types: types)
             return try await DynamicStatement.$current.withValue(statement) {
                 var rows: [PostgresRow] = []
-                for try await row in try await connection.execute(DynamicStatement(bindings: bindings), logger: logger) {
+                for try await row in try await connection.execute(DynamicStatement(bindings: bindings), logger: logger)
+                {
                     rows.append(row)
                 }
                 return rows

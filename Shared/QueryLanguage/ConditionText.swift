@@ -9,7 +9,8 @@ extension Condition {
         case .or(let items): items.isEmpty ? "true = false" : items.map { "(\($0.text))" }.joined(separator: " OR ")
         case .not(let inner): "NOT (\(inner.text))"
         case .comparison(let left, let op, let right): "\(left.text) \(op.rawValue) \(right.text)"
-        case .like(let value, let pattern, let negated): "\(value.text) \(negated ? "NOT LIKE" : "LIKE") \(pattern.text)"
+        case .like(let value, let pattern, let negated):
+            "\(value.text) \(negated ? "NOT LIKE" : "LIKE") \(pattern.text)"
         case .membership(let value, let items, let negated):
             "\(value.text) \(negated ? "NOT IN" : "IN") (\(items.map(\.text).joined(separator: ", ")))"
         case .nullCheck(let value, let isNull): "\(value.text) IS \(isNull ? "NULL" : "NOT NULL")"

@@ -135,7 +135,8 @@ extension DateLiteral {
             let firstMonday = mondayOfFirstISOWeek(of: year),
             let nextFirstMonday = mondayOfFirstISOWeek(of: year + 1)
         else { return nil }
-        guard let weeksInYear = Int(exactly: (nextFirstMonday.timeIntervalSince(firstMonday) / secondsPerWeek).rounded()),
+        guard
+            let weeksInYear = Int(exactly: (nextFirstMonday.timeIntervalSince(firstMonday) / secondsPerWeek).rounded()),
             (1...max(1, weeksInYear)).contains(week)
         else { return nil }
         return firstMonday.addingTimeInterval(Double(week - 1) * secondsPerWeek)
@@ -305,7 +306,8 @@ extension DateLiteral {
                     rest = rest.dropFirst()
                 case .run(let characters, let letter, let fieldCount):
                     let run = rest.prefix(while: characters.admits)
-                    guard !run.isEmpty, characters != .digits || run.count <= fieldCount * Self.maximumFieldDigits else {
+                    guard !run.isEmpty, characters != .digits || run.count <= fieldCount * Self.maximumFieldDigits
+                    else {
                         return nil
                     }
                     fields[letter] = run

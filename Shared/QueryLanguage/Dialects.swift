@@ -50,7 +50,9 @@ package enum BQL {
             case "join":
                 guard !sawWhere else { throw QueryLanguageError(.syntax, "BQL 'join' comes before 'where'") }
                 let name = String(body.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
-                guard isName(name) else { throw QueryLanguageError(.syntax, "BQL 'join' names one relationship, not '\(name)'") }
+                guard isName(name) else {
+                    throw QueryLanguageError(.syntax, "BQL 'join' names one relationship, not '\(name)'")
+                }
                 result.joins.append(BQLQuery.Join(relation: name))
             case "having":
                 guard !sawWhere, let last = result.joins.indices.last, result.joins[last].having == nil else {
@@ -222,8 +224,10 @@ package enum QuickBloxFilter {
         }
         let distance = ValueExpression.function(
             "distance",
-            [.number(latitude), .number(longitude), .property(PropertyPath(field.segments + ["latitude"])),
-             .property(PropertyPath(field.segments + ["longitude"]))])
+            [
+                .number(latitude), .number(longitude), .property(PropertyPath(field.segments + ["latitude"])),
+                .property(PropertyPath(field.segments + ["longitude"])),
+            ])
         return .comparison(distance, .lessOrEqual, .number(radius))
     }
 
@@ -288,7 +292,8 @@ extension Condition {
         case .or(let items): return .or(items.map { $0.mappingValues(transform) })
         case .not(let inner): return .not(inner.mappingValues(transform))
         case .comparison(let left, let op, let right): return .comparison(map(left), op, map(right))
-        case .like(let value, let pattern, let negated): return .like(map(value), pattern: map(pattern), negated: negated)
+        case .like(let value, let pattern, let negated):
+            return .like(map(value), pattern: map(pattern), negated: negated)
         case .membership(let value, let items, let negated):
             return .membership(map(value), items.map(map), negated: negated)
         case .nullCheck(let value, let isNull): return .nullCheck(map(value), isNull: isNull)
@@ -319,7 +324,8 @@ extension ValueExpression {
         case .arithmetic(let op, let left, let right):
             return transform(.arithmetic(op, left.mapping(transform), right.mapping(transform)))
         case .negated(let inner): return transform(.negated(inner.mapping(transform)))
-        case .function(let name, let arguments): return transform(.function(name, arguments.map { $0.mapping(transform) }))
+        case .function(let name, let arguments):
+            return transform(.function(name, arguments.map { $0.mapping(transform) }))
         case .list(let items): return transform(.list(items.map { $0.mapping(transform) }))
         default: return transform(self)
         }
@@ -329,7 +335,8 @@ extension ValueExpression {
 extension Substring {
     /// The text without leading and trailing whitespace.
     fileprivate var trimmingWhitespace: Substring {
-        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else {
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace })
+        else {
             return self[endIndex...]
         }
         return self[first...last]

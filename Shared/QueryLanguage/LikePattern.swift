@@ -52,10 +52,12 @@ package struct LikePattern: Sendable {
     /// `%`s: one rule for every parsed clause, whether the database or memory matches it.
     package static func requireWithin(_ limits: QueryLimits, _ pattern: String) throws(QueryLanguageError) {
         guard pattern.unicodeScalars.count <= limits.maximumPatternLength else {
-            throw QueryLanguageError(.tooComplex, "A LIKE pattern is longer than \(limits.maximumPatternLength) characters")
+            throw QueryLanguageError(
+                .tooComplex, "A LIKE pattern is longer than \(limits.maximumPatternLength) characters")
         }
         guard LikePattern(pattern).wildcards <= limits.maximumPatternWildcards else {
-            throw QueryLanguageError(.tooComplex, "A LIKE pattern has more than \(limits.maximumPatternWildcards) '%' wildcards")
+            throw QueryLanguageError(
+                .tooComplex, "A LIKE pattern has more than \(limits.maximumPatternWildcards) '%' wildcards")
         }
     }
 
@@ -86,7 +88,8 @@ package struct LikePattern: Sendable {
         let tail = text.count - last.count
         var position = first.count
         for segment in segments[1..<(segments.count - 1)] where !segment.isEmpty {
-            guard let start = Self.firstOccurrence(of: segment, in: text, from: position, endingBy: tail, &budget) else {
+            guard let start = Self.firstOccurrence(of: segment, in: text, from: position, endingBy: tail, &budget)
+            else {
                 return false
             }
             position = start + segment.count
@@ -109,7 +112,9 @@ package struct LikePattern: Sendable {
 
     /// Whether `segment` matches `text` from `start` (which leaves room for it), paying a step per
     /// character compared (one at least).
-    private static func matches(_ segment: [Item], _ text: [Unicode.Scalar], at start: Int, _ budget: inout MatchBudget) -> Bool {
+    private static func matches(_ segment: [Item], _ text: [Unicode.Scalar], at start: Int, _ budget: inout MatchBudget)
+        -> Bool
+    {
         var offset = 0
         while offset < segment.count {
             if case .literal(let scalar) = segment[offset], text[start + offset] != scalar { break }
@@ -201,7 +206,11 @@ package enum FairMatching {
         for index in groups.indices {
             var budget = MatchBudget(steps: ownSteps)
             let matched = evaluate(index, &budget)
-            if budget.isExhausted { needing[groups[index], default: []].append(index) } else { verdicts[index] = matched ? .match : .noMatch }
+            if budget.isExhausted {
+                needing[groups[index], default: []].append(index)
+            } else {
+                verdicts[index] = matched ? .match : .noMatch
+            }
         }
         let grant = MatchBudget(textBytes: textBytes).limit
         for indices in needing.values {

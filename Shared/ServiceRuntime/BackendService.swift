@@ -84,7 +84,8 @@ extension BackendService {
         let peers = try InternalClient(tls: tls, configuration: configuration)
         let environment = ServiceEnvironment(
             configuration: configuration, database: database,
-            preparedStatements: PreparedStatements(perConnection: configuration.database.preparedStatementsPerConnection),
+            preparedStatements: PreparedStatements(
+                perConnection: configuration.database.preparedStatementsPerConnection),
             peers: peers, logger: logger)
         let readiness = DatabaseReadiness(
             service: name, database: database,
@@ -115,7 +116,8 @@ extension BackendService {
             service: name, host: configuration.bindHost, port: configuration.opsPort, ports: ports, logger: logger,
             readiness: readiness.check)
         return ServiceParts(
-            services: [database, health, peers] + environment.background.all.map { GatedService(gate: migrated, service: $0) }
+            services: [database, health, peers]
+                + environment.background.all.map { GatedService(gate: migrated, service: $0) }
                 + [rpc, operationsServer], ports: ports)
     }
 }

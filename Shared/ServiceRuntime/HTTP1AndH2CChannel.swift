@@ -36,7 +36,8 @@ package struct HTTP1AndH2CChannel: HTTPChannelHandler {
         webSockets: WebSocketUpgrades? = nil, headTimeout: TimeAmount = defaultHeadTimeout
     ) {
         http1 = HTTP1UpgradableChannel(
-            responder: responder, idleTimeout: configuration.streamConfiguration.idleTimeout.map { .nanoseconds($0.nanoseconds) },
+            responder: responder,
+            idleTimeout: configuration.streamConfiguration.idleTimeout.map { .nanoseconds($0.nanoseconds) },
             headTimeout: headTimeout, webSockets: webSockets)
         http2 = HTTP2Channel(responder: responder, configuration: configuration)
         self.headTimeout = headTimeout
@@ -116,7 +117,8 @@ extension HTTPServerBuilder {
         headTimeout: TimeAmount = HTTP1AndH2CChannel.defaultHeadTimeout
     ) -> HTTPServerBuilder {
         .init { responder in
-            HTTP1AndH2CChannel(responder: responder, configuration: configuration, webSockets: webSockets, headTimeout: headTimeout)
+            HTTP1AndH2CChannel(
+                responder: responder, configuration: configuration, webSockets: webSockets, headTimeout: headTimeout)
         }
     }
 }

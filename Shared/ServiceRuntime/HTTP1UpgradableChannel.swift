@@ -76,7 +76,8 @@ struct HTTP1UpgradableChannel: Sendable {
                         try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
                         return .http(
                             try NIOAsyncChannel(
-                                wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)))
+                                wrappingChannelSynchronously: channel,
+                                configuration: .init(isOutboundHalfClosureEnabled: true)))
                     }
                 })
             var configuration = NIOUpgradableHTTPServerPipelineConfiguration(upgradeConfiguration: upgrade)
@@ -85,11 +86,13 @@ struct HTTP1UpgradableChannel: Sendable {
             configuration.enableResponseHeaderValidation = false
             configuration.decoderConfiguration.maxHeaderFieldSize = HTTP1AndH2CChannel.headLimit
             configuration.decoderConfiguration.maxHeaderListSize = HTTP1AndH2CChannel.headLimit
-            let outcome = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            let outcome = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
+                configuration: configuration)
             // After the upgrade handler, so it sees the decoder's refusals of a first request too.
             try channel.pipeline.syncOperations.addHandler(
                 MalformedRequestResponder(headLimit: HTTP1AndH2CChannel.headLimit), name: Self.malformedHandlerName)
-            try channel.pipeline.syncOperations.addHandler(RequestHeadDeadline(limit: headTimeout), name: Self.headDeadlineName)
+            try channel.pipeline.syncOperations.addHandler(
+                RequestHeadDeadline(limit: headTimeout), name: Self.headDeadlineName)
             return Value(outcome: outcome, decision: decision, channel: channel)
         }
     }
@@ -153,7 +156,8 @@ struct HTTP1UpgradableChannel: Sendable {
                 let promise = channel.eventLoop.makePromise(of: HTTPHeaders?.self)
                 promise.completeWithTask {
                     let request = Request(
-                        head: try HTTPRequest(head, secure: false, splitCookie: false), body: .init(buffer: ByteBuffer()))
+                        head: try HTTPRequest(head, secure: false, splitCookie: false),
+                        body: .init(buffer: ByteBuffer()))
                     let answer = await webSockets.decide(request, channel, logger)
                     decision.withLockedValue { $0 = answer }
                     guard case .upgrade = answer else { return nil }

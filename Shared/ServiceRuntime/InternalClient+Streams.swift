@@ -14,7 +14,8 @@ extension InternalClient {
         _ name: String, _ request: Request, on service: ServiceName, context: CallContext,
         consume: (HTTPClientResponse.Body) async throws -> Result
     ) async throws -> Result {
-        let call = try rpcRequest(name, to: service, body: ByteBuffer(bytes: try JSONEncoder().encode(request)), context: context)
+        let call = try rpcRequest(
+            name, to: service, body: ByteBuffer(bytes: try JSONEncoder().encode(request)), context: context)
         let response = try await attempt(on: service, retryingLostConnection: false, context: context) { [call] in
             try await http.execute(call, deadline: context.deadline, logger: context.logger)
         }

@@ -51,7 +51,9 @@ package final class InternalClient: Service, Sendable {
         // A lane that cannot connect fails at once, and the calls waiting on it with 503: with
         // retries they would wait for their deadlines (lanes have none of their own).
         lanesConfiguration.connectionPool.retryConnectionEstablishment = false
-        laneClients = (0..<2).map { _ in HTTPClient(eventLoopGroupProvider: .singleton, configuration: lanesConfiguration) }
+        laneClients = (0..<2).map { _ in
+            HTTPClient(eventLoopGroupProvider: .singleton, configuration: lanesConfiguration)
+        }
         lanes = SocketLanes(client: laneClients[0])
         callLanes = CallLanes(client: laneClients[1])
         configuration.timeout = .init(connect: connectTimeout, read: idleRead)
@@ -94,13 +96,16 @@ package final class InternalClient: Service, Sendable {
         retryOnConnectionLoss: Bool
     ) async throws -> RawResponse {
         let request = try rpcRequest(operation, to: service, body: body, context: context)
-        return try await attempt(on: service, retryingLostConnection: retryOnConnectionLoss, context: context) { [request] in
+        return try await attempt(on: service, retryingLostConnection: retryOnConnectionLoss, context: context) {
+            [request] in
             try await self.execute(request, service: service, context: context)
         }
     }
 
     /// `POST /rpc/{operation}` on `service` with `body` as JSON and the call's context.
-    func rpcRequest(_ operation: String, to service: ServiceName, body: ByteBuffer, context: CallContext) throws -> HTTPClientRequest {
+    func rpcRequest(_ operation: String, to service: ServiceName, body: ByteBuffer, context: CallContext) throws
+        -> HTTPClientRequest
+    {
         guard let base = peers[service] else { throw ErrorEnvelope.serviceUnavailable(service) }
         var request = HTTPClientRequest(url: "\(base)/rpc/\(operation)")
         request.method = .POST

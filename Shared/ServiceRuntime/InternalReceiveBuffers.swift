@@ -32,7 +32,8 @@ extension HTTPClient.Configuration {
         http2ConnectionDebugInitializer = { channel in
             channel.eventLoop.makeCompletedFuture {
                 let pipeline = channel.pipeline.syncOperations
-                try pipeline.addHandler(PlaintextPieces(), position: .before(try pipeline.handler(type: NIOHTTP2Handler.self)))
+                try pipeline.addHandler(
+                    PlaintextPieces(), position: .before(try pipeline.handler(type: NIOHTTP2Handler.self)))
             }
         }
     }

@@ -11,7 +11,8 @@ package enum Observability {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         // Present from the first scrape on, so a scraper sees the process before any request.
         registry.makeGauge(
-            descriptor: .init(namespace: "baas", metricName: "process", unitName: "up", helpText: "1 while the process runs")
+            descriptor: .init(
+                namespace: "baas", metricName: "process", unitName: "up", helpText: "1 while the process runs")
         ).set(1.0)
         return registry
     }()

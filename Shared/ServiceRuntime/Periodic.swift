@@ -6,7 +6,8 @@ import Synchronization
 /// `work`; a failure is logged as `failure` and the next turn tries again, unless shutdown
 /// cancelled it.
 package func repeatUntilShutdown(
-    every interval: Duration, logger: Logger, failure: Logger.Message, _ work: @escaping @Sendable () async throws -> Void
+    every interval: Duration, logger: Logger, failure: Logger.Message,
+    _ work: @escaping @Sendable () async throws -> Void
 ) async {
     await cancelWhenGracefulShutdown {
         while !Task.isCancelled {
@@ -28,7 +29,10 @@ package struct PeriodicService: Service {
     let work: @Sendable () async throws -> Void
 
     /// Creates the service.
-    package init(every interval: Duration, logger: Logger, failure: Logger.Message, _ work: @escaping @Sendable () async throws -> Void) {
+    package init(
+        every interval: Duration, logger: Logger, failure: Logger.Message,
+        _ work: @escaping @Sendable () async throws -> Void
+    ) {
         self.interval = interval
         self.logger = logger
         self.failure = failure

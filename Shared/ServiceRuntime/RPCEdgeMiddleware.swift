@@ -40,7 +40,9 @@ package struct RPCEdgeMiddleware: RouterMiddleware {
             context.call = try Self.callContext(
                 request.headers, requestID: requestID, defaultTimeout: defaultTimeout, logger: context.logger)
             let links = context.call.publicPrefix.map { filesPublicURL + $0 + "/files/" }
-            response = try await FileLinks.$base.withValue(links) { try await Self.fresh(context, next: { try await next(request, $0) }) }
+            response = try await FileLinks.$base.withValue(links) {
+                try await Self.fresh(context, next: { try await next(request, $0) })
+            }
         } catch {
             response = .error(error, logger: context.logger)
         }

@@ -16,7 +16,8 @@ package enum RPCServer {
     /// Builds the internal server.
     package static func make(
         service: ServiceName, host: String, port: Int, tls: TLSMaterial, registry: OperationRegistry,
-        routes: PublicRoutes, ports: BoundPorts, defaultTimeout: TimeAmount, filesPublicURL: String = "http://localhost:8080",
+        routes: PublicRoutes, ports: BoundPorts, defaultTimeout: TimeAmount,
+        filesPublicURL: String = "http://localhost:8080",
         health: DatabaseHealth? = nil, logger: Logger
     ) throws -> App {
         let router = Router(context: RPCRequestContext.self)
@@ -25,7 +26,9 @@ package enum RPCServer {
         router.post("/rpc/:operation") { request, context in
             let operation = try context.parameters.require("operation")
             // Operations other than the system's need the database: refused at once without it.
-            if let health, !health.isReachable, !operation.hasPrefix("system.") { throw ErrorEnvelope.databaseUnavailable }
+            if let health, !health.isReachable, !operation.hasPrefix("system.") {
+                throw ErrorEnvelope.databaseUnavailable
+            }
             return try await registry.respond(to: request, operation: operation, context: context)
         }
         let slot = RouterSlot()

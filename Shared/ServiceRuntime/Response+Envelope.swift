@@ -96,8 +96,9 @@ extension ErrorEnvelope {
             if http.status == .contentTooLarge {
                 return ErrorEnvelope(code: 413, message: "Request body too large", status: 413)
             }
-            return ErrorEnvelope(code: Int(http.status.code), message: http.body ?? http.status.reasonPhrase,
-                                 status: Int(http.status.code))
+            return ErrorEnvelope(
+                code: Int(http.status.code), message: http.body ?? http.status.reasonPhrase,
+                status: Int(http.status.code))
         default:
             return nil
         }

@@ -73,7 +73,8 @@ package struct RuntimeConfiguration: Sendable {
         database.statementTimeoutMilliseconds = baas.scoped(to: "postgres").int(
             forKey: "statementTimeoutMs", default: internalTimeoutMilliseconds + 5_000)
         logLevel = Logger.Level(rawValue: baas.string(forKey: "logLevel", default: "info")) ?? .info
-        var publicURL = Substring(baas.string(forKey: ConfigKey(["files", "publicUrl"]), default: "http://localhost:8080"))
+        var publicURL = Substring(
+            baas.string(forKey: ConfigKey(["files", "publicUrl"]), default: "http://localhost:8080"))
         while publicURL.hasSuffix("/") { publicURL = publicURL.dropLast() }
         filesPublicURL = String(publicURL)
     }
@@ -86,7 +87,8 @@ package struct RuntimeConfiguration: Sendable {
             username: reader.string(forKey: "user", default: "baas"),
             password: reader.string(forKey: "password", isSecret: true),
             database: reader.string(forKey: "database", default: "baas"),
-            maximumConnections: reader.int(forKey: "maxConnections", default: DatabaseConfiguration.defaultMaximumConnections),
+            maximumConnections: reader.int(
+                forKey: "maxConnections", default: DatabaseConfiguration.defaultMaximumConnections),
             preparedStatementsPerConnection: reader.int(forKey: "preparedStatements", default: 100))
     }
 

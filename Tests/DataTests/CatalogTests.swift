@@ -1,12 +1,12 @@
 import DataEngine
 import Foundation
-import Synchronization
 import InternalProtocol
 import Permissions
 import PostgresNIO
 import PostgresSupport
-import Testing
+import Synchronization
 import TestSupport
+import Testing
 
 /// The catalog cache across instances: a schema change made by one engine reaches another
 /// through `pg_notify`, without the other querying the catalog on every read.

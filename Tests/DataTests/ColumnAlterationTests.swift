@@ -1,8 +1,8 @@
 import DataEngine
 import Foundation
 import InternalProtocol
-import Testing
 import TestSupport
+import Testing
 
 /// Altering a column keeps its indexes findable: a rename combined with an index change, and a
 /// rename that changes only the case of the name.
@@ -25,9 +25,12 @@ import TestSupport
     @Test func aCaseOnlyRenameOfAnIndexedColumnWorks() async throws {
         try await EngineFixture.with { fixture in
             _ = try await fixture.create("Tag", #"{"label": "x"}"#)
-            for changes in [#"{"indexed": true, "unique": true}"#, #"{"name": "Label"}"#, #"{"unique": false, "name": "LABEL"}"#] {
-                let column = try #require(try await fixture.engine.properties("Tag", identity: fixture.rest).array?
-                    .compactMap { $0.object?["name"]?.string }.first { $0.lowercased() == "label" })
+            for changes in [
+                #"{"indexed": true, "unique": true}"#, #"{"name": "Label"}"#, #"{"unique": false, "name": "LABEL"}"#,
+            ] {
+                let column = try #require(
+                    try await fixture.engine.properties("Tag", identity: fixture.rest).array?
+                        .compactMap { $0.object?["name"]?.string }.first { $0.lowercased() == "label" })
                 _ = try await fixture.engine.alterColumn(
                     "Tag", column: column, changes: try fixture.object(changes), identity: fixture.serverCode,
                     logger: fixture.logger)

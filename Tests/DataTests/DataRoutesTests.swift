@@ -1,8 +1,8 @@
 import Foundation
-import NIOHTTP1
 import InternalProtocol
-import Testing
+import NIOHTTP1
 import TestSupport
+import Testing
 
 /// The public `/data` contract through the gateway: each SDK generation's variant.
 @Suite(.timeLimit(.minutes(20))) struct DataRoutesTests {
@@ -36,16 +36,21 @@ import TestSupport
 
             let getFind = try client.array(try await client.send(.GET, "/data/Person?where=age%20%3E%2030&props=name"))
             #expect(getFind.map { $0["name"] as? String } == ["Ann"])
-            let postFind = try client.array(try await client.send(.POST, "/data/Person/find", #"{"where": "age > 30", "props": ["name"], "pageSize": "10"}"#))
+            let postFind = try client.array(
+                try await client.send(
+                    .POST, "/data/Person/find", #"{"where": "age > 30", "props": ["name"], "pageSize": "10"}"#))
             #expect(postFind.map { $0["name"] as? String } == ["Ann"])
-            let repeated = try client.array(try await client.send(.GET, "/data/Person?property=name&property=age&sortBy=age%20desc"))
+            let repeated = try client.array(
+                try await client.send(.GET, "/data/Person?property=name&property=age&sortBy=age%20desc"))
             #expect(repeated.map { $0["name"] as? String } == ["Ann", "Bob"])
 
             let first = try await client.send(.GET, "/data/Person/first")
             #expect(first.json["name"] as? String == "Ann")
             let last = try await client.send(.GET, "/data/Person/last")
             #expect(last.json["name"] as? String == "Bob")
-            let firstByFind = try client.array(try await client.send(.POST, "/data/Person/find", #"{"pageSize": 1, "offset": 0, "sortBy": "created desc"}"#))
+            let firstByFind = try client.array(
+                try await client.send(
+                    .POST, "/data/Person/find", #"{"pageSize": 1, "offset": 0, "sortBy": "created desc"}"#))
             #expect(firstByFind.map { $0["name"] as? String } == ["Bob"])
             let byId = try await client.send(.GET, "/data/Person/\(bobId)?props=name")
             #expect(byId.json["name"] as? String == "Bob" && byId.json["age"] == nil)
@@ -72,20 +77,30 @@ import TestSupport
     @Test func bulkVariantsAndQuickBloxAndBQL() async throws {
         try await TestCluster.shared { cluster async throws in
             let client = Client(cluster: cluster)
-            let created = try await client.send(.POST, "/data/bulk/Score", #"[{"v": 1}, {"v": 2}, {"v": 3}, {"v": 4}, {"v": 5}]"#)
+            let created = try await client.send(
+                .POST, "/data/bulk/Score", #"[{"v": 1}, {"v": 2}, {"v": 3}, {"v": 4}, {"v": 5}]"#)
             let ids = try #require(try JSONSerialization.jsonObject(with: created.body) as? [String])
             #expect(ids.count == 5)
-            #expect(try await client.send(.PUT, "/data/bulk/Score?where=v%20%3E%203", #"{"v": {"___class": "BackendlessExpression", "value": "v + 10"}}"#).text == "2")
+            #expect(
+                try await client.send(
+                    .PUT, "/data/bulk/Score?where=v%20%3E%203",
+                    #"{"v": {"___class": "BackendlessExpression", "value": "v + 10"}}"#
+                ).text == "2")
             let quick = try await client.send(.GET, "/data/Score/filter?v%5Bgt%5D=10&sort_desc=v&limit=5")
             let items = try #require(quick.json["items"] as? [[String: Any]], "\(quick.text)")
             #expect(items.map { $0["v"] as? Int } == [15, 14])
             #expect(try await client.send(.GET, "/data/Score/filter?v%5Bin%5D=1,2&count=1").json["count"] as? Int == 2)
-            let bql = try await client.send(.POST, "/data/Score/bql", #"{"query": "where v < ?", "params": [3], "limit": 1}"#)
+            let bql = try await client.send(
+                .POST, "/data/Score/bql", #"{"query": "where v < ?", "params": [3], "limit": 1}"#)
             #expect(bql.json["totalCount"] as? Int == 2)
             #expect((bql.json["objects"] as? [[String: Any]])?.count == 1)
             #expect(try await client.send(.DELETE, "/data/bulk/Score?where=v%20%3D%201").text == "1")
-            #expect(try await client.send(.POST, "/data/bulk/Score/delete", #"{"where": "objectId in ('\#(ids[1])','\#(ids[2])')"}"#).text == "2")
-            let upserts = try await client.send(.PUT, "/data/bulkupsert/Score", #"[{"objectId": "\#(ids[3])", "v": 0}]"#)
+            #expect(
+                try await client.send(
+                    .POST, "/data/bulk/Score/delete", #"{"where": "objectId in ('\#(ids[1])','\#(ids[2])')"}"#
+                ).text == "2")
+            let upserts = try await client.send(
+                .PUT, "/data/bulkupsert/Score", #"[{"objectId": "\#(ids[3])", "v": 0}]"#)
             #expect(upserts.text == "[\"\(ids[3])\"]")
             #expect(try await client.send(.GET, "/data/Score/count").text == "2")
         }
@@ -104,7 +119,10 @@ import TestSupport
                 (.GET, "/data/Safe?where=name%3D%27a%27%3B%20DROP%20TABLE%20%22Safe%22", nil, 1017),
                 (.GET, "/data/Safe?sortBy=name%3B%20DELETE%20FROM%20x", nil, 1017),
                 (.GET, "/data/Safe?pageSize=1000", nil, 1016),
-                (.POST, "/data/Safe/find", #"{"where": "\#(String(repeating: "name = 'a' OR ", count: 6000))name = 'b'"}"#, 1018),
+                (
+                    .POST, "/data/Safe/find",
+                    #"{"where": "\#(String(repeating: "name = 'a' OR ", count: 6000))name = 'b'"}"#, 1018
+                ),
                 (.POST, "/data/Safe/find", #"{"where": "\#(String(repeating: "NOT ", count: 100))name = 'b'"}"#, 1018),
                 (.GET, "/data/Safe?loadRelations=friends", nil, 1011),
                 (.POST, "/data/Safe%22%3B%20DROP%20TABLE%20x", #"{"a": 1}"#, 1020),
@@ -127,7 +145,8 @@ import TestSupport
             let created = try await admin.send(
                 .POST, "/data/Product/schema",
                 #"[{"name": "sku", "type": "STRING", "required": true, "unique": true}, {"name": "price", "type": "DOUBLE", "defaultValue": 1.5},"#
-                    + #"{"name": "launched", "type": "DATETIME", "indexed": true}, {"name": "spec", "type": "JSON"}, {"name": "serial", "type": "AUTO_INCREMENT"}, {"name": "body", "type": "TEXT"}]"#)
+                    + #"{"name": "launched", "type": "DATETIME", "indexed": true}, {"name": "spec", "type": "JSON"}, {"name": "serial", "type": "AUTO_INCREMENT"}, {"name": "body", "type": "TEXT"}]"#
+            )
             #expect(created.status == 200, "\(created.text)")
             let rest = Client(cluster: cluster)
             let saved = try await rest.send(.POST, "/data/Product", #"{"sku": "A1", "launched": "03/23/2015"}"#)
@@ -136,8 +155,11 @@ import TestSupport
             #expect(saved.json["serial"] as? Int == 1)
             #expect(try await rest.send(.POST, "/data/Product", #"{"sku": "A1"}"#).json["code"] as? Int == 1015)
             #expect(try await rest.send(.POST, "/data/Product", #"{"price": 2}"#).json["code"] as? Int == 1014)
-            let altered = try await admin.send(.PUT, "/data/Product/properties/price", #"{"type": "INT", "name": "cents"}"#)
-            #expect(altered.json["type"] as? String == "INT" && altered.json["name"] as? String == "cents", "\(altered.text)")
+            let altered = try await admin.send(
+                .PUT, "/data/Product/properties/price", #"{"type": "INT", "name": "cents"}"#)
+            #expect(
+                altered.json["type"] as? String == "INT" && altered.json["name"] as? String == "cents",
+                "\(altered.text)")
             #expect(try await rest.send(.GET, "/data/Product/first").json["cents"] as? Int == 2)
             #expect(try await admin.send(.DELETE, "/data/Product/properties/cents").status == 200)
             let afterDrop = try await rest.send(.GET, "/data/Product/first")
@@ -166,7 +188,8 @@ import TestSupport
             let line = try #require((results["createLine1"] as? [String: Any])?["result"] as? [String: Any])
             #expect(line["order"] as? String == order["objectId"] as? String)
 
-            let failing = #"{"operations": [{"operationType": "CREATE", "table": "Order", "payload": {"total": 1}}, {"operationType": "DELETE", "table": "Order", "payload": "missing"}]}"#
+            let failing =
+                #"{"operations": [{"operationType": "CREATE", "table": "Order", "payload": {"total": 1}}, {"operationType": "DELETE", "table": "Order", "payload": "missing"}]}"#
             let failure = try await client.send(.POST, "/transaction/unit-of-work", failing)
             #expect(failure.status == 200 && failure.json["success"] as? Bool == false)
             #expect((failure.json["error"] as? [String: Any])?["code"] as? Int == 1000)

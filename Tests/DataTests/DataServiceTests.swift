@@ -1,6 +1,6 @@
 import DataService
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(20))) struct DataServiceTests {
     @Test func readyWithItsDatabase() async throws {

@@ -5,7 +5,8 @@ import Testing
 
 /// Inputs `Fuzz/run.sh` found crashing the data engine, kept as tests.
 @Suite struct FuzzRegressionTests {
-    static let table = TableSchema(name: "T", columns: ColumnSchema.system + [ColumnSchema(name: "born", type: .datetime)])
+    static let table = TableSchema(
+        name: "T", columns: ColumnSchema.system + [ColumnSchema(name: "born", type: .datetime)])
 
     /// From 294,247 AD a date holds more microseconds since 1970 than 64 bits do: a real-time
     /// where clause naming one is refused (1017), where adding the epoch's offset trapped and

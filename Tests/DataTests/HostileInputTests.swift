@@ -1,7 +1,7 @@
 import Foundation
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 
 /// Inputs built to cost the server work are refused by their limits with the JSON error shape:
 /// the where language's depth, token and length limits, list limits, and the size of the
@@ -39,7 +39,8 @@ import TestSupport
             let answers = [
                 try await cluster.send(.POST, "/data/Hostile/find", #"{"props": [\#(props)]}"#),
                 try await cluster.send(.POST, "/data/Hostile/find", #"{"sortBy": "\#(longSort)"}"#),
-                try await cluster.send(.POST, "/data/Hostile/bql", #"{"query": "where v in ?", "params": [[\#(params)]]}"#),
+                try await cluster.send(
+                    .POST, "/data/Hostile/bql", #"{"query": "where v in ?", "params": [[\#(params)]]}"#),
                 try await cluster.send(.GET, "/data/Hostile/filter?v%5Bin%5D=" + params),
             ]
             for answer in answers {

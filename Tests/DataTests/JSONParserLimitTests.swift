@@ -27,7 +27,9 @@ import Testing
         let limit = JSONParser.defaultMaximumKeys
         #expect(limit == 10_000)
         #expect(Self.refusal(Self.object(keys: limit)) == nil)
-        for text in [Self.object(keys: limit + 1), Self.object(keys: 200_000), #"{"a": [\#(Self.object(keys: limit + 1))]}"#] {
+        for text in [
+            Self.object(keys: limit + 1), Self.object(keys: 200_000), #"{"a": [\#(Self.object(keys: limit + 1))]}"#,
+        ] {
             let refused = Self.refusal(text)
             #expect(refused?.contains("more than \(limit) keys") == true, "\(refused ?? "parsed")")
         }
@@ -65,7 +67,8 @@ import Testing
         let operations = (0..<1_000).map { index in
             #"{"operationType": "CREATE", "table": "T", "opResultId": "op\#(index)", "payload": {"name": "n\#(index)", "v": \#(index)}}"#
         }
-        let work = #"{"isolationLevelEnum": "READ_COMMITTED", "operations": ["# + operations.joined(separator: ",") + "]}"
+        let work =
+            #"{"isolationLevelEnum": "READ_COMMITTED", "operations": ["# + operations.joined(separator: ",") + "]}"
         #expect(try JSONParser.parse(work).object?["operations"]?.array?.count == 1_000)
     }
 

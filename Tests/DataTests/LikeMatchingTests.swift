@@ -1,8 +1,8 @@
 import DataEngine
 import InternalProtocol
 import QueryLanguage
-import Testing
 import TestSupport
+import Testing
 
 /// LIKE matched in memory (real-time where clauses, message selectors): the greedy matcher
 /// answers as a textbook matcher does (and so as PostgreSQL, which the property tests compare
@@ -96,7 +96,9 @@ import TestSupport
 
     @Test func aPatternAtTheLimitsCostsLinearWorkOnAnEightyKilobyteText() {
         let widest = LikePattern(String(repeating: "%a", count: 32))
-        for (text, expected) in [(String(repeating: "ab", count: 40_000) + "a", true), (String(repeating: "b", count: 80_000), false)] {
+        for (text, expected) in [
+            (String(repeating: "ab", count: 40_000) + "a", true), (String(repeating: "b", count: 80_000), false),
+        ] {
             var budget = MatchBudget(textBytes: text.utf8.count)
             let matched = widest.matches(text, budget: &budget)
             #expect(matched == expected)
@@ -114,7 +116,8 @@ import TestSupport
         #expect(unlimited.spent > bounded.limit)
         let undecided = costliest.matches(letters, budget: &bounded)
         #expect(undecided == nil, "undecided once the budget has run out")
-        #expect(bounded.isExhausted && bounded.spent <= bounded.limit + 31, "\(bounded.spent) of \(bounded.limit) steps")
+        #expect(
+            bounded.isExhausted && bounded.spent <= bounded.limit + 31, "\(bounded.spent) of \(bounded.limit) steps")
     }
 
     /// A hundred of the costliest clauses of one connection and a wide one of another over the
@@ -123,7 +126,10 @@ import TestSupport
     /// is decided within its share, and no verdict depends on the order the clauses are taken in.
     @Test func clausesOverOneObjectShareItsBudgetFairly() {
         let text = String(repeating: "a", count: 80_000)
-        let patterns = Array(repeating: LikePattern(Self.costliest), count: 100) + [LikePattern(String(repeating: "%a", count: 32))]
+        let patterns =
+            Array(repeating: LikePattern(Self.costliest), count: 100) + [
+                LikePattern(String(repeating: "%a", count: 32))
+            ]
         let connections = Array(repeating: "attacker", count: 100) + ["other"]
         var spent = 0
         let verdicts = FairMatching.decide(groups: connections, textBytes: text.utf8.count) { index, budget in
@@ -134,7 +140,8 @@ import TestSupport
         #expect(spent <= grant + 2 * patterns.count * (FairMatching.ownSteps + 31), "\(spent) steps")
         #expect(verdicts.last == .match, "the other connection's pattern is decided within its share")
         #expect(verdicts.dropLast().allSatisfy { $0 == .undecided })
-        let reversed = FairMatching.decide(groups: Array(connections.reversed()), textBytes: text.utf8.count) { index, budget in
+        let reversed = FairMatching.decide(groups: Array(connections.reversed()), textBytes: text.utf8.count) {
+            index, budget in
             patterns[patterns.count - 1 - index].matches(text, budget: &budget) ?? false
         }
         #expect(Array(reversed.reversed()) == verdicts)
@@ -147,7 +154,8 @@ import TestSupport
 
     @Test func aClauseThatRunsOutOfItsBudgetDoesNotMatch() throws {
         let table = TableSchema(
-            name: "Big", columns: ColumnSchema.system + [ColumnSchema(name: "t", type: .text), ColumnSchema(name: "p", type: .text)])
+            name: "Big",
+            columns: ColumnSchema.system + [ColumnSchema(name: "t", type: .text), ColumnSchema(name: "p", type: .text)])
         func predicate(_ clause: String) throws -> ObjectPredicate {
             try ObjectPredicate(try QueryParser.condition(clause), table: table)
         }
@@ -171,7 +179,9 @@ import TestSupport
             var budget = MatchBudget(evaluating: object)
             let matched = compiled.matches(object, budget: &budget)
             #expect(!matched, "\(clause)")
-            #expect(budget.isExhausted && budget.spent <= budget.limit + overshoot, "\(clause): \(budget.spent) of \(budget.limit) steps")
+            #expect(
+                budget.isExhausted && budget.spent <= budget.limit + overshoot,
+                "\(clause): \(budget.spent) of \(budget.limit) steps")
             #expect(!compiled.matches(object), "\(clause)")
         }
         // Within the budget, the answer is the database's.

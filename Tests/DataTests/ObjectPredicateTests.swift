@@ -2,15 +2,16 @@ import DataEngine
 import Foundation
 import InternalProtocol
 import QueryLanguage
-import Testing
 import TestSupport
+import Testing
 
 /// Where clauses evaluated in memory (real-time subscriptions) answer as the SQL compiler's
 /// statements do on the same rows: hundreds of generated clauses, each run both ways.
 @Suite(.timeLimit(.minutes(20))) struct ObjectPredicateTests {
     @Test func generatedClausesMatchTheSameObjectsInMemoryAsInSQL() async throws {
         try await EngineFixture.with { fixture in
-            _ = try await fixture.create("P", #"{"name": "seed", "age": 1, "score": 1.5, "active": true, "born": 1577836800000}"#)
+            _ = try await fixture.create(
+                "P", #"{"name": "seed", "age": 1, "score": 1.5, "active": true, "born": 1577836800000}"#)
             var random = SplitMix(seed: 17)
             for _ in 0..<40 {
                 var fields: [String] = []
@@ -22,7 +23,8 @@ import TestSupport
                 _ = try await fixture.create("P", "{" + fields.joined(separator: ", ") + "}")
             }
             let objects = try await fixture.engine.find(
-                "P", query: try FindQuery(QueryParameters(queryItems: [(name: "pageSize", value: "100")])), identity: fixture.rest,
+                "P", query: try FindQuery(QueryParameters(queryItems: [(name: "pageSize", value: "100")])),
+                identity: fixture.rest,
                 logger: fixture.logger
             ).map { try #require(try JSONParser.parse($0).object) }
             #expect(objects.count == 41)
@@ -32,10 +34,13 @@ import TestSupport
                 let text = Self.condition(&random, depth: 0)
                 let sql: Set<String>?
                 do {
-                    let query = try FindQuery(QueryParameters(queryItems: [(name: "pageSize", value: "100"), (name: "where", value: text)]))
-                    sql = Set(try await fixture.engine.find("P", query: query, identity: fixture.rest, logger: fixture.logger).map {
-                        try #require(try JSONParser.parse($0).object?["objectId"]?.string)
-                    })
+                    let query = try FindQuery(
+                        QueryParameters(queryItems: [(name: "pageSize", value: "100"), (name: "where", value: text)]))
+                    sql = Set(
+                        try await fixture.engine.find("P", query: query, identity: fixture.rest, logger: fixture.logger)
+                            .map {
+                                try #require(try JSONParser.parse($0).object?["objectId"]?.string)
+                            })
                 } catch let error as ErrorEnvelope {
                     #expect(error.status == 400, "\(text): \(error.message)")
                     sql = nil
@@ -46,7 +51,8 @@ import TestSupport
                     }
                     continue
                 }
-                let predicate = try #require(try await fixture.engine.changeFilter(app: fixture.appID, table: "P", whereClause: text).predicate)
+                let predicate = try #require(
+                    try await fixture.engine.changeFilter(app: fixture.appID, table: "P", whereClause: text).predicate)
                 let memory = Set(objects.filter(predicate.matches).compactMap { $0["objectId"]?.string })
                 #expect(memory == sql, "\(text): \(memory.count) in memory, \(sql.count) in SQL")
                 compared += 1
@@ -58,15 +64,22 @@ import TestSupport
     @Test func clausesNeedingTheDatabaseAreRefused() async throws {
         try await EngineFixture.with { fixture in
             _ = try await fixture.create("Q", #"{"name": "x", "meta": {"a": 1}}"#)
-            for (text, code) in [("owner.name = 'x'", 1019), ("lower(name) = 'x'", 1019), ("meta IS NULL", 1019), ("nope = 1", 1011), ("name = ", 1018)] {
+            for (text, code) in [
+                ("owner.name = 'x'", 1019), ("lower(name) = 'x'", 1019), ("meta IS NULL", 1019), ("nope = 1", 1011),
+                ("name = ", 1018),
+            ] {
                 do {
                     _ = try await fixture.engine.changeFilter(app: fixture.appID, table: "Q", whereClause: text)
                     Issue.record("\(text) was accepted")
                 } catch let error as ErrorEnvelope {
-                    #expect(error.code == code || (code == 1018 && error.code == 1017), "\(text): \(error.code) \(error.message)")
+                    #expect(
+                        error.code == code || (code == 1018 && error.code == 1017),
+                        "\(text): \(error.code) \(error.message)")
                 }
             }
-            await #expect(throws: ErrorEnvelope.self) { _ = try await fixture.engine.changeFilter(app: fixture.appID, table: "Nope", whereClause: nil) }
+            await #expect(throws: ErrorEnvelope.self) {
+                _ = try await fixture.engine.changeFilter(app: fixture.appID, table: "Nope", whereClause: nil)
+            }
         }
     }
 
@@ -79,19 +92,37 @@ import TestSupport
     static func condition(_ random: inout SplitMix, depth: Int) -> String {
         let choice = random.below(depth < 3 ? 14 : 10)
         switch choice {
-        case 0: return "name \(random.element(["=", "!=", "<", ">=", "<>"])) \(random.element(["'a'", "'ab'", "'b'", "''", "'é'", "3", "null"]))"
-        case 1: return "age \(random.element(["=", "!=", "<", "<=", ">", ">="])) \(random.element(["0", "2", "-3", "'3'", "2.5", "null", "40"]))"
-        case 2: return "score \(random.element(["=", "<", ">", ">=", "!="])) \(random.element(["0", "2.5", "3", "-1.5", "'2.5'", "10"]))"
+        case 0:
+            return
+                "name \(random.element(["=", "!=", "<", ">=", "<>"])) \(random.element(["'a'", "'ab'", "'b'", "''", "'é'", "3", "null"]))"
+        case 1:
+            return
+                "age \(random.element(["=", "!=", "<", "<=", ">", ">="])) \(random.element(["0", "2", "-3", "'3'", "2.5", "null", "40"]))"
+        case 2:
+            return
+                "score \(random.element(["=", "<", ">", ">=", "!="])) \(random.element(["0", "2.5", "3", "-1.5", "'2.5'", "10"]))"
         case 3: return "active \(random.element(["=", "!="])) \(random.element(["true", "false", "null", "'true'"]))"
-        case 4: return "born \(random.element(["<", ">", "=", ">="])) \(random.element(["'2020-01-01'", "1577836800123", "'2021-01-01T00:00:00Z'", "'01/01/2000'", "'nonsense'"]))"
-        case 5: return "name \(random.element(["LIKE", "NOT LIKE"])) \(random.element(["'a%'", "'%b'", "'_b'", "'a\\_c'", "'%'", "'b\\%c'", "'A%'"]))"
-        case 6: return "\(random.element(["name", "age", "score", "active", "born"])) IS \(random.element(["NULL", "NOT NULL"]))"
-        case 7: return "age \(random.element(["IN", "NOT IN"])) (\(random.element(["1, 2", "0", "3, 40, 5", "1, null"])))"
-        case 8: return "\(random.element(["age", "score"])) \(random.element(["BETWEEN", "NOT BETWEEN"])) \(random.element(["0 AND 3", "-5 AND 2", "3 AND 1"]))"
-        case 9: return "\(random.element(["age + 1", "age * 2", "age % 2", "age / 2", "score - age", "-age", "score * 2"])) \(random.element(["=", ">", "<"])) \(random.element(["0", "1", "4", "5.5"]))"
+        case 4:
+            return
+                "born \(random.element(["<", ">", "=", ">="])) \(random.element(["'2020-01-01'", "1577836800123", "'2021-01-01T00:00:00Z'", "'01/01/2000'", "'nonsense'"]))"
+        case 5:
+            return
+                "name \(random.element(["LIKE", "NOT LIKE"])) \(random.element(["'a%'", "'%b'", "'_b'", "'a\\_c'", "'%'", "'b\\%c'", "'A%'"]))"
+        case 6:
+            return
+                "\(random.element(["name", "age", "score", "active", "born"])) IS \(random.element(["NULL", "NOT NULL"]))"
+        case 7:
+            return "age \(random.element(["IN", "NOT IN"])) (\(random.element(["1, 2", "0", "3, 40, 5", "1, null"])))"
+        case 8:
+            return
+                "\(random.element(["age", "score"])) \(random.element(["BETWEEN", "NOT BETWEEN"])) \(random.element(["0 AND 3", "-5 AND 2", "3 AND 1"]))"
+        case 9:
+            return
+                "\(random.element(["age + 1", "age * 2", "age % 2", "age / 2", "score - age", "-age", "score * 2"])) \(random.element(["=", ">", "<"])) \(random.element(["0", "1", "4", "5.5"]))"
         case 10: return "NOT (\(condition(&random, depth: depth + 1)))"
         case 11, 12:
-            return "(\(condition(&random, depth: depth + 1))) \(choice == 11 ? "AND" : "OR") (\(condition(&random, depth: depth + 1)))"
+            return
+                "(\(condition(&random, depth: depth + 1))) \(choice == 11 ? "AND" : "OR") (\(condition(&random, depth: depth + 1)))"
         default: return "name \(random.element(["IN", "NOT IN"])) ('a', 'b', \(random.element(["'zz'", "null", "''"])))"
         }
     }

@@ -3,8 +3,8 @@ import InternalProtocol
 import Permissions
 import PostgresNIO
 import QueryLanguage
-import Testing
 import TestSupport
+import Testing
 
 @testable import DataEngine
 
@@ -39,7 +39,8 @@ import TestSupport
                 "ANALYZE data.object_acl",
             ]
             for statement in setUp {
-                _ = try await fixture.database.query(PostgresQuery(unsafeSQL: statement), logger: fixture.logger).collect()
+                _ = try await fixture.database.query(PostgresQuery(unsafeSQL: statement), logger: fixture.logger)
+                    .collect()
             }
             await fixture.engine.cache.invalidateAll()
             let user = Identity(

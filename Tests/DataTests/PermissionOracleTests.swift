@@ -5,10 +5,13 @@ import Testing
 /// The nine-layer model as a plain function: the seed's worked example (bob in MyRole,
 /// S0:7300-7342) and every layer overriding all the layers after it.
 @Suite struct PermissionOracleTests {
-    static let bob = PermissionCaller(userID: "bob", customRoles: ["MyRole"], systemRoles: ["AuthenticatedUser", "RestUser"])
+    static let bob = PermissionCaller(
+        userID: "bob", customRoles: ["MyRole"], systemRoles: ["AuthenticatedUser", "RestUser"])
 
     /// Puts `decision` into layer `layer` (1...9) for bob's Find on table `Person`.
-    static func set(_ layer: Int, _ decision: PermissionDecision, acl: inout PermissionCells, rules: inout PermissionRules) {
+    static func set(
+        _ layer: Int, _ decision: PermissionDecision, acl: inout PermissionCells, rules: inout PermissionRules
+    ) {
         var table = rules.containers["person"] ?? PermissionCells()
         switch layer {
         case 1: acl.set(.user("bob"), .find, decision)
@@ -42,8 +45,11 @@ import Testing
 
     @Test func nothingSetGrantsAsNewAppsDo() {
         #expect(Self.allows(PermissionCells(), PermissionRules()))
-        let anonymous = PermissionCaller(userID: nil, customRoles: [], systemRoles: ["NotAuthenticatedUser", "RestUser"])
-        #expect(PermissionOracle.allows(anonymous, .remove, container: "T", ownerID: nil, acl: PermissionCells(), rules: PermissionRules()))
+        let anonymous = PermissionCaller(
+            userID: nil, customRoles: [], systemRoles: ["NotAuthenticatedUser", "RestUser"])
+        #expect(
+            PermissionOracle.allows(
+                anonymous, .remove, container: "T", ownerID: nil, acl: PermissionCells(), rules: PermissionRules()))
     }
 
     @Test func theSeedsWalkthroughForBobInMyRole() {
@@ -92,7 +98,9 @@ import Testing
         rules.global.set(.role("RestUser"), .find, .deny)
         #expect(!Self.allows(PermissionCells(), rules, owner: "ann"))
         rules.containers["person", default: PermissionCells()].set(.role("AuthenticatedUser"), .find, .grant)
-        #expect(Self.allows(PermissionCells(), rules, owner: "ann"), "a table grant for a system role precedes the global deny")
+        #expect(
+            Self.allows(PermissionCells(), rules, owner: "ann"),
+            "a table grant for a system role precedes the global deny")
     }
 
     @Test func wildcardsNameEveryUserAndEveryRole() {

@@ -1,8 +1,8 @@
 import InternalProtocol
 import Permissions
 import PropertyBased
-import Testing
 import TestSupport
+import Testing
 
 /// ``PermissionPlan`` against the oracle in memory: over random apps and callers, asking the
 /// plan's row layers of an object and falling back to its decision gives the oracle's answer
@@ -17,8 +17,11 @@ import TestSupport
                 let plan = PermissionPlan(PermissionCaller(caller), operation, container: "Doc", rules: scenario.rules)
                 for index in 0..<PermissionFact.objectCount {
                     let owner = PermissionCallers.owner(of: index)
-                    let planned = Self.evaluate(plan, operation, acl: scenario.acls[index] ?? PermissionCells(), owner: owner)
-                    #expect(planned == scenario.allows(caller, operation, object: index, owner: owner), "\(operation) #\(index)")
+                    let planned = Self.evaluate(
+                        plan, operation, acl: scenario.acls[index] ?? PermissionCells(), owner: owner)
+                    #expect(
+                        planned == scenario.allows(caller, operation, object: index, owner: owner),
+                        "\(operation) #\(index)")
                 }
             }
         }
@@ -27,12 +30,17 @@ import TestSupport
     @Test func aTableWithoutACLsOrOwnerPolicyHasAConstantPlan() {
         var rules = PermissionRules()
         rules.global.set(.role("NotAuthenticatedUser"), .find, .deny)
-        let anonymous = PermissionCaller(userID: nil, customRoles: [], systemRoles: ["NotAuthenticatedUser", "RestUser"])
-        let bob = PermissionCaller(userID: "bob", customRoles: ["MyRole"], systemRoles: ["AuthenticatedUser", "RestUser"])
+        let anonymous = PermissionCaller(
+            userID: nil, customRoles: [], systemRoles: ["NotAuthenticatedUser", "RestUser"])
+        let bob = PermissionCaller(
+            userID: "bob", customRoles: ["MyRole"], systemRoles: ["AuthenticatedUser", "RestUser"])
         #expect(PermissionPlan(anonymous, .find, container: "Doc", rules: rules).constantDecision == .deny)
         #expect(PermissionPlan(bob, .find, container: "Doc", rules: rules).constantDecision == .grant)
         rules.owner["doc"] = [.find: .grant]
-        #expect(PermissionPlan(bob, .find, container: "Doc", rules: rules).rowLayers == [.owner(userID: "bob", decision: .grant)])
+        #expect(
+            PermissionPlan(bob, .find, container: "Doc", rules: rules).rowLayers == [
+                .owner(userID: "bob", decision: .grant)
+            ])
         #expect(PermissionPlan(anonymous, .find, container: "Doc", rules: rules).constantDecision == .deny)
         rules.aclOperations["doc"] = [.find]
         #expect(PermissionPlan(anonymous, .find, container: "Doc", rules: rules).constantDecision == nil)
@@ -45,7 +53,9 @@ import TestSupport
     }
 
     /// The plan as the SQL filter applies it, over one object in memory.
-    static func evaluate(_ plan: PermissionPlan<DataOperation>, _ operation: DataOperation, acl: PermissionCells, owner: String?) -> Bool {
+    static func evaluate(
+        _ plan: PermissionPlan<DataOperation>, _ operation: DataOperation, acl: PermissionCells, owner: String?
+    ) -> Bool {
         for layer in plan.rowLayers {
             let decision: PermissionDecision? =
                 switch layer {
@@ -77,7 +87,9 @@ import TestSupport
         acl.set(.user("g"), .download, .grant)
         rules.aclOperations["/private"] = [.download]
         #expect(PermissionOracle.allows(guest, .download, container: "/private", ownerID: nil, acl: acl, rules: rules))
-        #expect(!PermissionOracle.allows(guest, .download, container: "/private", ownerID: nil, acl: PermissionMatrix(), rules: rules))
+        #expect(
+            !PermissionOracle.allows(
+                guest, .download, container: "/private", ownerID: nil, acl: PermissionMatrix(), rules: rules))
         #expect(
             PermissionPlan(guest, .download, container: "/private", rules: rules).rowLayers == [
                 .userACL(userID: "g"), .roleACL(roles: ["Guests"]),

@@ -16,7 +16,9 @@ import Testing
     @Test func findsCountsAndPagesMatchTheOracle() async throws {
         try await EngineFixture.with { fixture in
             let ids = try await fixture.seedDocs()
-            await propertyCheck(count: 60, input: PermissionFact.app(upTo: 14), PermissionCallers.generator(appID: fixture.appID)) {
+            await propertyCheck(
+                count: 60, input: PermissionFact.app(upTo: 14), PermissionCallers.generator(appID: fixture.appID)
+            ) {
                 facts, caller in
                 let scenario = try await fixture.storePermissions(facts, ids: ids)
                 let expected = fixture.allowed(scenario, caller, .find, ids)
@@ -47,17 +49,21 @@ import Testing
     @Test func bulkUpdatesAndDeletesTouchOnlyPermittedObjects() async throws {
         try await EngineFixture.with { fixture in
             var round = 0
-            await propertyCheck(count: 20, input: PermissionFact.app(upTo: 14), PermissionCallers.generator(appID: fixture.appID)) {
+            await propertyCheck(
+                count: 20, input: PermissionFact.app(upTo: 14), PermissionCallers.generator(appID: fixture.appID)
+            ) {
                 facts, caller in
                 round += 1
                 try await fixture.clearPermissions()
-                _ = try await fixture.engine.deleteBulk("Doc", condition: nil, identity: fixture.serverCode, logger: fixture.logger)
+                _ = try await fixture.engine.deleteBulk(
+                    "Doc", condition: nil, identity: fixture.serverCode, logger: fixture.logger)
                 let ids = try await fixture.seedDocs()
                 let scenario = try await fixture.storePermissions(facts, ids: ids)
                 let updatable = fixture.allowed(scenario, caller, .update, ids)
                 let updated = try await EngineFixture.unlessDenied {
                     try await fixture.engine.updateBulk(
-                        "Doc", condition: nil, changes: JSONObject([("mark", .integer(Int64(round)))]), identity: caller,
+                        "Doc", condition: nil, changes: JSONObject([("mark", .integer(Int64(round)))]),
+                        identity: caller,
                         logger: fixture.logger)
                 }
                 #expect((updated ?? 0) == updatable.count, "update")
@@ -108,11 +114,15 @@ import Testing
     @Test func deniedSingleObjectOperationsAre403AndUnknownOnes404() async throws {
         try await EngineFixture.with { fixture in
             let ids = try await fixture.seedDocs()
-            let bob = Identity(appId: fixture.appID, keyKind: .rest, userId: "bob", roles: ["AuthenticatedUser", "RestUser", "MyRole"])
+            let bob = Identity(
+                appId: fixture.appID, keyKind: .rest, userId: "bob", roles: ["AuthenticatedUser", "RestUser", "MyRole"])
             let facts =
                 [DataOperation.find, .update, .remove].map {
                     PermissionFact(kind: .acl, principal: .role("MyRole"), operation: $0, decision: .deny, object: 0)
-                } + [PermissionFact(kind: .table, principal: .user("bob"), operation: .create, decision: .deny, object: 0)]
+                } + [
+                    PermissionFact(
+                        kind: .table, principal: .user("bob"), operation: .create, decision: .deny, object: 0)
+                ]
             _ = try await fixture.storePermissions(facts, ids: ids)
             func expect(_ code: Int, _ status: Int, _ body: () async throws -> Void) async {
                 do {
@@ -125,15 +135,24 @@ import Testing
                 }
             }
             let engine = fixture.engine
-            await expect(1023, 403) { _ = try await engine.object("Doc", id: ids[0], query: FindQuery(), identity: bob, logger: fixture.logger) }
             await expect(1023, 403) {
-                _ = try await engine.update("Doc", id: ids[0], changes: JSONObject([("n", .integer(9))]), identity: bob, logger: fixture.logger)
+                _ = try await engine.object(
+                    "Doc", id: ids[0], query: FindQuery(), identity: bob, logger: fixture.logger)
             }
-            await expect(1023, 403) { _ = try await engine.delete("Doc", id: ids[0], identity: bob, logger: fixture.logger) }
-            await expect(1000, 404) { _ = try await engine.delete("Doc", id: "no-such-object", identity: bob, logger: fixture.logger) }
+            await expect(1023, 403) {
+                _ = try await engine.update(
+                    "Doc", id: ids[0], changes: JSONObject([("n", .integer(9))]), identity: bob, logger: fixture.logger)
+            }
+            await expect(1023, 403) {
+                _ = try await engine.delete("Doc", id: ids[0], identity: bob, logger: fixture.logger)
+            }
+            await expect(1000, 404) {
+                _ = try await engine.delete("Doc", id: "no-such-object", identity: bob, logger: fixture.logger)
+            }
             await expect(1023, 403) { _ = try await fixture.create("Doc", #"{"n": 5}"#, as: bob) }
             _ = try await engine.object("Doc", id: ids[1], query: FindQuery(), identity: bob, logger: fixture.logger)
-            _ = try await engine.object("Doc", id: ids[0], query: FindQuery(), identity: fixture.rest, logger: fixture.logger)
+            _ = try await engine.object(
+                "Doc", id: ids[0], query: FindQuery(), identity: fixture.rest, logger: fixture.logger)
         }
     }
 }

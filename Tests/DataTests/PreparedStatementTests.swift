@@ -1,11 +1,12 @@
-@testable import DataEngine
 import Foundation
 import InternalProtocol
 import PostgresNIO
 import PostgresSupport
 import QueryLanguage
-import Testing
 import TestSupport
+import Testing
+
+@testable import DataEngine
 
 /// Statements that repeat are prepared once per connection, within a bound, and a schema change
 /// never answers with a stale plan: PostgreSQL's "cached plan must not change result type" is
@@ -26,7 +27,8 @@ import TestSupport
     }
 
     private func preparedNames(_ session: DatabaseSession) async throws -> [String] {
-        try await session.column(SQL("SELECT name FROM pg_prepared_statements WHERE statement NOT LIKE '%pg_prepared%'"), as: String.self)
+        try await session.column(
+            SQL("SELECT name FROM pg_prepared_statements WHERE statement NOT LIKE '%pg_prepared%'"), as: String.self)
     }
 
     /// `before`, the value bound, `after`.
@@ -81,12 +83,15 @@ import TestSupport
     }
 
     @Test func likeAndDistanceMakeAFindPlanSensitive() throws {
-        let table = TableSchema(name: "Place", columns: [
-            ColumnSchema(name: "name", type: .string), ColumnSchema(name: "lat", type: .double),
-            ColumnSchema(name: "lon", type: .double),
-        ])
+        let table = TableSchema(
+            name: "Place",
+            columns: [
+                ColumnSchema(name: "name", type: .string), ColumnSchema(name: "lat", type: .double),
+                ColumnSchema(name: "lon", type: .double),
+            ])
         for (clause, sensitive) in [
-            ("name = 'x'", false), ("name LIKE 'x%'", true), ("distance(lat, lon, 1, 2) < km(5)", true), ("lat > km(1)", false),
+            ("name = 'x'", false), ("name LIKE 'x%'", true), ("distance(lat, lon, 1, 2) < km(5)", true),
+            ("lat > km(1)", false),
         ] {
             var query = FindQuery()
             query.condition = try QueryParser.condition(clause)
@@ -123,7 +128,8 @@ import TestSupport
         try await EngineFixture.with { fixture in
             var created: [String] = []
             for n in 0..<20 {
-                created.append(try #require(try await fixture.create("Gauge", #"{"n": \#(n), "k": 1}"#)["objectId"] as? String))
+                created.append(
+                    try #require(try await fixture.create("Gauge", #"{"n": \#(n), "k": 1}"#)["objectId"] as? String))
             }
             let ids = created
             let steps = [#"{"type": "STRING"}"#, #"{"type": "DOUBLE"}"#, #"{"type": "INT"}"#, #"{"type": "STRING"}"#]
@@ -140,10 +146,13 @@ import TestSupport
                                 reader.isMultiple(of: 2)
                                 ? try fixture.decode(
                                     try await fixture.engine.object(
-                                        "Gauge", id: id, query: FindQuery(), identity: fixture.rest, logger: fixture.logger))
-                                : try #require(try await fixture.find("Gauge", [("where", "k = 1"), ("pageSize", "5")]).first)
+                                        "Gauge", id: id, query: FindQuery(), identity: fixture.rest,
+                                        logger: fixture.logger))
+                                : try #require(
+                                    try await fixture.find("Gauge", [("where", "k = 1"), ("pageSize", "5")]).first)
                             let ended = await stage.begun
-                            #expect((started...ended).contains { Stage.matches(read["n"], $0) },
+                            #expect(
+                                (started...ended).contains { Stage.matches(read["n"], $0) },
                                 "steps \(started)...\(ended): \(String(describing: read["n"]))")
                         }
                     }

@@ -3,8 +3,8 @@ import InternalProtocol
 import NIOHTTP1
 import PostgresNIO
 import PostgresSupport
-import Testing
 import TestSupport
+import Testing
 
 @testable import DataEngine
 
@@ -38,7 +38,10 @@ import TestSupport
     @Test func datesBeyondPostgreSQLsRangeAreClientErrorsOnEveryPath() async throws {
         try await TestCluster.shared { cluster async throws in
             let huge = "99999999999999999"
-            #expect(try await cluster.send(.POST, "/data/T/schema", #"{"name": "when", "type": "DATETIME"}"#, key: .serverCode).status == 200)
+            #expect(
+                try await cluster.send(
+                    .POST, "/data/T/schema", #"{"name": "when", "type": "DATETIME"}"#, key: .serverCode
+                ).status == 200)
             let id = try #require(try await cluster.send(.POST, "/data/T", #"{"n": 1}"#).json["objectId"] as? String)
             var refusals: [(String, HTTPResult)] = []
             for clause in ["created > \(huge)", "created < -\(huge)", "when > 1e300", "updated = '\(huge)'"] {
@@ -46,17 +49,24 @@ import TestSupport
             }
             refusals.append(("update", try await cluster.send(.PUT, "/data/T/\(id)", #"{"when": \#(huge)}"#)))
             refusals.append(("create", try await cluster.send(.POST, "/data/T", #"{"when": -1e300}"#)))
-            refusals.append(("bulk", try await cluster.send(.PUT, "/data/bulk/T?where=n%3D1", #"{"when": "\#(huge)"}"#)))
+            refusals.append(
+                ("bulk", try await cluster.send(.PUT, "/data/bulk/T?where=n%3D1", #"{"when": "\#(huge)"}"#)))
             let (user, _) = try await cluster.account("victim@example.com")
-            refusals.append(("Users", try await cluster.send(.PUT, "/data/Users/\(user)", #"{"lastLogin": \#(huge)}"#, key: .serverCode)))
+            refusals.append(
+                (
+                    "Users",
+                    try await cluster.send(.PUT, "/data/Users/\(user)", #"{"lastLogin": \#(huge)}"#, key: .serverCode)
+                ))
             for (what, answer) in refusals {
                 #expect(answer.status == 400 && answer.json["code"] is Int, "\(what): \(answer.status) \(answer.text)")
             }
-            let work = #"{"operations": [{"operationType": "UPDATE", "table": "T", "payload": {"objectId": "\#(id)", "when": \#(huge)}}]}"#
+            let work =
+                #"{"operations": [{"operationType": "UPDATE", "table": "T", "payload": {"objectId": "\#(id)", "when": \#(huge)}}]}"#
             let unit = try await cluster.send(.POST, "/transaction/unit-of-work", work)
             #expect(unit.json["success"] as? Bool == false, "\(unit.text)")
             _ = try await cluster.send(.POST, "/data/T/\(id)/friends:T:n", #"["\#(id)"]"#)
-            let related = try await cluster.send(.GET, "/data/T/\(id)/friends?where=" + Self.encoded("created > \(huge)"))
+            let related = try await cluster.send(
+                .GET, "/data/T/\(id)/friends?where=" + Self.encoded("created > \(huge)"))
             #expect(related.status == 400, "\(related.text)")
             // Every service still answers: nothing trapped.
             #expect(try await cluster.send(.GET, "/data/T/\(id)").status == 200)
@@ -67,7 +77,8 @@ import TestSupport
     @Test func oneSaveCannotFillATableWithColumns() async throws {
         try await TestCluster.shared { cluster async throws in
             let (_, token) = try await cluster.account("owner@example.com")
-            let id = try #require(try await cluster.send(.POST, "/data/Wide", #"{"a": 1}"#, token: token).json["objectId"] as? String)
+            let id = try #require(
+                try await cluster.send(.POST, "/data/Wide", #"{"a": 1}"#, token: token).json["objectId"] as? String)
             func object(_ count: Int, prefix: String) -> String {
                 "{" + (0..<count).map { #""\#(prefix)\#($0)": 1"# }.joined(separator: ", ") + "}"
             }
@@ -78,8 +89,10 @@ import TestSupport
             // A write that adds a column and then fails commits neither.
             let mistyped = try await cluster.send(.POST, "/data/Wide", #"{"fresh": 1, "a": "not a number"}"#)
             #expect(mistyped.status == 400 && mistyped.json["code"] as? Int == 1012, "\(mistyped.text)")
-            let mistypedUpdate = try await cluster.send(.PUT, "/data/Wide/\(id)", #"{"fresher": 1, "a": "x"}"#, token: token)
-            #expect(mistypedUpdate.status == 400 && mistypedUpdate.json["code"] as? Int == 1012, "\(mistypedUpdate.text)")
+            let mistypedUpdate = try await cluster.send(
+                .PUT, "/data/Wide/\(id)", #"{"fresher": 1, "a": "x"}"#, token: token)
+            #expect(
+                mistypedUpdate.status == 400 && mistypedUpdate.json["code"] as? Int == 1012, "\(mistypedUpdate.text)")
             // Nothing of the refused writes was kept: no column of theirs exists.
             let schema = try await cluster.send(.GET, "/data/Wide/properties", key: .serverCode)
             let columns = (try JSONSerialization.jsonObject(with: Data(schema.text.utf8)) as? [[String: Any]]) ?? []
@@ -100,16 +113,22 @@ import TestSupport
         try await TestCluster.shared { cluster async throws in
             let victim = try await cluster.account("victim@example.com")
             let attacker = try await cluster.account("attacker@example.com")
-            #expect(try await cluster.send(.POST, "/data/OwnOnly/schema", #"[{"name": "title", "type": "STRING"}]"#, key: .serverCode).status == 200)
+            #expect(
+                try await cluster.send(
+                    .POST, "/data/OwnOnly/schema", #"[{"name": "title", "type": "STRING"}]"#, key: .serverCode
+                ).status == 200)
             for operation in ["FIND", "UPDATE", "REMOVE"] {
                 let deny = try await cluster.send(
-                    .PUT, "/data/OwnOnly/permissions/DENY", #"{"permission": "\#(operation)", "role": "*"}"#, key: .serverCode)
+                    .PUT, "/data/OwnOnly/permissions/DENY", #"{"permission": "\#(operation)", "role": "*"}"#,
+                    key: .serverCode)
                 #expect(deny.status == 200, "\(deny.text)")
                 let owner = try await cluster.send(
-                    .PUT, "/data/OwnOnly/permissions/owner/GRANT", #"{"permission": "\#(operation)"}"#, key: .serverCode)
+                    .PUT, "/data/OwnOnly/permissions/owner/GRANT", #"{"permission": "\#(operation)"}"#, key: .serverCode
+                )
                 #expect(owner.status == 200, "\(owner.text)")
             }
-            let created = try await cluster.send(.POST, "/data/OwnOnly", #"{"title": "victim private"}"#, token: victim.token)
+            let created = try await cluster.send(
+                .POST, "/data/OwnOnly", #"{"title": "victim private"}"#, token: victim.token)
             let id = try #require(created.json["objectId"] as? String, "\(created.text)")
 
             let toAttacker = #"{"permission": "UPDATE", "user": "\#(attacker.id)"}"#
@@ -118,16 +137,20 @@ import TestSupport
                 let granted = try await cluster.send(.PUT, "/data/OwnOnly/permissions/GRANT/\(id)", body, token: token)
                 #expect(granted.status == 403 && granted.json["code"] as? Int == 1023, "\(body): \(granted.text)")
             }
-            let tampered = try await cluster.send(.PUT, "/data/OwnOnly/\(id)", #"{"title": "tampered"}"#, token: attacker.token)
+            let tampered = try await cluster.send(
+                .PUT, "/data/OwnOnly/\(id)", #"{"title": "tampered"}"#, token: attacker.token)
             #expect(tampered.status == 403, "\(tampered.text)")
             #expect(try await cluster.send(.GET, "/data/OwnOnly/\(id)").status == 403)
 
             // The owner still shares the object, with one user or with everyone.
-            let shared = try await cluster.send(.PUT, "/data/OwnOnly/permissions/GRANT/\(id)", toAttacker, token: victim.token)
+            let shared = try await cluster.send(
+                .PUT, "/data/OwnOnly/permissions/GRANT/\(id)", toAttacker, token: victim.token)
             #expect(shared.status == 200, "\(shared.text)")
-            let edited = try await cluster.send(.PUT, "/data/OwnOnly/\(id)", #"{"title": "shared edit"}"#, token: attacker.token)
+            let edited = try await cluster.send(
+                .PUT, "/data/OwnOnly/\(id)", #"{"title": "shared edit"}"#, token: attacker.token)
             #expect(edited.status == 200, "\(edited.text)")
-            let opened = try await cluster.send(.PUT, "/data/OwnOnly/permissions/GRANT/\(id)", toEveryone, token: victim.token)
+            let opened = try await cluster.send(
+                .PUT, "/data/OwnOnly/permissions/GRANT/\(id)", toEveryone, token: victim.token)
             #expect(opened.status == 200, "\(opened.text)")
             let read = try await cluster.send(.GET, "/data/OwnOnly/\(id)")
             #expect(read.status == 200 && read.json["title"] as? String == "shared edit", "\(read.text)")
@@ -141,7 +164,8 @@ import TestSupport
         try await TestCluster.shared { cluster async throws in
             let schema = #"[{"name": "code", "type": "STRING"}]"#
             #expect(try await cluster.send(.POST, "/data/Uniq/schema", schema, key: .serverCode).status == 200)
-            let unique = try await cluster.send(.PUT, "/data/Uniq/properties/code", #"{"unique": true}"#, key: .serverCode)
+            let unique = try await cluster.send(
+                .PUT, "/data/Uniq/properties/code", #"{"unique": true}"#, key: .serverCode)
             #expect(unique.status == 200, "\(unique.text)")
             let long = String((0..<10_000).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement()! })
             let object = #"{"code": "\#(long)"}"#
@@ -151,11 +175,15 @@ import TestSupport
             ]
             for (path, body) in writes {
                 let answer = try await cluster.send(.POST, path, body)
-                #expect(answer.status == 400 && answer.text.contains("too large"), "\(path): \(answer.status) \(answer.text.prefix(200))")
+                #expect(
+                    answer.status == 400 && answer.text.contains("too large"),
+                    "\(path): \(answer.status) \(answer.text.prefix(200))")
             }
-            let work = #"{"operations": [{"operationType": "CREATE", "table": "Uniq", "opResultId": "a", "payload": \#(object)}]}"#
+            let work =
+                #"{"operations": [{"operationType": "CREATE", "table": "Uniq", "opResultId": "a", "payload": \#(object)}]}"#
             let unit = try await cluster.send(.POST, "/transaction/unit-of-work", work)
-            #expect(unit.json["success"] as? Bool == false && unit.text.contains("too large"), "\(unit.text.prefix(300))")
+            #expect(
+                unit.json["success"] as? Bool == false && unit.text.contains("too large"), "\(unit.text.prefix(300))")
             #expect(try await cluster.send(.GET, "/data/Uniq/count", key: .serverCode).text == "0")
         }
     }
@@ -173,7 +201,8 @@ import TestSupport
                 }
             }
             #expect(error?.serverInfo?[.sqlState] == "57014")
-            let mapped = DatabaseErrors.map(try #require(error), table: "T", logger: TestDatabase.logger) as? ErrorEnvelope
+            let mapped =
+                DatabaseErrors.map(try #require(error), table: "T", logger: TestDatabase.logger) as? ErrorEnvelope
             #expect(mapped?.status == 504 && mapped?.message.contains("Error") != true, "\(String(describing: mapped))")
         }
     }
@@ -188,7 +217,8 @@ import TestSupport
             let attacker = try await cluster.account("attacker@example.com")
             let attempts: [(String, String?)] = [
                 ("/data/Users/NOPE/anonrel5:Users:n", nil), ("/data/Users/NOPE/anonrel6:GeoPoint:n", nil),
-                ("/data/Users/\(victim.id)/anonrel3:Users:1", nil), ("/data/Users/\(victim.id)/userrel:Users:n", attacker.token),
+                ("/data/Users/\(victim.id)/anonrel3:Users:1", nil),
+                ("/data/Users/\(victim.id)/userrel:Users:n", attacker.token),
             ]
             for (path, token) in attempts {
                 let refused = try await cluster.send(.PUT, path, "[]", token: token)
@@ -200,7 +230,8 @@ import TestSupport
                 #expect(!properties.text.contains(name), "\(name): \(properties.text)")
             }
             // Declared by a change that is allowed, as before.
-            let own = try await cluster.send(.PUT, "/data/Users/\(victim.id)/friends:Users:n", "[]", token: victim.token)
+            let own = try await cluster.send(
+                .PUT, "/data/Users/\(victim.id)/friends:Users:n", "[]", token: victim.token)
             #expect(own.status == 200, "\(own.text)")
             #expect(try await cluster.send(.GET, "/data/Users/properties", key: .serverCode).text.contains("friends"))
         }
@@ -209,25 +240,33 @@ import TestSupport
     @Test func relationColumnsCountTowardsTheColumnCap() throws {
         func table(columns: Int, relations: Int) -> TableSchema {
             TableSchema(
-                name: "T", columns: ColumnSchema.system + (0..<columns).map { ColumnSchema(name: "c\($0)", type: .text) },
-                relations: (0..<relations).map { RelationSchema(name: "r\($0)", relatedTable: "T", isMany: true, linkTable: "l\($0)") })
+                name: "T",
+                columns: ColumnSchema.system + (0..<columns).map { ColumnSchema(name: "c\($0)", type: .text) },
+                relations: (0..<relations).map {
+                    RelationSchema(name: "r\($0)", relatedTable: "T", isMany: true, linkTable: "l\($0)")
+                })
         }
         try ColumnLimits.checkRelation(table(columns: 0, relations: 99))
         #expect(throws: ErrorEnvelope.self) { try ColumnLimits.checkRelation(table(columns: 0, relations: 100)) }
         let full = table(columns: ColumnLimits.perTable - ColumnSchema.system.count - 10, relations: 10)
         #expect(full.propertyCount == ColumnLimits.perTable)
         #expect(throws: ErrorEnvelope.self) { try ColumnLimits.checkRelation(full) }
-        #expect(throws: ErrorEnvelope.self) { try ColumnLimits.checkTable(full.name, existing: full.propertyCount, adding: 1) }
+        #expect(throws: ErrorEnvelope.self) {
+            try ColumnLimits.checkTable(full.name, existing: full.propertyCount, adding: 1)
+        }
     }
 
     /// Dates PostgreSQL stores past 294,247 AD overflow 64-bit microseconds: in memory they
     /// wrapped around and compared before the year 1970; they keep their order.
     @Test func theLatestStorableDatesCompareInOrder() {
         let lastStorable: Int64 = 9_224_318_015_999_999  // 294276-12-31 in ms (PostgreSQL's last timestamp)
-        let dates: [Int64] = [-210_866_803_200_000, 0, 9_000_000_000_000_000, 9_223_372_036_854_775, 9_223_372_036_854_776, lastStorable]
+        let dates: [Int64] = [
+            -210_866_803_200_000, 0, 9_000_000_000_000_000, 9_223_372_036_854_775, 9_223_372_036_854_776, lastStorable,
+        ]
         let scalars = dates.map { ObjectPredicate.Scalar(.integer($0), type: .datetime) }
         for (index, scalar) in scalars.enumerated().dropFirst() {
-            #expect(ObjectPredicate.compare(scalars[index - 1], scalar) == -1, "\(dates[index - 1]) before \(dates[index])")
+            #expect(
+                ObjectPredicate.compare(scalars[index - 1], scalar) == -1, "\(dates[index - 1]) before \(dates[index])")
         }
     }
 }

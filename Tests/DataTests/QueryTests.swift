@@ -2,8 +2,8 @@ import DataEngine
 import Foundation
 import InternalProtocol
 import QueryLanguage
-import Testing
 import TestSupport
+import Testing
 
 /// Every where-clause operator, date form and query parameter against a real table.
 @Suite(.timeLimit(.minutes(20))) struct QueryTests {
@@ -25,7 +25,8 @@ import TestSupport
             for (name, born) in births {
                 let changes = try fixture.object(#"{"born": "\#(born)"}"#)
                 let count = try await fixture.engine.updateBulk(
-                    "Person", condition: .comparison(.property(.init(["name"])), .equal, .string(name)), changes: changes,
+                    "Person", condition: .comparison(.property(.init(["name"])), .equal, .string(name)),
+                    changes: changes,
                     identity: fixture.rest, logger: fixture.logger)
                 #expect(count == 1)
             }
@@ -97,7 +98,8 @@ import TestSupport
         ("distance(30.2, -97.7, coordinates.latitude, coordinates.longitude) < mi(200)", 1011),
         ("distance(30.2, -97.7, age, age) < mi('far')", 1017), ("distance(30.2, -97.7, age) < 5", 1017),
         ("age = 1; DROP TABLE x", 1017), ("name = 'x' OR 1=1 --", 1017),
-        ("tags = 'a'", 1017), ("count(age) > 1", 1017), (String(repeating: "(", count: 40) + "age = 1" + String(repeating: ")", count: 40), 1018),
+        ("tags = 'a'", 1017), ("count(age) > 1", 1017),
+        (String(repeating: "(", count: 40) + "age = 1" + String(repeating: ")", count: 40), 1018),
     ]
 
     @Test func badClausesAreClientErrorsAndChangeNothing() async throws {
@@ -110,7 +112,8 @@ import TestSupport
                 #expect(error?.status == 400)
                 // A clause that parses but fails later must not delete anything either.
                 if let condition = try? QueryParser.condition(clause) {
-                    _ = try? await fixture.engine.deleteBulk("Person", condition: condition, identity: fixture.rest, logger: fixture.logger)
+                    _ = try? await fixture.engine.deleteBulk(
+                        "Person", condition: condition, identity: fixture.rest, logger: fixture.logger)
                 }
             }
             #expect(try await fixture.rowCount("Person") == 4)
@@ -122,9 +125,11 @@ import TestSupport
             let sorted = try await fixture.find("Person", [("sortBy", "age DESC"), ("props", "name,age")])
             #expect(sorted.map { $0["name"] as? String } == ["Cid", "Ann", "Bob", "Dee"])
             #expect(Set(sorted[0].keys) == ["objectId", "name", "age", "___class"])
-            let repeated = try await fixture.find("Person", [("property", "name"), ("property", "city"), ("sortBy", "city, name desc")])
+            let repeated = try await fixture.find(
+                "Person", [("property", "name"), ("property", "city"), ("sortBy", "city, name desc")])
             #expect(repeated.map { $0["name"] as? String } == ["Cid", "Ann", "Bob", "Dee"])
-            let all = try await fixture.find("Person", [("props", "*"), ("pageSize", "2"), ("offset", "1"), ("sortBy", "name asc")])
+            let all = try await fixture.find(
+                "Person", [("props", "*"), ("pageSize", "2"), ("offset", "1"), ("sortBy", "name asc")])
             #expect(all.map { $0["name"] as? String } == ["Bob", "Cid"])
             #expect(all[0]["___class"] as? String == "Person")
             #expect(all[0]["created"] is Int)
@@ -148,15 +153,19 @@ import TestSupport
     @Test func aggregatesWithGroupByAndHaving() async throws {
         try await Self.withPeople { fixture in
             let groups = try await fixture.find(
-                "Person", [("props", "city, Count(objectId) as total, Avg(age) as meanAge"), ("groupBy", "city"),
-                           ("sortBy", "total desc, city")])
+                "Person",
+                [
+                    ("props", "city, Count(objectId) as total, Avg(age) as meanAge"), ("groupBy", "city"),
+                    ("sortBy", "total desc, city"),
+                ])
             #expect(groups.map { $0["city"] as? String } == ["Austin", "Boston", "O'Hare"])
             #expect(groups.map { $0["total"] as? Int } == [2, 1, 1])
             #expect(groups[0]["meanAge"] as? Double == 35.5)
             let having = try await fixture.find(
                 "Person", [("props", "city, Count(objectId) as total"), ("groupBy", "city"), ("having", "total > 1")])
             #expect(having.map { $0["city"] as? String } == ["Austin"])
-            let whole = try await fixture.find("Person", [("props", "Max(age) as oldest, Min(born) as earliest, Sum(age)")])
+            let whole = try await fixture.find(
+                "Person", [("props", "Max(age) as oldest, Min(born) as earliest, Sum(age)")])
             #expect(whole.count == 1)
             #expect(whole[0]["oldest"] as? Int == 40)
             #expect(whole[0]["earliest"] as? Int == 504_057_600_000)
@@ -164,11 +173,13 @@ import TestSupport
             let distinct = try await fixture.find("Person", [("props", "city"), ("distinct", "true")])
             #expect(distinct.map { $0["city"] as? String } == ["Austin", "Boston", "O'Hare"])
             let count = try await fixture.engine.count(
-                "Person", query: try FindQuery(QueryParameters(queryItems: [(name: "where", value: "age > 20")]), paged: false),
+                "Person",
+                query: try FindQuery(QueryParameters(queryItems: [(name: "where", value: "age > 20")]), paged: false),
                 identity: fixture.rest, logger: fixture.logger)
             #expect(count == 3)
             let groupCount = try await fixture.engine.count(
-                "Person", query: try FindQuery(QueryParameters(queryItems: [(name: "groupBy", value: "city")]), paged: false),
+                "Person",
+                query: try FindQuery(QueryParameters(queryItems: [(name: "groupBy", value: "city")]), paged: false),
                 identity: fixture.rest, logger: fixture.logger)
             #expect(groupCount == 3)
         }
@@ -178,7 +189,8 @@ import TestSupport
         try await Self.withPeople { fixture in
             let attempts: [[(String, String)]] = [
                 [("sortBy", "name; DROP TABLE \"Person\"")], [("sortBy", "name DESC, (SELECT 1)")],
-                [("props", "name, pg_sleep(1)")], [("props", "\"name\"\"; --\"")], [("groupBy", "city) UNION SELECT 1 --")],
+                [("props", "name, pg_sleep(1)")], [("props", "\"name\"\"; --\"")],
+                [("groupBy", "city) UNION SELECT 1 --")],
                 [("props", "name as \"x\"\" FROM pg_user --\"")], [("excludeProps", "nosuch")],
             ]
             for parameters in attempts {
@@ -217,28 +229,45 @@ import TestSupport
             let aliased = try await fixture.find("Person", ann + [("props", "age as Age,name")])
             #expect(Set(aliased[0].keys) == ["Age", "name", "objectId", "___class"] && aliased[0]["Age"] as? Int == 31)
 
-            let starred = try await fixture.find("Person", ann + [("props", "*,age as Age,UPPER(name)"), ("excludeProps", "tags,height")])
-            #expect(starred[0]["Age"] as? Int == 31 && starred[0]["age"] as? Int == 31 && starred[0]["Upper"] as? String == "ANN")
-            #expect(starred[0]["tags"] == nil && starred[0]["height"] == nil && starred[0]["city"] as? String == "Austin")
+            let starred = try await fixture.find(
+                "Person", ann + [("props", "*,age as Age,UPPER(name)"), ("excludeProps", "tags,height")])
+            #expect(
+                starred[0]["Age"] as? Int == 31 && starred[0]["age"] as? Int == 31
+                    && starred[0]["Upper"] as? String == "ANN")
+            #expect(
+                starred[0]["tags"] == nil && starred[0]["height"] == nil && starred[0]["city"] as? String == "Austin")
             #expect(starred[0]["created"] is Int && starred[0]["___class"] as? String == "Person")
 
             let functions = try await fixture.find(
                 "Person",
                 ann + [
-                    ("props", "TIME(born),DATE(born) as day,YEAR(born) as y,MONTH(born) as m,LOWER(city) as c,LENGTH(name) as n,"
-                        + "CONCAT(name, '-', city) as label,SUBSTRING(city, 2, 3) as part,UNIXTIMESTAMP(born) as epoch")
+                    (
+                        "props",
+                        "TIME(born),DATE(born) as day,YEAR(born) as y,MONTH(born) as m,LOWER(city) as c,LENGTH(name) as n,"
+                            + "CONCAT(name, '-', city) as label,SUBSTRING(city, 2, 3) as part,UNIXTIMESTAMP(born) as epoch"
+                    )
                 ])
             let row = functions[0]
             #expect(row["Time"] as? String == "10:00:00" && row["day"] as? String == "1994-03-23")
-            #expect(row["y"] as? Int == 1994 && row["m"] as? Int == 3 && row["c"] as? String == "austin" && row["n"] as? Int == 3)
-            #expect(row["label"] as? String == "Ann-Austin" && row["part"] as? String == "ust" && row["epoch"] as? Int == 764_416_800)
+            #expect(
+                row["y"] as? Int == 1994 && row["m"] as? Int == 3 && row["c"] as? String == "austin"
+                    && row["n"] as? Int == 3)
+            #expect(
+                row["label"] as? String == "Ann-Austin" && row["part"] as? String == "ust"
+                    && row["epoch"] as? Int == 764_416_800)
 
-            let byYear = try await fixture.find("Person", [("where", "YEAR(born) < 1995 AND UPPER(city) = 'AUSTIN'"), ("sortBy", "name")])
+            let byYear = try await fixture.find(
+                "Person", [("where", "YEAR(born) < 1995 AND UPPER(city) = 'AUSTIN'"), ("sortBy", "name")])
             #expect(byYear.map { $0["name"] as? String } == ["Ann", "Cid"])
             let now = try await fixture.find("Person", [("where", "born < NOW()"), ("props", "name")])
             #expect(now.count == 3)
-            for (clause, code) in [("YEAR(name) = 1", 1017), ("UPPER(age) = 'A'", 1017), ("SUBSTRING(name) = 'A'", 1017), ("NOSUCH(name) = 1", 1017)] {
-                try await fixture.expectCode(code, clause) { try await fixture.find("Person", [("where", clause)]).count }
+            for (clause, code) in [
+                ("YEAR(name) = 1", 1017), ("UPPER(age) = 'A'", 1017), ("SUBSTRING(name) = 'A'", 1017),
+                ("NOSUCH(name) = 1", 1017),
+            ] {
+                try await fixture.expectCode(code, clause) {
+                    try await fixture.find("Person", [("where", clause)]).count
+                }
             }
         }
     }

@@ -3,15 +3,16 @@ import Foundation
 import InternalProtocol
 import NIOHTTP1
 import PostgresNIO
-import Testing
 import TestSupport
+import Testing
 
 /// No client response carries PostgreSQL's own text: refusals it raises answer with a code and a
 /// message this project wrote.
 @Suite(.timeLimit(.minutes(20))) struct RedactionTests {
     /// Phrases only PostgreSQL's messages and details contain.
     static let databaseText = [
-        "Key (", "already exists.", "violates check", "violates unique", "violates foreign", "new row for relation", "does not exist", "function sum(", "operator does not exist", "ERROR",
+        "Key (", "already exists.", "violates check", "violates unique", "violates foreign", "new row for relation",
+        "does not exist", "function sum(", "operator does not exist", "ERROR",
         "SQLSTATE", "deadlock detected", "check constraint", "positive_n", "Process ",
     ]
 
@@ -59,7 +60,9 @@ import TestSupport
                   RETURN NEW;
                 END $$
                 """)
-            try await sql(cluster, "CREATE TRIGGER meet BEFORE UPDATE ON \(table) FOR EACH ROW EXECUTE FUNCTION public.redaction_meet()")
+            try await sql(
+                cluster,
+                "CREATE TRIGGER meet BEFORE UPDATE ON \(table) FOR EACH ROW EXECUTE FUNCTION public.redaction_meet()")
             func work(_ first: String, _ second: String) -> String {
                 #"{"operations": [{"operationType": "UPDATE", "table": "Item", "payload": {"objectId": "\#(first)", "n": 2}},"#
                     + #" {"operationType": "UPDATE", "table": "Item", "payload": {"objectId": "\#(second)", "n": 3}}]}"#
@@ -73,7 +76,6 @@ import TestSupport
             for answer in answers { expectNoDatabaseText(answer.text, "deadlock") }
         }
     }
-
 
     @Test func databaseRefusalsAnswerWithOurOwnWords() async throws {
         try await TestCluster.with { cluster async throws in

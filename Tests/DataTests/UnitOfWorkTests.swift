@@ -2,8 +2,8 @@ import DataEngine
 import Foundation
 import InternalProtocol
 import PostgresNIO
-import Testing
 import TestSupport
+import Testing
 
 /// `POST /transaction/unit-of-work`: every data operation type, `___ref` references, isolation
 /// levels, the success and failure envelopes, and rollback of everything on failure.
@@ -117,14 +117,21 @@ import TestSupport
         try await EngineFixture.with { fixture in
             _ = try await fixture.create("Person", #"{"name": "Seed"}"#)
             let missing = try await run(
-                fixture, #"{"operations": [{"operationType": "CREATE", "table": "Person", "payload": {"name": "x", "colour": "red"}}]}"#)
+                fixture,
+                #"{"operations": [{"operationType": "CREATE", "table": "Person", "payload": {"name": "x", "colour": "red"}}]}"#
+            )
             #expect(
                 (missing["error"] as? [String: Any])?["message"] as? String
-                    == "Column 'colour' in table 'Person' does not exists. All tables and columns must be present in the database before a transaction is executed.")
+                    == "Column 'colour' in table 'Person' does not exists. All tables and columns must be present in the database before a transaction is executed."
+            )
             let objects = (0...100).map { _ in #"{"name": "n"}"# }.joined(separator: ",")
-            let bulk = try await run(fixture, #"{"operations": [{"operationType": "CREATE_BULK", "table": "Person", "payload": [\#(objects)]}]}"#)
+            let bulk = try await run(
+                fixture,
+                #"{"operations": [{"operationType": "CREATE_BULK", "table": "Person", "payload": [\#(objects)]}]}"#)
             let error = try #require(bulk["error"] as? [String: Any])
-            #expect(error["code"] as? Int == 1021 && error["message"] as? String == "Bulk create operation supports no more than 100 objects")
+            #expect(
+                error["code"] as? Int == 1021
+                    && error["message"] as? String == "Bulk create operation supports no more than 100 objects")
             #expect(try await fixture.rowCount("Person") == 1)
             let catalog = try await fixture.engine.cache.catalog(for: fixture.appID)
             #expect(catalog.table(named: "Person")?.column(named: "colour") == nil)
@@ -137,25 +144,46 @@ import TestSupport
             let cases: [(operation: String, code: Int)] = [
                 (#"{"operationType": "CREATE", "table": "Person", "payload": {"age": "old"}}"#, 1012),
                 (#"{"operationType": "CREATE", "table": "Person", "payload": [1]}"#, 1022),
-                (#"{"operationType": "DELETE", "table": "Person", "payload": {"___ref": true, "opResultId": "later"}}"#, 1022),
-                (#"{"operationType": "DELETE", "table": "Person", "payload": {"___ref": true, "opResultId": "seed", "resultIndex": 3}}"#, 1022),
+                (
+                    #"{"operationType": "DELETE", "table": "Person", "payload": {"___ref": true, "opResultId": "later"}}"#,
+                    1022
+                ),
+                (
+                    #"{"operationType": "DELETE", "table": "Person", "payload": {"___ref": true, "opResultId": "seed", "resultIndex": 3}}"#,
+                    1022
+                ),
                 (#"{"operationType": "DELETE_BULK", "table": "Person", "payload": {"conditional": "age >"}}"#, 1017),
                 (#"{"operationType": "DELETE_BULK", "table": "Person", "payload": {}}"#, 1022),
-                (#"{"operationType": "UPDATE_BULK", "table": "Missing", "payload": {"changes": {"a": 1}, "conditional": "a = 1"}}"#, 1009),
+                (
+                    #"{"operationType": "UPDATE_BULK", "table": "Missing", "payload": {"changes": {"a": 1}, "conditional": "a = 1"}}"#,
+                    1009
+                ),
                 (#"{"operationType": "FIND", "table": "Person", "payload": {"whereClause": "nope = 1"}}"#, 1011),
                 // A unit of work never adds a table or a column.
-                (#"{"operationType": "UPDATE", "table": "Person", "payload": {"objectId": "x", "nick": {"___ref": true, "opResultId": "seed", "resultIndex": 0, "propName": "name"}}}"#, 1011),
+                (
+                    #"{"operationType": "UPDATE", "table": "Person", "payload": {"objectId": "x", "nick": {"___ref": true, "opResultId": "seed", "resultIndex": 0, "propName": "name"}}}"#,
+                    1011
+                ),
                 (#"{"operationType": "CREATE", "table": "Person", "payload": {"name": "x", "colour": "red"}}"#, 1011),
                 (#"{"operationType": "CREATE", "table": "Brand", "payload": {"name": "x"}}"#, 1009),
-                (#"{"operationType": "ADD_RELATION", "table": "Person", "payload": {"parentObject": "x", "relationColumn": "r", "unconditional": []}}"#, 1011),
-                (#"{"operationType": "SET_RELATION", "table": "Person", "payload": {"parentObject": "x", "relationColumn": "r"}}"#, 1022),
+                (
+                    #"{"operationType": "ADD_RELATION", "table": "Person", "payload": {"parentObject": "x", "relationColumn": "r", "unconditional": []}}"#,
+                    1011
+                ),
+                (
+                    #"{"operationType": "SET_RELATION", "table": "Person", "payload": {"parentObject": "x", "relationColumn": "r"}}"#,
+                    1022
+                ),
             ]
             for (operation, code) in cases {
                 let envelope = try await run(
                     fixture,
-                    #"{"operations": [{"operationType": "FIND", "table": "Person", "opResultId": "seed", "payload": {}}, \#(operation)]}"#)
+                    #"{"operations": [{"operationType": "FIND", "table": "Person", "opResultId": "seed", "payload": {}}, \#(operation)]}"#
+                )
                 let error = try #require(envelope["error"] as? [String: Any], "\(operation) → \(envelope)")
-                #expect(envelope["success"] as? Bool == false && error["code"] as? Int == code, "\(operation) → \(envelope)")
+                #expect(
+                    envelope["success"] as? Bool == false && error["code"] as? Int == code, "\(operation) → \(envelope)"
+                )
                 let failed = try #require(error["operation"] as? [String: Any])
                 #expect(failed["opResultId"] as? String != "seed")
             }
@@ -172,7 +200,9 @@ import TestSupport
             #"{"operations": [{"operationType": "CREATE", "table": "T", "opResultId": "a", "payload": {}}, {"operationType": "CREATE", "table": "T", "opResultId": "a", "payload": {}}]}"#,
         ]
         for body in bodies {
-            let error = #expect(throws: ErrorEnvelope.self, "\(body)") { _ = try UnitOfWork(body: try JSONParser.parse(body)) }
+            let error = #expect(throws: ErrorEnvelope.self, "\(body)") {
+                _ = try UnitOfWork(body: try JSONParser.parse(body))
+            }
             #expect(error?.code == 1022 && error?.status == 400)
         }
     }
@@ -185,7 +215,8 @@ import TestSupport
         for (name, level) in levels {
             let work = try UnitOfWork(
                 body: try JSONParser.parse(
-                    #"{"isolationLevelEnum": "\#(name)", "operations": [{"operationType": "CREATE", "table": "T", "payload": {}}]}"#))
+                    #"{"isolationLevelEnum": "\#(name)", "operations": [{"operationType": "CREATE", "table": "T", "payload": {}}]}"#
+                ))
             #expect(work.isolation == level)
         }
         let work = try UnitOfWork(
@@ -197,7 +228,10 @@ import TestSupport
                  {"operationType": "CREATE", "table": "Order", "payload": {}}]}
                 """#))
         #expect(work.isolation == .readCommitted)
-        #expect(work.operations.map(\.opResultId) == ["createPerson1", "createPerson2", "update_bulkPerson1", "createOrder1"])
+        #expect(
+            work.operations.map(\.opResultId) == [
+                "createPerson1", "createPerson2", "update_bulkPerson1", "createOrder1",
+            ])
     }
 
     @Test func transactionsRunAtTheRequestedIsolationLevel() async throws {
@@ -217,7 +251,8 @@ import TestSupport
             let counter = try await fixture.create("Counter", #"{"hits": 0}"#)
             let id = try #require(counter["objectId"] as? String)
             _ = try await fixture.engine.addColumns(
-                "Log", columns: [ColumnSchema(name: "counter", type: .string)], identity: fixture.serverCode, logger: fixture.logger)
+                "Log", columns: [ColumnSchema(name: "counter", type: .string)], identity: fixture.serverCode,
+                logger: fixture.logger)
             let json = #"""
                 {"operations": [{"operationType": "UPDATE", "table": "Counter",
                   "payload": {"objectId": "\#(id)", "hits": {"___class": "BackendlessExpression", "value": "hits + 1"}}},

@@ -1,8 +1,8 @@
 import Foundation
 import InternalProtocol
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 
 /// Every upsert — `PUT /data/{table}/upsert`, `PUT /data/bulkupsert/{table}` and a unit of
 /// work's UPSERT and UPSERT_BULK — takes an update's permission decision for the object it names:
@@ -12,7 +12,8 @@ import TestSupport
         try await TestCluster.shared { cluster async throws in
             let alice = try await cluster.account("alice@example.com")
             let bob = try await cluster.account("bob@example.com")
-            let created = try await cluster.send(.POST, "/data/Note", #"{"title": "hers", "secret": "s3cr3t"}"#, token: alice.token)
+            let created = try await cluster.send(
+                .POST, "/data/Note", #"{"title": "hers", "secret": "s3cr3t"}"#, token: alice.token)
             let hers = try #require(created.json["objectId"] as? String, "\(created.text)")
             try await ownerOnly("Note", cluster)
             let original = try await cluster.send(.GET, "/data/Note/\(hers)", token: alice.token)
@@ -26,13 +27,17 @@ import TestSupport
             let requests = [
                 ("/data/Note/upsert", #"{"objectId": "\#(hers)", "title": "x"}"#),
                 ("/data/Note/upsert", #"{"objectId": "\#(hers)"}"#),
-                ("/data/bulkupsert/Note", #"[{"objectId": "BOB-NEW-1", "title": "new"}, {"objectId": "\#(hers)", "title": "x"}]"#),
+                (
+                    "/data/bulkupsert/Note",
+                    #"[{"objectId": "BOB-NEW-1", "title": "new"}, {"objectId": "\#(hers)", "title": "x"}]"#
+                ),
                 ("/data/bulkupsert/Note", #"[{"title": "new"}, {"objectId": "\#(hers)"}]"#),
             ]
             for (path, body) in requests {
                 let answer = try await cluster.send(.PUT, path, body, token: bob.token)
                 #expect(
-                    answer.status == 403 && answer.json["code"] as? Int == 1023 && answer.json["message"] as? String == refusal,
+                    answer.status == 403 && answer.json["code"] as? Int == 1023
+                        && answer.json["message"] as? String == refusal,
                     "\(path) \(body) → \(answer.status) \(answer.text)")
                 #expect(!answer.text.contains("s3cr3t"), "\(path) \(body) revealed her object: \(answer.text)")
             }
@@ -44,7 +49,8 @@ import TestSupport
                 #"{"operationType": "UPSERT_BULK", "table": "Note", "payload": [{"objectId": "BOB-NEW-2", "title": "new"}, {"objectId": "\#(hers)", "title": "x"}]}"#,
             ]
             for operation in operations {
-                let work = #"{"operations": [{"operationType": "CREATE", "table": "Note", "payload": {"title": "bob's"}}, \#(operation)]}"#
+                let work =
+                    #"{"operations": [{"operationType": "CREATE", "table": "Note", "payload": {"title": "bob's"}}, \#(operation)]}"#
                 let answer = try await cluster.send(.POST, "/transaction/unit-of-work", work, token: bob.token)
                 let error = answer.json["error"] as? [String: Any]
                 #expect(
@@ -63,22 +69,27 @@ import TestSupport
             #expect(properties.status == 200 && !properties.text.contains("bobsNewColumn"), "\(properties.text)")
             // One statement cannot both insert and update a row: naming an id twice is the client's error.
             let twice = try await cluster.send(
-                .PUT, "/data/bulkupsert/Note", #"[{"objectId": "BOB-TWICE", "title": "a"}, {"objectId": "BOB-TWICE", "title": "b"}]"#,
+                .PUT, "/data/bulkupsert/Note",
+                #"[{"objectId": "BOB-TWICE", "title": "a"}, {"objectId": "BOB-TWICE", "title": "b"}]"#,
                 token: bob.token)
             #expect(twice.status == 400 && twice.text.contains("more than once"), "\(twice.text)")
 
             let after = try await cluster.send(.GET, "/data/Note/\(hers)", token: alice.token)
             #expect(after.text == original.text, "her object changed: \(after.text)")
-            #expect(try await cluster.send(.GET, "/data/Note/count", token: bob.token).text == "0", "a refused request wrote rows")
+            #expect(
+                try await cluster.send(.GET, "/data/Note/count", token: bob.token).text == "0",
+                "a refused request wrote rows")
             for id in ["BOB-NEW-1", "BOB-NEW-2"] {
                 let lookup = try await cluster.send(.GET, "/data/Note/\(id)", token: bob.token)
                 #expect(lookup.status == 404 && lookup.json["code"] as? Int == 1000, "\(id): \(lookup.text)")
             }
 
             // Her own upserts of her object still work, through every door.
-            let own = try await cluster.send(.PUT, "/data/Note/upsert", #"{"objectId": "\#(hers)", "title": "edited"}"#, token: alice.token)
+            let own = try await cluster.send(
+                .PUT, "/data/Note/upsert", #"{"objectId": "\#(hers)", "title": "edited"}"#, token: alice.token)
             #expect(
-                own.status == 200 && own.json["title"] as? String == "edited" && own.json["secret"] as? String == "s3cr3t",
+                own.status == 200 && own.json["title"] as? String == "edited"
+                    && own.json["secret"] as? String == "s3cr3t",
                 "\(own.text)")
             let ownBulk = try await cluster.send(
                 .PUT, "/data/bulkupsert/Note", #"[{"objectId": "\#(hers)", "title": "bulk"}, {"title": "another"}]"#,
@@ -90,15 +101,19 @@ import TestSupport
                 """#
             let worked = try await cluster.send(.POST, "/transaction/unit-of-work", ownWork, token: alice.token)
             #expect(worked.json["success"] as? Bool == true, "\(worked.text)")
-            #expect(try await cluster.send(.GET, "/data/Note/\(hers)", token: alice.token).json["title"] as? String == "work")
+            #expect(
+                try await cluster.send(.GET, "/data/Note/\(hers)", token: alice.token).json["title"] as? String
+                    == "work")
             #expect(try await cluster.send(.GET, "/data/Note/count", token: alice.token).text == "2")
 
             // Bob's upserts create objects of his own, and update them.
             let fresh = try await cluster.send(.PUT, "/data/Note/upsert", #"{"title": "bob's"}"#, token: bob.token)
             #expect(fresh.status == 200 && fresh.json["ownerId"] as? String == bob.id, "\(fresh.text)")
-            let named = try await cluster.send(.PUT, "/data/Note/upsert", #"{"objectId": "BOB-OWN", "title": "b"}"#, token: bob.token)
+            let named = try await cluster.send(
+                .PUT, "/data/Note/upsert", #"{"objectId": "BOB-OWN", "title": "b"}"#, token: bob.token)
             #expect(named.status == 200 && named.json["ownerId"] as? String == bob.id, "\(named.text)")
-            let again = try await cluster.send(.PUT, "/data/Note/upsert", #"{"objectId": "BOB-OWN", "title": "c"}"#, token: bob.token)
+            let again = try await cluster.send(
+                .PUT, "/data/Note/upsert", #"{"objectId": "BOB-OWN", "title": "c"}"#, token: bob.token)
             #expect(again.status == 200 && again.json["title"] as? String == "c", "\(again.text)")
             #expect(try await cluster.send(.GET, "/data/Note/count", token: bob.token).text == "2")
 
@@ -106,11 +121,14 @@ import TestSupport
             let board = try await cluster.send(.POST, "/data/Board", #"{"title": "a"}"#, token: alice.token)
             let boardID = try #require(board.json["objectId"] as? String, "\(board.text)")
             let hideBoard = #"{"permission": "FIND", "role": "*"}"#
-            #expect(try await cluster.send(.PUT, "/data/Board/permissions/DENY", hideBoard, key: .serverCode).status == 200)
+            #expect(
+                try await cluster.send(.PUT, "/data/Board/permissions/DENY", hideBoard, key: .serverCode).status == 200)
             let updated = try await cluster.send(.PUT, "/data/Board/\(boardID)", #"{"title": "b"}"#, token: bob.token)
-            let upserted = try await cluster.send(.PUT, "/data/Board/upsert", #"{"objectId": "\#(boardID)", "title": "c"}"#, token: bob.token)
+            let upserted = try await cluster.send(
+                .PUT, "/data/Board/upsert", #"{"objectId": "\#(boardID)", "title": "c"}"#, token: bob.token)
             #expect(upserted.status == updated.status, "update \(updated.text), upsert \(upserted.text)")
-            #expect(Set(upserted.json.keys) == Set(updated.json.keys), "update \(updated.text), upsert \(upserted.text)")
+            #expect(
+                Set(upserted.json.keys) == Set(updated.json.keys), "update \(updated.text), upsert \(upserted.text)")
         }
     }
 
@@ -118,7 +136,8 @@ import TestSupport
     private func ownerOnly(_ table: String, _ cluster: TestCluster) async throws {
         for operation in ["FIND", "UPDATE", "REMOVE"] {
             let deny = try await cluster.send(
-                .PUT, "/data/\(table)/permissions/DENY", #"{"permission": "\#(operation)", "role": "*"}"#, key: .serverCode)
+                .PUT, "/data/\(table)/permissions/DENY", #"{"permission": "\#(operation)", "role": "*"}"#,
+                key: .serverCode)
             let owner = try await cluster.send(
                 .PUT, "/data/\(table)/permissions/owner/GRANT", #"{"permission": "\#(operation)"}"#, key: .serverCode)
             #expect(deny.status == 200 && owner.status == 200, "\(operation): \(deny.text) \(owner.text)")

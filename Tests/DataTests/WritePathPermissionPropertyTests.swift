@@ -3,8 +3,8 @@ import Foundation
 import InternalProtocol
 import Permissions
 import QueryLanguage
-import Testing
 import TestSupport
+import Testing
 
 /// Every path of the data engine that can change or reveal a row takes the one permission
 /// decision for that row, property-based. Random worlds — table, global, owner-policy and
@@ -104,7 +104,8 @@ private struct RandomWorld: Sendable, CustomStringConvertible {
         let operation = pick(operations, &random)
         let decision: PermissionDecision = Bool.random(using: &random) ? .grant : .deny
         let object = Int.random(in: 0..<WorldDocs.count, using: &random)
-        return PermissionFact(kind: kind, principal: principal, operation: operation, decision: decision, object: object)
+        return PermissionFact(
+            kind: kind, principal: principal, operation: operation, decision: decision, object: object)
     }
 
     /// One to three distinct docs.
@@ -125,7 +126,8 @@ private struct RandomWorld: Sendable, CustomStringConvertible {
 
     var description: String {
         let cells = facts.isEmpty ? "none" : facts.map(\.description).joined(separator: "; ")
-        return "caller \(user ?? "anonymous") as \(([key.role] + customRoles).joined(separator: ", ")); cells: \(cells); "
+        return
+            "caller \(user ?? "anonymous") as \(([key.role] + customRoles).joined(separator: ", ")); cells: \(cells); "
             + "parents \(parents), subsets \(subsets), thresholds \(thresholds)"
     }
 }
@@ -156,7 +158,8 @@ private struct WorldDocs: Sendable {
 
     /// Acts past every permission, as users-service's own engine does; `owner` owns what it creates.
     func system(owner: String? = nil) -> Identity {
-        var identity = Identity(appId: fixture.appID, keyKind: .serverCode, userId: owner, roles: [APIKeyKind.serverCode.role])
+        var identity = Identity(
+            appId: fixture.appID, keyKind: .serverCode, userId: owner, roles: [APIKeyKind.serverCode.role])
         identity.isSystem = true
         return identity
     }
@@ -174,7 +177,8 @@ private struct WorldDocs: Sendable {
         for index in ids.indices where rows[ids[index]] == nil { try await recreate(index) }
         try await removeExtras()
         _ = try await engine.updateBulk(
-            "Doc", condition: nil, changes: JSONObject([("mark", .integer(0))]), identity: system(), logger: fixture.logger)
+            "Doc", condition: nil, changes: JSONObject([("mark", .integer(0))]), identity: system(),
+            logger: fixture.logger)
     }
 
     /// Links every doc to its ``initialLinks(_:)`` only, declaring `links` the first time.
@@ -183,7 +187,8 @@ private struct WorldDocs: Sendable {
         for index in ids.indices {
             let children = Self.initialLinks(index).map { ids[$0] }
             _ = try await engine.changeRelation(
-                .set, table: "Doc", parentID: ids[index], argument: argument, children: .ids(children), identity: system(),
+                .set, table: "Doc", parentID: ids[index], argument: argument, children: .ids(children),
+                identity: system(),
                 logger: fixture.logger)
         }
     }
@@ -349,21 +354,25 @@ private struct WorldCheck: Sendable {
     func expectRow(_ row: [String: Any]?, is index: Int, mark: Int? = nil, _ path: String) {
         guard let row else { return }
         let markMatches = mark.map { row["mark"] as? Int == $0 } ?? true
-        #expect(row["objectId"] as? String == ids[index] && markMatches, "\(context)\n\(path) of doc \(index) answered \(row)")
+        #expect(
+            row["objectId"] as? String == ids[index] && markMatches,
+            "\(context)\n\(path) of doc \(index) answered \(row)")
     }
 
     /// Expects the docs marked `mark` to be exactly `expected`.
     func expectMarked(_ mark: Int, _ expected: Set<Int>, _ path: String) async throws {
         let marked = try await docs.marked(mark)
         #expect(
-            marked == expected, "\(context)\n\(path): changed docs \(marked.sorted()), the oracle allows \(expected.sorted())")
+            marked == expected,
+            "\(context)\n\(path): changed docs \(marked.sorted()), the oracle allows \(expected.sorted())")
     }
 
     /// Expects every doc but `removed` to exist.
     func expectPresent(allBut removed: Set<Int>, _ path: String) async throws {
         let present = try await docs.present()
         let expected = Set(ids.indices).subtracting(removed)
-        #expect(present == expected, "\(context)\n\(path): docs left \(present.sorted()), expected \(expected.sorted())")
+        #expect(
+            present == expected, "\(context)\n\(path): docs left \(present.sorted()), expected \(expected.sorted())")
     }
 
     // MARK: Requests
@@ -384,7 +393,8 @@ private struct WorldCheck: Sendable {
     /// The docs loading doc `parent`'s links answers.
     func loadLinks(of parent: Int) async throws -> [Int] {
         let rows = try await engine.loadRelation(
-            table: "Doc", parentID: ids[parent], argument: RelationColumnArgument("links"), query: everyRow, identity: caller,
+            table: "Doc", parentID: ids[parent], argument: RelationColumnArgument("links"), query: everyRow,
+            identity: caller,
             logger: fixture.logger)
         return try docs.indexes(rows)
     }
@@ -417,7 +427,8 @@ private struct WorldCheck: Sendable {
     /// A unit of work of one operation on `Doc`, as the caller: whether it succeeded, and the
     /// operation's result. A failure other than a permission refusal (1023) is an issue.
     func unitOfWork(_ type: String, _ payload: String) async throws -> (answered: Bool, result: Any?) {
-        let text = #"{"operations": [{"operationType": "\#(type)", "table": "Doc", "opResultId": "op", "payload": \#(payload)}]}"#
+        let text =
+            #"{"operations": [{"operationType": "\#(type)", "table": "Doc", "opResultId": "op", "payload": \#(payload)}]}"#
         let work = try UnitOfWork(body: JSONParser.parse(text))
         let envelope = try await engine.execute(work, identity: caller, logger: fixture.logger)
         let answer = try fixture.decode(envelope.jsonText)
@@ -459,13 +470,15 @@ private struct WorldCheck: Sendable {
         let expected = allowed(.find)
         expectOutcome(answered: count != nil, mustRefuse: false, mayRefuse: expected.isEmpty, "count")
         #expect(
-            count == nil || count == expected.count, "\(context)\ncount: \(count ?? -1), the oracle allows \(expected.sorted())")
+            count == nil || count == expected.count,
+            "\(context)\ncount: \(count ?? -1), the oracle allows \(expected.sorted())")
     }
 
     func checkFindByID() async throws {
         for index in ids.indices {
             let text = try await EngineFixture.unlessDenied {
-                try await engine.object("Doc", id: ids[index], query: FindQuery(), identity: caller, logger: fixture.logger)
+                try await engine.object(
+                    "Doc", id: ids[index], query: FindQuery(), identity: caller, logger: fixture.logger)
             }
             expectOutcome(answered: text != nil, allowed: allows(.find, index), "find by id of doc \(index)")
             let row = try docs.decoded(text)
@@ -482,7 +495,8 @@ private struct WorldCheck: Sendable {
             query.condition = try QueryParser.condition("links.n = \(child)")
             let rows = try await EngineFixture.unlessDenied { try await findDocs(query) }
             let expected = findable.filter { parent in
-                findable.contains(child) && allows(.loadRelations, parent) && WorldDocs.initialLinks(parent).contains(child)
+                findable.contains(child) && allows(.loadRelations, parent)
+                    && WorldDocs.initialLinks(parent).contains(child)
             }
             expectRows(rows, expected, mayRefuse: findable.isEmpty, "find where links.n = \(child)")
         }
@@ -505,10 +519,12 @@ private struct WorldCheck: Sendable {
             let parent = docs.docIndex(of: row["objectId"])
             guard parent >= 0 else { continue }
             let linked = docs.indexes(ofObjects: row["links"])
-            let expected: Set<Int> = allows(.loadRelations, parent) ? findable.intersection(WorldDocs.initialLinks(parent)) : []
+            let expected: Set<Int> =
+                allows(.loadRelations, parent) ? findable.intersection(WorldDocs.initialLinks(parent)) : []
             #expect(
                 linked.count == expected.count && Set(linked) == expected,
-                "\(context)\nfind loading links: doc \(parent) carries docs \(linked.sorted()), the oracle allows \(expected.sorted())")
+                "\(context)\nfind loading links: doc \(parent) carries docs \(linked.sorted()), the oracle allows \(expected.sorted())"
+            )
         }
     }
 
@@ -520,7 +536,8 @@ private struct WorldCheck: Sendable {
             let rows = try await EngineFixture.unlessDenied { try await loadLinks(of: parent) }
             let permitted = allows(.loadRelations, parent)
             let path = "load the links of doc \(parent)"
-            expectOutcome(answered: rows != nil, mustRefuse: !permitted, mayRefuse: !permitted || findable.isEmpty, path)
+            expectOutcome(
+                answered: rows != nil, mustRefuse: !permitted, mayRefuse: !permitted || findable.isEmpty, path)
             if permitted, let rows {
                 expectRows(rows, findable.intersection(WorldDocs.initialLinks(parent)), mayRefuse: false, path)
             }
@@ -547,35 +564,44 @@ private struct WorldCheck: Sendable {
         let access = ObjectReadAccess(caller, table: "Doc", catalog: catalog)
         let findable = allowed(.find)
         let delivered = Set(
-            ids.indices.filter { access.allows(objectId: ids[$0], ownerId: PermissionCallers.owner(of: $0), acls: acls) })
+            ids.indices.filter {
+                access.allows(objectId: ids[$0], ownerId: PermissionCallers.owner(of: $0), acls: acls)
+            })
         #expect(
             subscribing.constant != false || findable.isEmpty,
             "\(context)\nreal-time: subscribing is refused, but the oracle allows docs \(findable.sorted())")
         #expect(
             delivered == findable,
-            "\(context)\nreal-time: events reach the caller for docs \(delivered.sorted()), the oracle allows \(findable.sorted())")
+            "\(context)\nreal-time: events reach the caller for docs \(delivered.sorted()), the oracle allows \(findable.sorted())"
+        )
     }
 
     /// File fields follow a row's rights through ``DataEngine/permits(_:objectIDs:table:identity:logger:)``.
     func checkObjectPermits() async throws {
         for operation in RandomWorld.operations {
             let permits = try await engine.permits(
-                operation, objectIDs: Set(ids + ["no-such-doc"]), table: "Doc", identity: caller, logger: fixture.logger)
+                operation, objectIDs: Set(ids + ["no-such-doc"]), table: "Doc", identity: caller, logger: fixture.logger
+            )
             let permitted = Set(permits.permitted.map { docs.docIndex(of: $0) })
             let expected = allowed(operation)
-            #expect(permits.existing == Set(ids), "\(context)\npermits for \(operation.rawValue): existing \(permits.existing)")
+            #expect(
+                permits.existing == Set(ids),
+                "\(context)\npermits for \(operation.rawValue): existing \(permits.existing)")
             #expect(
                 permitted == expected,
-                "\(context)\npermits for \(operation.rawValue): docs \(permitted.sorted()), the oracle allows \(expected.sorted())")
+                "\(context)\npermits for \(operation.rawValue): docs \(permitted.sorted()), the oracle allows \(expected.sorted())"
+            )
         }
     }
 
     func checkObjectACLReads() async throws {
         for index in ids.indices {
             let cells = try await EngineFixture.unlessDenied {
-                try await engine.objectPermissions(table: "Doc", objectID: ids[index], identity: caller, logger: fixture.logger)
+                try await engine.objectPermissions(
+                    table: "Doc", objectID: ids[index], identity: caller, logger: fixture.logger)
             }
-            expectOutcome(answered: cells != nil, allowed: allows(.permission, index), "read the object ACL of doc \(index)")
+            expectOutcome(
+                answered: cells != nil, allowed: allows(.permission, index), "read the object ACL of doc \(index)")
         }
     }
 
@@ -593,7 +619,8 @@ private struct WorldCheck: Sendable {
         }
         try await checkEachDoc("update", mark: uniqueMark(2)) { index, mark in
             let text = try await EngineFixture.unlessDenied {
-                try await engine.update("Doc", id: ids[index], changes: markChange(mark), identity: caller, logger: fixture.logger)
+                try await engine.update(
+                    "Doc", id: ids[index], changes: markChange(mark), identity: caller, logger: fixture.logger)
             }
             return try docs.decoded(text)
         }
@@ -643,10 +670,12 @@ private struct WorldCheck: Sendable {
         let mark = uniqueMark(7)
         let count = try await EngineFixture.unlessDenied {
             try await engine.updateBulk(
-                "Doc", condition: QueryParser.condition("n >= \(threshold)"), changes: markChange(mark), identity: caller,
+                "Doc", condition: QueryParser.condition("n >= \(threshold)"), changes: markChange(mark),
+                identity: caller,
                 logger: fixture.logger)
         }
-        try await expectBulkUpdate(count, of: Array(threshold..<WorldDocs.count), mark: mark, "bulk update where n >= \(threshold)")
+        try await expectBulkUpdate(
+            count, of: Array(threshold..<WorldDocs.count), mark: mark, "bulk update where n >= \(threshold)")
 
         let named = Array(world.thresholds[1]..<WorldDocs.count)
         let workMark = uniqueMark(8)
@@ -660,7 +689,8 @@ private struct WorldCheck: Sendable {
         let serviceCount = try await EngineFixture.unlessDenied {
             try await engine.transaction(identity: caller, logger: fixture.logger) { transaction in
                 try await transaction.updateAll(
-                    "Doc", matching: QueryParser.condition("n >= \(serviceThreshold)"), changes: markChange(serviceMark))
+                    "Doc", matching: QueryParser.condition("n >= \(serviceThreshold)"), changes: markChange(serviceMark)
+                )
             }
         }
         try await expectBulkUpdate(
@@ -686,7 +716,8 @@ private struct WorldCheck: Sendable {
         let answer = try await EngineFixture.unlessDenied {
             try await engine.upsertBulk("Doc", objects: objects, identity: caller, logger: fixture.logger)
         }
-        try await expectBulkUpsert(answer, named: named, fresh: fresh, mark: mark, "bulk upsert of docs \(named) and a new row")
+        try await expectBulkUpsert(
+            answer, named: named, fresh: fresh, mark: mark, "bulk upsert of docs \(named) and a new row")
     }
 
     func checkUnitOfWorkBulkUpsert(mark: Int) async throws {
@@ -763,8 +794,11 @@ private struct WorldCheck: Sendable {
     func checkUnitOfWorkRelationChange(_ change: RelationChange, parent: Int) async throws {
         let type = change == .add ? "ADD_RELATION" : "DELETE_RELATION"
         let children = others(parent)
-        let payload = #"{"parentObject": "\#(ids[parent])", "relationColumn": "links", "unconditional": \#(jsonIDs(children))}"#
-        try await expectRelationChange(change, parent: parent, children: children, "unit of work \(type) on doc \(parent)") {
+        let payload =
+            #"{"parentObject": "\#(ids[parent])", "relationColumn": "links", "unconditional": \#(jsonIDs(children))}"#
+        try await expectRelationChange(
+            change, parent: parent, children: children, "unit of work \(type) on doc \(parent)"
+        ) {
             let answer = try await unitOfWork(type, payload)
             return answer.answered ? (answer.result as? Int ?? -1) : nil
         }
@@ -794,8 +828,10 @@ private struct WorldCheck: Sendable {
             case .set: (selected, selected.subtracting(before).count)
             case .delete: (before.subtracting(selected), selected.intersection(before).count)
             }
-        expectOutcome(answered: count != nil, mustRefuse: !permitted, mayRefuse: !permitted || deniedEverywhere(.find), path)
-        let report = "links \(before.sorted()) became \(after.sorted()), counted \(count.map { String($0) } ?? "nothing"); "
+        expectOutcome(
+            answered: count != nil, mustRefuse: !permitted, mayRefuse: !permitted || deniedEverywhere(.find), path)
+        let report =
+            "links \(before.sorted()) became \(after.sorted()), counted \(count.map { String($0) } ?? "nothing"); "
             + "the oracle allows \(expected.links.sorted()), counted \(expected.count)"
         if count != nil {
             #expect(count == expected.count && after == expected.links, "\(context)\n\(path): \(report)")
@@ -814,14 +850,17 @@ private struct WorldCheck: Sendable {
         }
         let permitted = allows(.update, child) && allowsOnItsNewDoc(.addRelation) && allowsOnItsNewDoc(.deleteRelation)
         let path = "deep save of a new doc linking doc \(child) with a change"
-        expectOutcome(answered: answer != nil, mustRefuse: !permitted, mayRefuse: !permitted || deniedEverywhere(.find), path)
+        expectOutcome(
+            answered: answer != nil, mustRefuse: !permitted, mayRefuse: !permitted || deniedEverywhere(.find), path)
         try await expectMarked(mark, answer == nil ? [] : [child], path)
         let extras = try await docs.extras()
         #expect(extras.count == (answer == nil ? 0 : 1), "\(context)\n\(path): rows created \(extras)")
         if answer != nil, let parent = extras.first {
             let links = try await docs.links(of: parent)
             let expected: Set<Int> = allows(.find, child) ? [child] : []
-            #expect(links == expected, "\(context)\n\(path): the new doc links docs \(links.sorted()), expected \(expected.sorted())")
+            #expect(
+                links == expected,
+                "\(context)\n\(path): the new doc links docs \(links.sorted()), expected \(expected.sorted())")
         }
         try await docs.removeExtras()
     }
@@ -837,7 +876,8 @@ private struct WorldCheck: Sendable {
         try await expectBulkDelete(of: Array(threshold..<WorldDocs.count), "bulk delete where n >= \(threshold)") {
             try await EngineFixture.unlessDenied {
                 try await engine.deleteBulk(
-                    "Doc", condition: QueryParser.condition("n >= \(threshold)"), identity: caller, logger: fixture.logger)
+                    "Doc", condition: QueryParser.condition("n >= \(threshold)"), identity: caller,
+                    logger: fixture.logger)
             }
         }
         try await restore()
@@ -863,9 +903,10 @@ private struct WorldCheck: Sendable {
             let direct = index.isMultiple(of: 2)
             let answered: Bool
             if direct {
-                answered = try await EngineFixture.unlessDenied {
-                    try await engine.delete("Doc", id: ids[index], identity: caller, logger: fixture.logger)
-                } != nil
+                answered =
+                    try await EngineFixture.unlessDenied {
+                        try await engine.delete("Doc", id: ids[index], identity: caller, logger: fixture.logger)
+                    } != nil
             } else {
                 answered = try await unitOfWork("DELETE", "\"\(ids[index])\"").answered
             }

@@ -1,7 +1,7 @@
 import Foundation
 import InternalProtocol
-import Testing
 import TestSupport
+import Testing
 
 /// All seven services in one process, driven through the gateway only.
 @Suite(.timeLimit(.minutes(20))) struct EndToEndTests {
@@ -45,20 +45,23 @@ import TestSupport
     @Test func resolvedKeysAreCached() async throws {
         // A lifetime no busy machine outlasts between the two calls (stopping a service takes
         // seconds then); the default 10 s expired once while two other processes held both cores.
-        try await TestCluster.with(environment: ["BAAS_GATEWAY_KEY_CACHE_SECONDS": "600"], mostlyWaiting: true) { cluster async throws in
+        try await TestCluster.with(environment: ["BAAS_GATEWAY_KEY_CACHE_SECONDS": "600"], mostlyWaiting: true) {
+            cluster async throws in
             let url = cluster.gatewayURL + cluster.prefix() + "/data/Person"
             #expect(try await HTTPTestClient.send(.GET, url).status == 404)
             await cluster.stop(.users)
             let cached = try await HTTPTestClient.send(.GET, url)
             #expect(cached.status == 404)
             #expect(cached.json["code"] as? Int == 1009)
-            let uncached = try await HTTPTestClient.send(.GET, cluster.gatewayURL + cluster.prefix(.js) + "/data/Person")
+            let uncached = try await HTTPTestClient.send(
+                .GET, cluster.gatewayURL + cluster.prefix(.js) + "/data/Person")
             #expect(uncached.status == 503)
         }
     }
 
     @Test func aStoppedUsersServiceMakesKeyChecks503NotA401() async throws {
-        try await TestCluster.with(environment: ["BAAS_GATEWAY_KEY_CACHE_SECONDS": "0"], mostlyWaiting: true) { cluster async throws in
+        try await TestCluster.with(environment: ["BAAS_GATEWAY_KEY_CACHE_SECONDS": "0"], mostlyWaiting: true) {
+            cluster async throws in
             await cluster.stop(.users)
             let answer = try await HTTPTestClient.send(.GET, cluster.gatewayURL + cluster.prefix() + "/info")
             #expect(answer.status == 503)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The hostile-input corpus (`Tests/Corpus/hostile-requests.jsonl`, written by
 /// `generate-hostile.py`): SQL in every identifier, parameter and JSON key, path traversal in
@@ -30,8 +30,9 @@ import TestSupport
 
         var bytes: [UInt8] {
             if let nested {
-                return Array((String(repeating: nested.open, count: nested.depth) + nested.core
-                    + String(repeating: nested.close, count: nested.depth)).utf8)
+                return Array(
+                    (String(repeating: nested.open, count: nested.depth) + nested.core
+                        + String(repeating: nested.close, count: nested.depth)).utf8)
             }
             if let bodyHex {
                 return stride(from: 0, to: bodyHex.count, by: 2).map { offset in
@@ -58,7 +59,9 @@ import TestSupport
             let probe = try await Self.fixtures(cluster)
             let before = try await DatabaseChecksum.of(cluster.database)
             let failures = try await Self.send(corpus, to: cluster, probe: probe)
-            #expect(failures.isEmpty, "\(failures.count) of \(corpus.count) cases: \(failures.prefix(25).joined(separator: "\n"))")
+            #expect(
+                failures.isEmpty,
+                "\(failures.count) of \(corpus.count) cases: \(failures.prefix(25).joined(separator: "\n"))")
             #expect(try await DatabaseChecksum.of(cluster.database) == before)
             let read = try await cluster.send(.GET, "/data/Probe/\(probe)", key: .serverCode)
             #expect(read.status == 200 && read.json["name"] as? String == "probe", "\(read.text)")
@@ -78,9 +81,11 @@ import TestSupport
         let id = try #require(object.json["objectId"] as? String, "\(object.text)")
         let template = #"{"subject": "s", "bodyparts": {"textmessage": "t"}}"#
         #expect(try await cluster.send(.PUT, "/emailtemplate/probe", template, key: .serverCode).status == 200)
-        #expect(try await cluster.send(.POST, "/messaging/probe", #"{"message": "hi"}"#, key: .serverCode).status == 200)
+        #expect(
+            try await cluster.send(.POST, "/messaging/probe", #"{"message": "hi"}"#, key: .serverCode).status == 200)
         let boundary = "corpus"
-        let upload = "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n"
+        let upload =
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n"
             + "Content-Type: text/plain\r\n\r\nprobe\r\n--\(boundary)--\r\n"
         let file = try await HTTPTestClient.send(
             .POST, cluster.gatewayURL + cluster.prefix(.serverCode) + "/files/probe/a.txt",
@@ -98,7 +103,9 @@ import TestSupport
                     var failures: [String] = []
                     for entry in corpus.enumerated() where entry.offset % 4 == worker {
                         let item = entry.element
-                        let target = "/\(cluster.app.id)/\(keys[item.key]!)/" + item.path.replacingOccurrences(of: "PROBE_ID", with: probe)
+                        let target =
+                            "/\(cluster.app.id)/\(keys[item.key]!)/"
+                            + item.path.replacingOccurrences(of: "PROBE_ID", with: probe)
                         let headers = (item.headers ?? []).map { ($0[0], $0[1]) }
                         let (status, response) = try await RawHTTPClient.send(
                             port: cluster.port, method: item.method, target: target, headers: headers, body: item.bytes)

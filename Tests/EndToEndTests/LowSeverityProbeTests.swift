@@ -1,7 +1,7 @@
 import Foundation
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 
 /// Four holes an attacker's probe found, each answered through the gateway as a client sees it:
 /// password guesses through `verifypassowrd` that escaped the lockout, uploads from URLs that
@@ -61,7 +61,9 @@ import TestSupport
             for (index, source) in sources.enumerated() {
                 let answer = try await cluster.send(
                     .POST, "/files/probe/\(index).bin", #"{"url": "\#(source)"}"#, key: .serverCode)
-                #expect(answer.status == 400 && answer.json["code"] as? Int == 6032, "\(source): \(answer.status) \(answer.text)")
+                #expect(
+                    answer.status == 400 && answer.json["code"] as? Int == 6032,
+                    "\(source): \(answer.status) \(answer.text)")
                 messages.insert(answer.json["message"] as? String ?? "")
                 let stored = try await cluster.send(.GET, "/files/probe/\(index).bin?action=exists", key: .serverCode)
                 #expect(stored.text == "false", "\(source) stored nothing: \(stored.text)")
@@ -75,7 +77,9 @@ import TestSupport
             let huge = "{" + (0..<200_000).map { #""k\#($0)": 1"# }.joined(separator: ",") + "}"
             let create = try await cluster.send(.POST, "/data/Probe", huge, key: .serverCode)
             #expect(create.status == 400 && create.json["code"] as? Int == 1022, "\(create.text.prefix(300))")
-            #expect((create.json["message"] as? String)?.contains("more than 10000 keys") == true, "\(create.text.prefix(300))")
+            #expect(
+                (create.json["message"] as? String)?.contains("more than 10000 keys") == true,
+                "\(create.text.prefix(300))")
             // The limit is the shared parser's, so a unit of work carrying the object meets it too.
             let work = #"{"operations": [{"operationType": "CREATE", "table": "Probe", "payload": \#(huge)}]}"#
             let unit = try await cluster.send(.POST, "/transaction/unit-of-work", work, key: .serverCode)
@@ -116,7 +120,8 @@ import TestSupport
             let message = try #require(missing.json["message"] as? String)
             #expect(message.count <= 512 && message.hasSuffix("…"), "\(message.count) characters")
             let named = String(repeating: "r", count: 100_000)
-            let work = #"{"operations": [{"operationType": "CREATE", "table": "Echo", "opResultId": "\#(named)", "payload": {"code": "y"}}]}"#
+            let work =
+                #"{"operations": [{"operationType": "CREATE", "table": "Echo", "opResultId": "\#(named)", "payload": {"code": "y"}}]}"#
             let unit = try await cluster.send(.POST, "/transaction/unit-of-work", work)
             #expect(unit.status == 400 && unit.text.utf8.count < 2_000, "\(unit.text.prefix(300))")
         }

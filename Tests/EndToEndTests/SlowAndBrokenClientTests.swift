@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Clients that misbehave on purpose: ones trickling a request head (slowloris) are cut at the
 /// configured head timeout while everyone else is served; ones that vanish mid-request leave
@@ -44,7 +44,9 @@ import TestSupport
     /// A connection that sends nothing, or only part of the HTTP/2 preface, is closed too.
     @Test func silentConnectionsAreClosed() async throws {
         try await TestCluster.with(environment: Self.headTimeout) { cluster async throws in
-            let silent = try await RawConnection.with(port: cluster.port) { inbound, _ in try await inbound.untilClosed() }
+            let silent = try await RawConnection.with(port: cluster.port) { inbound, _ in
+                try await inbound.untilClosed()
+            }
             #expect(silent.isEmpty, "\(silent.prefix(200))")
             let partial = try await RawConnection.with(port: cluster.port) { inbound, outbound in
                 try await outbound.write("PRI * HTTP/2.0\r\n")
@@ -79,12 +81,14 @@ import TestSupport
                 }
             }
             let boundary = "cut"
-            let upload = "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"c.txt\"\r\n\r\n"
+            let upload =
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"c.txt\"\r\n\r\n"
                 + String(repeating: "y", count: 100_000)
             try await RawConnection.with(port: cluster.port) { _, outbound in
                 try await outbound.write(
                     "POST \(cluster.prefix(.serverCode))/files/cut/c.txt HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                        + "Content-Type: multipart/form-data; boundary=\(boundary)\r\nContent-Length: 1000000\r\n\r\n" + upload)
+                        + "Content-Type: multipart/form-data; boundary=\(boundary)\r\nContent-Length: 1000000\r\n\r\n"
+                        + upload)
             }
             for _ in 0..<20 {
                 try await RawConnection.with(port: cluster.port) { _, outbound in

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `Deploy/lib/supervise.sh`, which `Deploy/dev.sh` runs every process under: a process that
 /// fails is started again after a backoff that doubles, each restart is logged, a clean exit ends
@@ -25,7 +25,8 @@ import TestSupport
             // inherits that mask, so Python clears it before running bash.
             supervisor.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             supervisor.arguments = [
-                "python3", "-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp(sys.argv[1], sys.argv[1:])",
+                "python3", "-c",
+                "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp(sys.argv[1], sys.argv[1:])",
                 "/bin/bash", "-c", #"set -euo pipefail; source "$0"; supervise demo "$1" "$2""#,
                 PeerProcess.repository.appendingPathComponent("Deploy/lib/supervise.sh").path, log.path, child.path,
             ]

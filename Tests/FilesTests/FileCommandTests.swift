@@ -1,7 +1,7 @@
 import Foundation
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 
 /// Copy, move, rename and the three append forms (contract §4), with their refusals.
 @Suite(.timeLimit(.minutes(20))) struct FileCommandTests {
@@ -11,7 +11,9 @@ import TestSupport
 
     func json(_: String) -> [(String, String)] { [("Content-Type", "application/json")] }
 
-    @Test(arguments: StorageBackend.allCases) func copyMoveAndRenameFilesAndDirectories(_ backend: StorageBackend) async throws {
+    @Test(arguments: StorageBackend.allCases) func copyMoveAndRenameFilesAndDirectories(_ backend: StorageBackend)
+        async throws
+    {
         try await FileCluster.with(backend) { files async throws in
             for path in ["src/a.txt", "src/sub/b.txt"] {
                 #expect(try await files.upload(path, Array(path.utf8)).status == 200)
@@ -19,7 +21,8 @@ import TestSupport
             let headers = [("Content-Type", "application/json")]
             // A file copied into a directory that does not exist yet.
             let copied = try await files.send(
-                .PUT, "copy", headers: headers, body: Data(#"{"sourcePath": "/src/a.txt", "targetPath": "/backup"}"#.utf8))
+                .PUT, "copy", headers: headers,
+                body: Data(#"{"sourcePath": "/src/a.txt", "targetPath": "/backup"}"#.utf8))
             #expect(copied.text == url(files, "backup/a.txt"), "\(copied.text)")
             #expect(try await files.send(.GET, "backup/a.txt").text == "src/a.txt")
             // A directory copied with everything in it; its bytes are copies, not shared.
@@ -34,19 +37,22 @@ import TestSupport
             #expect(try await files.send(.GET, "copies/src/sub/b.txt").text == "src/sub/b.txt")
             // Move a directory, then rename a file inside it.
             let moved = try await files.send(
-                .PUT, "move", headers: headers, body: Data(#"{"sourcePath": "/copies/src", "targetPath": "/archive/2026"}"#.utf8))
+                .PUT, "move", headers: headers,
+                body: Data(#"{"sourcePath": "/copies/src", "targetPath": "/archive/2026"}"#.utf8))
             #expect(moved.text == url(files, "archive/2026/src"), "\(moved.text)")
             #expect(try await files.send(.GET, "copies/src?action=exists").text == "false")
             #expect(try await files.send(.GET, "archive/2026/src/sub/b.txt").text == "src/sub/b.txt")
             let renamed = try await files.send(
-                .PUT, "rename", headers: headers, body: Data(#"{"oldPathName": "/archive/2026/src/a.txt", "newName": "first.txt"}"#.utf8))
+                .PUT, "rename", headers: headers,
+                body: Data(#"{"oldPathName": "/archive/2026/src/a.txt", "newName": "first.txt"}"#.utf8))
             #expect(renamed.text == url(files, "archive/2026/src/first.txt"))
             let listing = try await files.send(.GET, "archive/2026/src")
             #expect(listing.text.contains(#""url":"archive/2026/src/first.txt""#), "\(listing.text)")
             #expect(try await files.send(.GET, "archive/2026/src/first.txt").text == "src/a.txt")
             // Renaming a directory carries what it holds.
             _ = try await files.send(
-                .PUT, "rename", headers: headers, body: Data(#"{"oldPathName": "/archive/2026", "newName": "old"}"#.utf8))
+                .PUT, "rename", headers: headers,
+                body: Data(#"{"oldPathName": "/archive/2026", "newName": "old"}"#.utf8))
             #expect(try await files.send(.GET, "archive/old/src/sub/b.txt").text == "src/sub/b.txt")
             #expect(try await files.send(.GET, "archive/old/src/sub?action=count").text == "1")
         }
@@ -79,12 +85,16 @@ import TestSupport
         }
     }
 
-    @Test(arguments: StorageBackend.allCases) func theThreeAppendFormsAddToTheEnd(_ backend: StorageBackend) async throws {
+    @Test(arguments: StorageBackend.allCases) func theThreeAppendFormsAddToTheEnd(_ backend: StorageBackend)
+        async throws
+    {
         try await FileCluster.with(backend) { files async throws in
             // Appending to a missing file creates it.
-            let first = try await files.send(.PUT, "append/log/app.log", headers: [("Content-Type", "text/plain")], body: Data("one\n".utf8))
+            let first = try await files.send(
+                .PUT, "append/log/app.log", headers: [("Content-Type", "text/plain")], body: Data("one\n".utf8))
             #expect(first.status == 200 && first.text == url(files, "log/app.log"), "\(first.text)")
-            let second = try await files.send(.PUT, "append/log/app.log", headers: [("Content-Type", "text/plain")], body: Data("two\n".utf8))
+            let second = try await files.send(
+                .PUT, "append/log/app.log", headers: [("Content-Type", "text/plain")], body: Data("two\n".utf8))
             #expect(second.text == first.text)
             let binary = try await files.send(
                 .PUT, "append/binary/log/app.log", headers: [("Content-Type", "text/plain")],
@@ -93,9 +103,12 @@ import TestSupport
             let form = MultipartForm(file: Array("four\n".utf8))
             let multipart = try await files.send(
                 .POST, "append/log/app.log", headers: [("Content-Type", form.contentType)], body: Data(form.body))
-            #expect(multipart.json["fileURL"] as? String == FileCluster.publicURL + files.cluster.prefix() + "/files/log/app.log")
+            #expect(
+                multipart.json["fileURL"] as? String == FileCluster.publicURL + files.cluster.prefix()
+                    + "/files/log/app.log")
             #expect(try await files.send(.GET, "log/app.log").text == "one\ntwo\nthree\nfour\n")
-            let refused = try await files.send(.PUT, "append/log", headers: [("Content-Type", "text/plain")], body: Data("x".utf8))
+            let refused = try await files.send(
+                .PUT, "append/log", headers: [("Content-Type", "text/plain")], body: Data("x".utf8))
             #expect(refused.json["code"] as? Int == 6003, "appending to a directory: \(refused.text)")
             // Only the current object stays once the replaced ones are collected.
             #expect(try await files.send(.GET, "log?action=count").text == "1")
@@ -112,7 +125,8 @@ import TestSupport
                     for line in 0..<8 {
                         group.addTask {
                             _ = try await files.send(
-                                .PUT, "append/log\(round).txt", headers: [("Content-Type", "text/plain")], body: Data("\(line)\n".utf8))
+                                .PUT, "append/log\(round).txt", headers: [("Content-Type", "text/plain")],
+                                body: Data("\(line)\n".utf8))
                         }
                     }
                     group.addTask {
@@ -136,7 +150,9 @@ import TestSupport
                 for writer in 0..<writers {
                     group.addTask {
                         let line = String(format: "%02d\n", writer)
-                        return try await files.send(.PUT, "append/c.txt", headers: [("Content-Type", "text/plain")], body: Data(line.utf8)).status
+                        return try await files.send(
+                            .PUT, "append/c.txt", headers: [("Content-Type", "text/plain")], body: Data(line.utf8)
+                        ).status
                     }
                 }
                 for try await status in group { #expect(status == 200) }

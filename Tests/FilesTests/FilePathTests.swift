@@ -1,6 +1,7 @@
-@testable import FilesService
 import InternalProtocol
 import Testing
+
+@testable import FilesService
 
 /// The one normalisation every path goes through: decoded once, NFC, and refused (6006) for
 /// anything that could name something outside the app's tree or mean two things.

@@ -1,11 +1,12 @@
-@testable import FilesService
 import Foundation
 import InternalProtocol
 import NIOHTTP1
 import Permissions
 import PropertyBased
-import Testing
 import TestSupport
+import Testing
+
+@testable import FilesService
 
 /// File permissions: directories are containers whose cells reach everything below them (a cell
 /// set deeper overriding the same cell higher up), files are assets with their own cells, and
@@ -27,13 +28,16 @@ import TestSupport
     static let cell = zip(
         Gen.int(in: 0...(paths.count - 1)), Gen.int(in: 0...(principals.count - 1)), Gen.int(in: 0...2), Gen.bool
     ).map { path, principal, operation, grant in
-        Cell(path: paths[path], principal: principals[principal], operation: FileOperation.allCases[operation],
-             decision: grant ? .grant : .deny)
+        Cell(
+            path: paths[path], principal: principals[principal], operation: FileOperation.allCases[operation],
+            decision: grant ? .grant : .deny)
     }
 
     /// The model: each container cell is looked up by walking from the entry's container up to
     /// the root; the file's own cells are its ACL; then the oracle's nine layers.
-    static func model(_ cells: [Cell], caller: PermissionCaller, _ operation: FileOperation, path: String, owner: String?) -> Bool {
+    static func model(
+        _ cells: [Cell], caller: PermissionCaller, _ operation: FileOperation, path: String, owner: String?
+    ) -> Bool {
         let isDirectory = directories.contains(path)
         var chain: [String] = isDirectory ? [path] : []
         var cursor = path
@@ -53,7 +57,9 @@ import TestSupport
             }
         }
         var acl = PermissionMatrix<FileOperation>()
-        if !isDirectory { for cell in cells where cell.path == path { acl.set(cell.principal, cell.operation, cell.decision) } }
+        if !isDirectory {
+            for cell in cells where cell.path == path { acl.set(cell.principal, cell.operation, cell.decision) }
+        }
         var rules = ContainerPermissions<FileOperation>()
         rules.containers["x"] = container
         return PermissionOracle.allows(caller, operation, container: "x", ownerID: owner, acl: acl, rules: rules)
@@ -69,13 +75,15 @@ import TestSupport
                 systemRoles: [userID == nil ? "NotAuthenticatedUser" : "AuthenticatedUser", "RestUser"])
             var rules = FileRules()
             for cell in cells {
-                rules.cells[try! FilePath(decoded: cell.path), default: PermissionMatrix()].set(cell.principal, cell.operation, cell.decision)
+                rules.cells[try! FilePath(decoded: cell.path), default: PermissionMatrix()].set(
+                    cell.principal, cell.operation, cell.decision)
             }
             for path in Self.paths {
                 for operation in FileOperation.allCases {
                     let expected = Self.model(cells, caller: identity, operation, path: path, owner: "u1")
                     let actual = rules.allows(
-                        identity, operation, path: try! FilePath(decoded: path), isDirectory: Self.directories.contains(path),
+                        identity, operation, path: try! FilePath(decoded: path),
+                        isDirectory: Self.directories.contains(path),
                         ownerID: "u1")
                     #expect(actual == expected, "\(operation) /\(path)")
                 }
@@ -85,14 +93,17 @@ import TestSupport
 
     @Test func cellsSetThroughTheAPIDecideReadsWritesDeletesAndListings() async throws {
         try await FileCluster.with { files async throws in
-            func send(_ method: HTTPMethod, _ path: String, _ body: String? = nil, key: APIKeyKind = .rest) async throws -> HTTPResult {
+            func send(_ method: HTTPMethod, _ path: String, _ body: String? = nil, key: APIKeyKind = .rest) async throws
+                -> HTTPResult
+            {
                 try await files.cluster.send(method, "/files/" + path, body, key: key)
             }
             for path in ["private/a.txt", "private/open.txt", "public/b.txt", "ro/c.txt"] {
                 #expect(try await files.upload(path, Array(path.utf8)).status == 200)
             }
             // Only the server-code key (or an owner) changes cells.
-            let refused = try await send(.PUT, "permissions/DENY/private", #"{"permission": "READ", "role": "RestUser"}"#)
+            let refused = try await send(
+                .PUT, "permissions/DENY/private", #"{"permission": "READ", "role": "RestUser"}"#)
             #expect(refused.status == 403 && refused.json["code"] as? Int == 4000, "\(refused.text)")
             for (path, body) in [
                 ("permissions/DENY/private", #"{"permission": "READ", "role": "RestUser"}"#),
@@ -113,7 +124,9 @@ import TestSupport
             #expect(try await send(.GET, "?action=count&countDirectories=true").text == "2")
             #expect(try await send(.GET, "?action=count&countDirectories=true", key: .serverCode).text == "3")
             let deep = try await send(.GET, "?sub=true")
-            #expect(deep.text.contains("open.txt") && !deep.text.contains("a.txt") && deep.text.contains("b.txt"), "\(deep.text)")
+            #expect(
+                deep.text.contains("open.txt") && !deep.text.contains("a.txt") && deep.text.contains("b.txt"),
+                "\(deep.text)")
             // WRITE denied to every user, even the server-code key; DELETE denied to the REST key.
             #expect(try await files.upload("ro/new.txt", [1]).json["code"] as? Int == 4000)
             #expect(try await send(.POST, "ro/sub/").json["code"] as? Int == 4000)
@@ -138,9 +151,11 @@ import TestSupport
             let rename = try await send(.PUT, "rename", #"{"oldPathName": "/public", "newName": "p2"}"#)
             #expect(rename.json["code"] as? Int == 4000)
             #expect(try await send(.GET, "public/secret.txt", key: .serverCode).text == "s")
-            let bad = try await send(.PUT, "permissions/DENY/public", #"{"permission": "FLY", "role": "RestUser"}"#, key: .serverCode)
+            let bad = try await send(
+                .PUT, "permissions/DENY/public", #"{"permission": "FLY", "role": "RestUser"}"#, key: .serverCode)
             #expect(bad.json["code"] as? Int == 6028)
-            let missing = try await send(.PUT, "permissions/DENY/nothing", #"{"permission": "READ", "user": "*"}"#, key: .serverCode)
+            let missing = try await send(
+                .PUT, "permissions/DENY/nothing", #"{"permission": "READ", "user": "*"}"#, key: .serverCode)
             #expect(missing.json["code"] as? Int == 6000)
         }
     }

@@ -1,22 +1,25 @@
 import Foundation
 import InternalProtocol
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 
 /// `FILE_REF` columns: they keep a file's path and answer its URL, which downloads the file.
 @Suite(.timeLimit(.minutes(20))) struct FileReferenceTests {
     @Test func fileReferenceColumnsKeepPathsAndAnswerURLs() async throws {
         try await FileCluster.with { files async throws in
             let cluster = files.cluster
-            func data(_ method: HTTPMethod, _ path: String, _ body: String? = nil, key: APIKeyKind = .rest) async throws -> HTTPResult {
+            func data(_ method: HTTPMethod, _ path: String, _ body: String? = nil, key: APIKeyKind = .rest) async throws
+                -> HTTPResult
+            {
                 try await files.cluster.send(method, "/data/" + path, body, key: key)
             }
             let upload = try await files.upload("pics/my photo.png", Array("image bytes".utf8))
             let url = try #require(upload.json["fileURL"] as? String)
             #expect(url == FileCluster.publicURL + cluster.prefix() + "/files/pics/my%20photo.png")
             let schema = try await data(
-                .POST, "Photos/schema", #"[{"name": "image", "type": "FILE_REF"}, {"name": "title", "type": "STRING"}]"#,
+                .POST, "Photos/schema",
+                #"[{"name": "image", "type": "FILE_REF"}, {"name": "title", "type": "STRING"}]"#,
                 key: .serverCode)
             #expect(schema.status == 200, "\(schema.text)")
 
@@ -32,7 +35,9 @@ import TestSupport
             for condition in ["image = 'pics/my photo.png'", "image = '\(url)'"] {
                 let query = condition.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
                 let found = try await data(.GET, "Photos?where=\(query)&sortBy=title")
-                let images = (try JSONSerialization.jsonObject(with: found.body) as? [[String: Any]])?.map { $0["image"] as? String }
+                let images = (try JSONSerialization.jsonObject(with: found.body) as? [[String: Any]])?.map {
+                    $0["image"] as? String
+                }
                 #expect(images == [url, url, url], "\(condition): \(found.text)")
             }
 
@@ -41,12 +46,15 @@ import TestSupport
             #expect(selected.text.contains(#""image":"\#(url)""#), "\(selected.text)")
 
             // The answered URL downloads the file.
-            let download = try await HTTPTestClient.send(.GET, url.replacingOccurrences(of: FileCluster.publicURL, with: cluster.gatewayURL))
+            let download = try await HTTPTestClient.send(
+                .GET, url.replacingOccurrences(of: FileCluster.publicURL, with: cluster.gatewayURL))
             #expect(download.status == 200 && download.text == "image bytes")
 
             // Anything that names no file of the app is refused, and nothing is saved.
-            for value in [#""../etc/passwd""#, #""https://elsewhere.example/x.png""#, #""pics/%2e%2e/x""#, #""/""#, "5",
-                          #""a\\b.png""#] {
+            for value in [
+                #""../etc/passwd""#, #""https://elsewhere.example/x.png""#, #""pics/%2e%2e/x""#, #""/""#, "5",
+                #""a\\b.png""#,
+            ] {
                 let refused = try await data(.POST, "Photos", #"{"title": "bad", "image": \#(value)}"#)
                 #expect(refused.status == 400 && refused.json["code"] != nil, "\(value): \(refused.text)")
             }
@@ -55,12 +63,15 @@ import TestSupport
             // Text saved before the column became FILE_REF: a URL answers as it was, a path with a
             // leading slash as the file's URL.
             for (title, value) in [("old-url", "https://cdn.example/x.png"), ("old-path", "/pics/my photo.png")] {
-                #expect(try await data(.POST, "Photos", #"{"title": "\#(title)", "legacy": "\#(value)"}"#).status == 200)
+                #expect(
+                    try await data(.POST, "Photos", #"{"title": "\#(title)", "legacy": "\#(value)"}"#).status == 200)
             }
             let altered = try await data(.PUT, "Photos/properties/legacy", #"{"type": "FILE_REF"}"#, key: .serverCode)
             #expect(altered.status == 200, "\(altered.text)")
             let legacy = try await data(.GET, "Photos?where=legacy%20IS%20NOT%20NULL&sortBy=title&props=legacy")
-            let values = (try JSONSerialization.jsonObject(with: legacy.body) as? [[String: Any]])?.map { $0["legacy"] as? String }
+            let values = (try JSONSerialization.jsonObject(with: legacy.body) as? [[String: Any]])?.map {
+                $0["legacy"] as? String
+            }
             #expect(values == [url, "https://cdn.example/x.png"], "old-path sorts first: \(legacy.text)")
         }
     }
@@ -68,7 +79,9 @@ import TestSupport
     @Test func quickBloxFileFieldsUploadDownloadReplaceAndDelete() async throws {
         try await FileCluster.with { files async throws in
             let cluster = files.cluster
-            func data(_ method: HTTPMethod, _ path: String, _ body: String? = nil, key: APIKeyKind = .rest) async throws -> HTTPResult {
+            func data(_ method: HTTPMethod, _ path: String, _ body: String? = nil, key: APIKeyKind = .rest) async throws
+                -> HTTPResult
+            {
                 try await files.cluster.send(method, "/data/" + path, body, key: key)
             }
             func upload(_ path: String, _ bytes: String, name: String) async throws -> HTTPResult {
@@ -95,7 +108,9 @@ import TestSupport
 
             // A new file replaces the old one, which goes.
             let second = try await upload("Movie/\(id)/file?field_name=image", "second image", name: "minus.png")
-            #expect(second.json["image"] as? String == url.replacingOccurrences(of: "plus.png", with: "minus.png"), "\(second.text)")
+            #expect(
+                second.json["image"] as? String == url.replacingOccurrences(of: "plus.png", with: "minus.png"),
+                "\(second.text)")
             #expect(try await data(.GET, "Movie/\(id)/file?field_name=image").text == "second image")
             #expect(try await files.send(.GET, "Movie/\(id)/image/plus.png").json["code"] as? Int == 6000)
 

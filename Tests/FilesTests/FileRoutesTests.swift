@@ -4,13 +4,15 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import StreamTestSupport
-import Testing
 import TestSupport
+import Testing
 
 /// The file API through the gateway (contract §4): uploads, downloads with their validators
 /// and ranges, listings, counts, directories, deletion, and the error codes each refusal carries.
 @Suite(.timeLimit(.minutes(20))) struct FileRoutesTests {
-    @Test(arguments: StorageBackend.allCases) func anUploadDownloadsByteForByteWithItsURL(_ backend: StorageBackend) async throws {
+    @Test(arguments: StorageBackend.allCases) func anUploadDownloadsByteForByteWithItsURL(_ backend: StorageBackend)
+        async throws
+    {
         try await FileCluster.with(backend) { files async throws in
             let bytes = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
             let uploaded = try await files.upload("docs/report%20v1.pdf", bytes)
@@ -31,11 +33,15 @@ import TestSupport
                 headers: [("application-id", files.cluster.app.id), ("secret-key", files.cluster.app.keys[.rest]!)])
             #expect(api.status == 200 && Array(api.body) == bytes, "\(api.status) \(api.text.prefix(200))")
             let attachment = try await files.send(.GET, "docs/report%20v1.pdf?download=true")
-            #expect(attachment.headers["content-disposition"].first == "attachment; filename=\"report v1.pdf\"; filename*=UTF-8''report%20v1.pdf")
+            #expect(
+                attachment.headers["content-disposition"].first
+                    == "attachment; filename=\"report v1.pdf\"; filename*=UTF-8''report%20v1.pdf")
         }
     }
 
-    @Test(arguments: StorageBackend.allCases) func overwriteIsRefusedUnlessAskedAndReplacesWhole(_ backend: StorageBackend) async throws {
+    @Test(arguments: StorageBackend.allCases) func overwriteIsRefusedUnlessAskedAndReplacesWhole(
+        _ backend: StorageBackend
+    ) async throws {
         try await FileCluster.with(backend) { files async throws in
             #expect(try await files.upload("a.txt", Array("first".utf8)).status == 200)
             let refused = try await files.upload("a.txt", Array("second".utf8))
@@ -48,7 +54,9 @@ import TestSupport
         }
     }
 
-    @Test(arguments: StorageBackend.allCases) func rangesAndConditionalRequestsAreByteExact(_ backend: StorageBackend) async throws {
+    @Test(arguments: StorageBackend.allCases) func rangesAndConditionalRequestsAreByteExact(_ backend: StorageBackend)
+        async throws
+    {
         try await FileCluster.with(backend) { files async throws in
             let bytes = (0..<1000).map { UInt8($0 % 251) }
             #expect(try await files.upload("r.bin", bytes).status == 200)
@@ -73,7 +81,8 @@ import TestSupport
             #expect(past.status == 416 && past.body.isEmpty && past.headers["content-range"].first == "bytes */1000")
             let notModified = try await files.send(.GET, "r.bin", headers: [("If-None-Match", etag)])
             #expect(notModified.status == 304 && notModified.body.isEmpty && notModified.headers["etag"].first == etag)
-            #expect(try await files.send(.GET, "r.bin", headers: [("If-None-Match", "\"other\", \(etag)")]).status == 304)
+            #expect(
+                try await files.send(.GET, "r.bin", headers: [("If-None-Match", "\"other\", \(etag)")]).status == 304)
             #expect(try await files.send(.GET, "r.bin", headers: [("If-None-Match", "\"other\"")]).status == 200)
             #expect(try await files.send(.GET, "r.bin", headers: [("If-Modified-Since", lastModified)]).status == 304)
             let stale = try await files.send(.GET, "r.bin", headers: [("Range", "bytes=0-9"), ("If-Range", "\"old\"")])
@@ -81,7 +90,8 @@ import TestSupport
             let current = try await files.send(.GET, "r.bin", headers: [("Range", "bytes=0-9"), ("If-Range", etag)])
             #expect(current.status == 206 && current.body.count == 10)
             // A stale If-Range means the whole file even when the range lies past its end.
-            let staleBeyond = try await files.send(.GET, "r.bin", headers: [("Range", "bytes=5000-"), ("If-Range", "\"old\"")])
+            let staleBeyond = try await files.send(
+                .GET, "r.bin", headers: [("Range", "bytes=5000-"), ("If-Range", "\"old\"")])
             #expect(staleBeyond.status == 200 && staleBeyond.body.count == 1000)
             #expect(whole.headers["x-content-type-options"].first == "nosniff")
         }
@@ -99,7 +109,9 @@ import TestSupport
             let index = try #require(entries.last)
             #expect(Set(index.keys) == ["name", "createdOn", "publicUrl", "url", "size"])
             #expect(index["url"] as? String == "web/index.html")
-            #expect(index["publicUrl"] as? String == FileCluster.publicURL + files.cluster.prefix() + "/files/web/index.html")
+            #expect(
+                index["publicUrl"] as? String == FileCluster.publicURL + files.cluster.prefix()
+                    + "/files/web/index.html")
             #expect(index["size"] as? Int == "web/index.html".utf8.count)
             #expect((index["createdOn"] as? Int ?? 0) > 1_700_000_000_000)
             let html = try await files.send(.GET, "web?pattern=*.html")
@@ -121,7 +133,9 @@ import TestSupport
         }
     }
 
-    @Test(arguments: StorageBackend.stores) func deletingAFileOrADirectoryWithEverythingInIt(_ backend: StorageBackend) async throws {
+    @Test(arguments: StorageBackend.stores) func deletingAFileOrADirectoryWithEverythingInIt(_ backend: StorageBackend)
+        async throws
+    {
         try await FileCluster.with(backend) { files async throws in
             for path in ["a/b/c.txt", "a/b/d.txt", "a/e.txt", "a-b.txt", "a0.txt"] {
                 #expect(try await files.upload(path, Array(path.utf8)).status == 200)
@@ -141,7 +155,8 @@ import TestSupport
         try await FileCluster.with(backend) { files async throws in
             let bytes = Data((0..<3000).map { UInt8($0 % 256) })
             let saved = try await files.send(
-                .PUT, "binary/b/data.bin", headers: [("Content-Type", "text/plain")], body: Data(bytes.base64EncodedString().utf8))
+                .PUT, "binary/b/data.bin", headers: [("Content-Type", "text/plain")],
+                body: Data(bytes.base64EncodedString().utf8))
             #expect(saved.status == 200, "\(saved.text)")
             #expect(saved.text == "\"" + FileCluster.publicURL + files.cluster.prefix() + "/files/b/data.bin\"")
             #expect(try await files.send(.GET, "b/data.bin").body == bytes)
@@ -156,7 +171,8 @@ import TestSupport
         }
     }
 
-    @Test(arguments: StorageBackend.stores) func refusalsCarryTheContractsCodes(_ backend: StorageBackend) async throws {
+    @Test(arguments: StorageBackend.stores) func refusalsCarryTheContractsCodes(_ backend: StorageBackend) async throws
+    {
         try await FileCluster.with(backend) { files async throws in
             #expect(try await files.upload("f.txt", Array("x".utf8)).status == 200)
             let cases: [(HTTPMethod, String, [(String, String)], Data?, Int, Int)] = [
@@ -165,9 +181,14 @@ import TestSupport
                 (.DELETE, "missing.txt", [], nil, 404, 6000),
                 (.POST, "f.txt/", [], nil, 400, 6003),
                 (.POST, "", [], nil, 400, 8011),
-                (.POST, "x.txt", [("Content-Type", "multipart/form-data; boundary=b")],
-                 Data("--b\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nv\r\n--b--\r\n".utf8), 400, 8010),
-                (.POST, "dir/", [("Content-Type", MultipartForm(file: []).contentType)], Data(MultipartForm(file: [1]).body), 400, 6028),
+                (
+                    .POST, "x.txt", [("Content-Type", "multipart/form-data; boundary=b")],
+                    Data("--b\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nv\r\n--b--\r\n".utf8), 400, 8010
+                ),
+                (
+                    .POST, "dir/", [("Content-Type", MultipartForm(file: []).contentType)],
+                    Data(MultipartForm(file: [1]).body), 400, 6028
+                ),
                 (.GET, "f.txt?action=bogus", [], nil, 400, 400),
                 (.GET, "?pagesize=0", [], nil, 400, 400),
                 (.GET, "?sub=maybe", [], nil, 400, 400),
@@ -176,7 +197,9 @@ import TestSupport
             ]
             for (method, path, headers, body, status, code) in cases {
                 let answer = try await files.send(method, path, headers: headers, body: body)
-                #expect(answer.status == status && answer.json["code"] as? Int == code, "\(method) \(path): \(answer.status) \(answer.text)")
+                #expect(
+                    answer.status == status && answer.json["code"] as? Int == code,
+                    "\(method) \(path): \(answer.status) \(answer.text)")
             }
             #expect(try await files.upload("f.txt/inner.txt", [1]).json["code"] as? Int == 6003)
         }

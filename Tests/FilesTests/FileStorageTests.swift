@@ -1,4 +1,3 @@
-@testable import FilesService
 import Configuration
 import Foundation
 import InternalProtocol
@@ -7,8 +6,10 @@ import PostgresNIO
 import PostgresSupport
 import ServiceRuntime
 import StreamTestSupport
-import Testing
 import TestSupport
+import Testing
+
+@testable import FilesService
 
 /// Storage and catalog below the routes: objects appear whole or not at all, ranges read
 /// exactly, and replaced or removed objects are collected only once their grace has passed.
@@ -46,7 +47,8 @@ import TestSupport
         try await Self.withRoot { root in
             try await TestDatabase.with { database async throws in
                 try await PostgresClient.with(database, logger: logger) { client async throws in
-                    try await MigrationRunner(owner: "files", migrations: FilesService.migrations).apply(on: client, logger: logger)
+                    try await MigrationRunner(owner: "files", migrations: FilesService.migrations).apply(
+                        on: client, logger: logger)
                     let storage = LocalDiskStorage(root: root)
                     let path = try FilePath(encoded: "d/f.txt")
                     func put(_ key: String, catalog: FileCatalog) async throws {
@@ -85,7 +87,9 @@ import TestSupport
         func compose(app: String, sources: [String], key: String) async throws -> Int64 {
             try await base.compose(app: app, sources: sources, key: key)
         }
-        func read(app: String, key: String, range: Range<Int64>, into consume: (ByteBuffer) async throws -> Void) async throws {
+        func read(app: String, key: String, range: Range<Int64>, into consume: (ByteBuffer) async throws -> Void)
+            async throws
+        {
             try await base.read(app: app, key: key, range: range, into: consume)
         }
         func delete(app: String, key: String) async throws {
@@ -98,13 +102,17 @@ import TestSupport
         try await Self.withRoot { root in
             try await TestDatabase.with { database async throws in
                 try await PostgresClient.with(database, logger: logger) { client async throws in
-                    try await MigrationRunner(owner: "files", migrations: FilesService.migrations).apply(on: client, logger: logger)
+                    try await MigrationRunner(owner: "files", migrations: FilesService.migrations).apply(
+                        on: client, logger: logger)
                     let catalog = FileCatalog(database: client, logger: logger, deletionGrace: 0)
                     let local = LocalDiskStorage(root: root)
-                    for key in ["bb01", "bb02"] { _ = try await local.write(SingleBuffer(buffer: ByteBuffer(string: key)), app: "A", key: key) }
+                    for key in ["bb01", "bb02"] {
+                        _ = try await local.write(SingleBuffer(buffer: ByteBuffer(string: key)), app: "A", key: key)
+                    }
                     try await catalog.transaction { try await catalog.discard(["bb01", "bb02"], app: "A", on: $0) }
                     let collector = GarbageCollector(
-                        catalog: catalog, storage: RefusingDeletes(base: local, failing: ["bb01"]), interval: .seconds(3600))
+                        catalog: catalog, storage: RefusingDeletes(base: local, failing: ["bb01"]),
+                        interval: .seconds(3600))
                     #expect(try await collector.collect() == 1)
                     #expect(Self.files(under: root) == ["A/bb/bb01"])
                     // Requeued an hour later: not due now, so the next pass finds nothing to do.
@@ -125,7 +133,9 @@ import TestSupport
         #expect(try storage([:]) is LocalDiskStorage)
         #expect(try storage(["BAAS_FILES_STORAGE": "local", "BAAS_FILES_ROOT": "/tmp/x"]) is LocalDiskStorage)
         #expect(throws: UsageError.self) { try storage(["BAAS_FILES_STORAGE": "ftp"]) }
-        #expect(throws: UsageError.self) { try storage(["BAAS_FILES_STORAGE": "s3", "BAAS_FILES_S3_ENDPOINT": "http://x"]) }
+        #expect(throws: UsageError.self) {
+            try storage(["BAAS_FILES_STORAGE": "s3", "BAAS_FILES_S3_ENDPOINT": "http://x"])
+        }
         let s3 = try storage([
             "BAAS_FILES_STORAGE": "s3", "BAAS_FILES_S3_ENDPOINT": "http://127.0.0.1:9000/", "BAAS_FILES_S3_BUCKET": "b",
             "BAAS_FILES_S3_ACCESS_KEY_ID": "k", "BAAS_FILES_S3_SECRET_ACCESS_KEY": "s",

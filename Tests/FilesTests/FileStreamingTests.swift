@@ -4,18 +4,20 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
-import ServiceRuntime
 import PostgresNIO
+import ServiceRuntime
 import StreamTestSupport
-import Testing
 import TestSupport
+import Testing
 
 /// Bytes streamed through gateway and files-service: large files arrive whole, an aborted upload
 /// leaves nothing anywhere, concurrent writers never mix, and no hostile path writes anything.
 @Suite(.timeLimit(.minutes(20))) struct FileStreamingTests {
     static let large = 64 << 20
 
-    @Test(arguments: StorageBackend.allCases) func aLargeUploadStreamsInAndOutWhole(_ backend: StorageBackend) async throws {
+    @Test(arguments: StorageBackend.allCases) func aLargeUploadStreamsInAndOutWhole(_ backend: StorageBackend)
+        async throws
+    {
         try await FileCluster.with(backend) { files async throws in
             var request = HTTPClientRequest(url: files.base + "/files/big/blob.bin")
             request.method = .POST
@@ -39,7 +41,9 @@ import TestSupport
         }
     }
 
-    @Test(arguments: StorageBackend.stores) func anAbortedUploadLeavesNoFileNoRowAndNoTemporaryFile(_ backend: StorageBackend) async throws {
+    @Test(arguments: StorageBackend.stores) func anAbortedUploadLeavesNoFileNoRowAndNoTemporaryFile(
+        _ backend: StorageBackend
+    ) async throws {
         try await FileCluster.with(backend) { files async throws in
             var request = HTTPClientRequest(url: files.base + "/files/aborted.bin")
             request.method = .POST
@@ -77,7 +81,8 @@ import TestSupport
         try await FileCluster.with { files async throws in
             #expect(try await files.upload("taken.bin", [1]).status == 200)
             for attempt in 0..<6 {
-                var request = HTTPClientRequest(url: files.base + "/files/" + (attempt % 2 == 0 ? "taken.bin" : "..%2fx.bin"))
+                var request = HTTPClientRequest(
+                    url: files.base + "/files/" + (attempt % 2 == 0 ? "taken.bin" : "..%2fx.bin"))
                 request.method = .POST
                 request.headers.add(name: "Content-Type", value: MultipartForm(file: []).contentType)
                 let form = StreamedForm(size: 32 << 20)
@@ -91,7 +96,9 @@ import TestSupport
         }
     }
 
-    @Test(arguments: StorageBackend.allCases) func concurrentWritersToOnePathNeverMix(_ backend: StorageBackend) async throws {
+    @Test(arguments: StorageBackend.allCases) func concurrentWritersToOnePathNeverMix(_ backend: StorageBackend)
+        async throws
+    {
         try await FileCluster.with(backend) { files async throws in
             let writers = 20
             let size = 256 << 10
@@ -116,7 +123,9 @@ import TestSupport
     /// 133 of them: the raw-escape cases below, and every spelling the normalisation's unit test
     /// refuses, alone and below one and two directories. On local disk a symlink planted in the
     /// app's folder and pointing outside it is never followed: client paths never reach the disk.
-    @Test(arguments: StorageBackend.stores) func hostilePathsWriteNothingAnywhere(_ backend: StorageBackend) async throws {
+    @Test(arguments: StorageBackend.stores) func hostilePathsWriteNothingAnywhere(_ backend: StorageBackend)
+        async throws
+    {
         let outside = FileManager.default.temporaryDirectory.appendingPathComponent("outside-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: outside) }
@@ -127,7 +136,8 @@ import TestSupport
                 "a%0d%0aSet-Cookie:x.txt", "%e0%80%ae%e0%80%ae/escape.txt", "C:%5cescape.txt", "%ff.txt",
                 String(repeating: "n", count: 300) + ".txt",
             ]
-            let hostile = raw + ["", "dir/", "dir/sub/"].flatMap { prefix in FilePathTests.hostile.map { prefix + $0 } }
+            let hostile =
+                raw + ["", "dir/", "dir/sub/"].flatMap { prefix in FilePathTests.hostile.map { prefix + $0 } }
             #expect(hostile.count == 133)
             if backend == .local {
                 let folder = files.root + "/" + files.cluster.app.id

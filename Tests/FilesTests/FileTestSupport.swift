@@ -1,13 +1,14 @@
 import AsyncHTTPClient
-@testable import FilesService
 import Foundation
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import PostgresNIO
 import StreamTestSupport
-import Testing
 import TestSupport
+import Testing
+
+@testable import FilesService
 
 /// Where a test cluster's files-service keeps bytes: the same behaviour tests run on both, and
 /// on local disk with the gateway sending downloads from the store itself (`direct`).
@@ -38,8 +39,9 @@ struct FileCluster: Sendable {
         guard let endpoint = ProcessInfo.processInfo.environment["BAAS_TEST_S3_ENDPOINT"] else {
             throw TestSetupError("BAAS_TEST_S3_ENDPOINT is not set: run the tests with Deploy/test.sh")
         }
-        return S3Storage(configuration: .init(
-            endpoint: endpoint, bucket: bucket, region: "us-east-1", accessKeyID: "test", secretAccessKey: "test"))
+        return S3Storage(
+            configuration: .init(
+                endpoint: endpoint, bucket: bucket, region: "us-east-1", accessKeyID: "test", secretAccessKey: "test"))
     }
 
     static func with(

@@ -1,6 +1,6 @@
 import FilesService
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(20))) struct FilesServiceTests {
     @Test func readyWithItsDatabase() async throws {

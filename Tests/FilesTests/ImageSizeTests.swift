@@ -1,20 +1,25 @@
-@testable import FilesService
 import Foundation
 import InternalProtocol
 import PostgresNIO
-import Testing
 import TestSupport
+import Testing
+
+@testable import FilesService
 
 /// Image sizes (`?width=&height=&fit=&format=`): resized by libvips on first request, cached
 /// beside the original, dropped with it; bombs and non-images refused before decoding.
 @Suite(.timeLimit(.minutes(20))) struct ImageSizeTests {
     /// The format and size an answer declares in its own header bytes.
     static func shape(_ result: HTTPResult) -> String {
-        guard let (format, width, height) = TestImages.dimensions(Array(result.body)) else { return "not an image: \(result.status) \(result.text.prefix(200))" }
+        guard let (format, width, height) = TestImages.dimensions(Array(result.body)) else {
+            return "not an image: \(result.status) \(result.text.prefix(200))"
+        }
         return "\(format) \(width)x\(height)"
     }
 
-    @Test(arguments: StorageBackend.allCases) func resizedImagesHaveTheAskedSizeFitAndFormat(_ backend: StorageBackend) async throws {
+    @Test(arguments: StorageBackend.allCases) func resizedImagesHaveTheAskedSizeFitAndFormat(_ backend: StorageBackend)
+        async throws
+    {
         try await FileCluster.with(backend) { files async throws in
             #expect(try await files.upload("pics/photo.png", TestImages.png(width: 320, height: 240)).status == 200)
             let cases: [(query: String, shape: String, type: String)] = [
@@ -44,7 +49,9 @@ import TestSupport
         }
     }
 
-    @Test(arguments: StorageBackend.allCases) func resizedCopiesAreCachedAndDroppedWhenTheOriginalChanges(_ backend: StorageBackend) async throws {
+    @Test(arguments: StorageBackend.allCases) func resizedCopiesAreCachedAndDroppedWhenTheOriginalChanges(
+        _ backend: StorageBackend
+    ) async throws {
         try await FileCluster.with(backend) { files async throws in
             #expect(try await files.upload("avatar.png", TestImages.png(width: 200, height: 100)).status == 200)
             let first = try await files.send(.GET, "avatar.png?width=50")
@@ -58,7 +65,9 @@ import TestSupport
             #expect(try await files.renditionRows() == 1)
 
             // New bytes: the copy goes with the old original, and the next request makes a new one.
-            #expect(try await files.upload("avatar.png?overwrite=true", TestImages.png(width: 100, height: 100)).status == 200)
+            #expect(
+                try await files.upload("avatar.png?overwrite=true", TestImages.png(width: 100, height: 100)).status
+                    == 200)
             #expect(try await files.renditionRows() == 0)
             let changed = try await files.send(.GET, "avatar.png?width=50")
             #expect(Self.shape(changed) == "png 50x50")
@@ -92,15 +101,18 @@ import TestSupport
             #expect(big.status == 422 && big.json["code"] as? Int == 6041, "\(big.text)")
 
             #expect(try await files.upload("ok.png", TestImages.png(width: 40, height: 40)).status == 200)
-            for query in ["width=0", "width=2001", "width=abc", "height=-1", "width=10&fit=cover", "width=10&fit=crop",
-                          "width=10&format=gif", "fit=cover", "format=png"] {
+            for query in [
+                "width=0", "width=2001", "width=abc", "height=-1", "width=10&fit=cover", "width=10&fit=crop",
+                "width=10&format=gif", "fit=cover", "format=png",
+            ] {
                 let answer = try await files.send(.GET, "ok.png?" + query)
                 #expect(answer.status == 400 && answer.json["code"] != nil, "\(query): \(answer.text)")
             }
             // A directory has no image to resize.
             #expect(try await files.send(.GET, "?width=10").status == 200)
             #expect(Self.shape(try await files.send(.GET, "ok.png?width=20")) == "png 20x20")
-            #expect(try await files.storedFiles().count == 5, "four originals and one copy; no scratch file in the root")
+            #expect(
+                try await files.storedFiles().count == 5, "four originals and one copy; no scratch file in the root")
             // At most 32 sizes of one image are kept; the 33rd is made, served and let go.
             for width in 1...33 {
                 #expect(Self.shape(try await files.send(.GET, "ok.png?width=\(width)")) == "png \(width)x\(width)")
@@ -113,7 +125,12 @@ import TestSupport
         let gate = ResizeGate(running: 1, waiting: 1)
         let (started, startedSink) = AsyncStream.makeStream(of: Int.self)
         let (release, releaseSink) = AsyncStream.makeStream(of: Void.self)
-        let holder = Task { try await gate.run { _ = startedSink.yield(1); for await _ in release { break } } }
+        let holder = Task {
+            try await gate.run {
+                _ = startedSink.yield(1)
+                for await _ in release { break }
+            }
+        }
         var starts = started.makeAsyncIterator()
         #expect(await starts.next() == 1)
         let waiter = Task { try await gate.run { _ = startedSink.yield(2) } }

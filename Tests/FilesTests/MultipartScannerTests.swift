@@ -1,8 +1,9 @@
-@testable import FilesService
 import InternalProtocol
 import NIOCore
 import PropertyBased
 import Testing
+
+@testable import FilesService
 
 /// The streaming multipart reader against whole bodies: however a body is cut into chunks, the
 /// `file` field's bytes come out exactly, including bytes that look like the start of a
@@ -12,7 +13,9 @@ import Testing
 
     static func body(file: [UInt8], extraFields: Bool = true) -> [UInt8] {
         var text = ""
-        if extraFields { text += "preamble\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhello\r\n" }
+        if extraFields {
+            text += "preamble\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhello\r\n"
+        }
         text += "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\n"
         text += "Content-Type: application/x-test\r\n\r\n"
         var bytes = Array(text.utf8) + file
@@ -38,7 +41,8 @@ import Testing
 
     /// File contents rich in delimiter prefixes: CR, LF, dashes and pieces of the boundary.
     static let pieces: [[UInt8]] = [
-        Array("\r\n".utf8), Array("\r\n--".utf8), Array("\r\n--\(boundary.prefix(10))".utf8), Array("--\(boundary)".utf8),
+        Array("\r\n".utf8), Array("\r\n--".utf8), Array("\r\n--\(boundary.prefix(10))".utf8),
+        Array("--\(boundary)".utf8),
         [13], [10], [45],
     ]
     /// A byte (0–255) or one of ``pieces`` (256…).
@@ -65,7 +69,9 @@ import Testing
     }
 
     @Test func aBodyWithoutTheFileFieldIs8010() async throws {
-        let body = Array("--\(Self.boundary)\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nx\r\n--\(Self.boundary)--\r\n".utf8)
+        let body = Array(
+            "--\(Self.boundary)\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nx\r\n--\(Self.boundary)--\r\n"
+                .utf8)
         do {
             _ = try await Self.read(body, cuts: [])
             Issue.record("no error")

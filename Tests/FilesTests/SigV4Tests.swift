@@ -1,6 +1,7 @@
-@testable import FilesService
 import Foundation
 import Testing
+
+@testable import FilesService
 
 /// Signature V4 against independent answers: AWS's documented GET Object example, and one
 /// request of our own shape (path-style, a port, an escaped key and a multipart query) signed
@@ -23,8 +24,10 @@ import Testing
         #expect(signature(headers) == "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")
         #expect(headers.first { $0.0 == "x-amz-date" }?.1 == "20130524T000000Z")
         let authorization = headers.first { $0.0 == "authorization" }?.1 ?? ""
-        #expect(authorization.hasPrefix(
-            "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,SignedHeaders=host;range;x-amz-content-sha256;x-amz-date,"))
+        #expect(
+            authorization.hasPrefix(
+                "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,SignedHeaders=host;range;x-amz-content-sha256;x-amz-date,"
+            ))
     }
 
     @Test func aPartUploadAsBotocoreSignsIt() {

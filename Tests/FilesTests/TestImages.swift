@@ -22,7 +22,8 @@ enum TestImages {
     /// The 20,000 × 20,000 one-bit PNG of zeros in `Fixtures/` (48 KiB that decode to 400
     /// million pixels), made with Python's zlib.
     static func bomb() throws -> [UInt8] {
-        let url = try #require(Bundle.module.url(forResource: "bomb-20000x20000", withExtension: "png", subdirectory: "Fixtures"))
+        let url = try #require(
+            Bundle.module.url(forResource: "bomb-20000x20000", withExtension: "png", subdirectory: "Fixtures"))
         return Array(try Data(contentsOf: url))
     }
 
@@ -89,7 +90,8 @@ enum TestImages {
             out += data[start..<end]
             start = end
         } while start < data.count
-        var a: UInt32 = 1, b: UInt32 = 0
+        var a: UInt32 = 1
+        var b: UInt32 = 0
         for byte in data {
             a = (a + UInt32(byte)) % 65_521
             b = (b + a) % 65_521

@@ -1,8 +1,9 @@
 import AsyncHTTPClient
-@testable import GatewayService
 import NIOHTTP1
-@testable import ServiceRuntime
 import Testing
+
+@testable import GatewayService
+@testable import ServiceRuntime
 
 /// The gateway sends a stored file itself only for a location that is an object of the
 /// caller's app, and only when files-service named one with a well-formed range.
@@ -12,7 +13,8 @@ import Testing
         #expect(DirectFiles.isObject("APP1/ab/\(key)", of: "APP1"))
         for path in [
             "APP2/ab/\(key)", "APP1/cd/\(key)", "APP1/ab/\(key)x", "APP1/AB/" + key.uppercased(),
-            "APP1/ab/../ab/\(key)", "../APP1/ab/\(key)", "/APP1/ab/\(key)", "APP1/ab/\(key)/x", "APP1/ab", "", "APP1//\(key)",
+            "APP1/ab/../ab/\(key)", "../APP1/ab/\(key)", "/APP1/ab/\(key)", "APP1/ab/\(key)/x", "APP1/ab", "",
+            "APP1//\(key)",
         ] {
             #expect(!DirectFiles.isObject(path, of: "APP1"), "\(path)")
         }

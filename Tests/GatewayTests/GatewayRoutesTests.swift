@@ -1,3 +1,4 @@
+import DataService
 import Foundation
 import Hummingbird
 import InternalProtocol
@@ -5,10 +6,8 @@ import Logging
 import NIOCore
 import NIOEmbedded
 import Synchronization
-import Testing
 import TestSupport
-
-import DataService
+import Testing
 
 @testable import GatewayService
 
@@ -77,13 +76,21 @@ import DataService
     @Test func aRouteAServiceDeclaresIsRoutedWithNoGatewayChange() async throws {
         let recorder = Recorder([Self.testManifest])
         let upload = try await recorder.match(.put, "/APP/KEY/files/My%20Docs/a/b.txt").get()
-        #expect(upload == Match(service: .files, path: "files/:directory/**", credentials: .path, operation: "Upload", container: "My Docs"))
+        #expect(
+            upload
+                == Match(
+                    service: .files, path: "files/:directory/**", credentials: .path, operation: "Upload",
+                    container: "My Docs"))
         #expect(try await recorder.match(.put, "/api/files/d/x").get().credentials == .headers)
         #expect(try await recorder.match(.get, "/APP/files/pages/home").get().credentials == .appOnly)
         #expect(try await recorder.match(.get, "/APP/KEY/files/pages/home").get().credentials == .path)
         // Not keyless: without a key the path does not exist.
-        #expect(try await recorder.match(.put, "/APP/files/d/x") == .failure(.endpointNotFound(method: "PUT", path: "APP/files/d/x")))
-        #expect(try await recorder.match(.get, "/APP/KEY/geo/points") == .failure(.endpointNotFound(method: "GET", path: "APP/KEY/geo/points")))
+        #expect(
+            try await recorder.match(.put, "/APP/files/d/x")
+                == .failure(.endpointNotFound(method: "PUT", path: "APP/files/d/x")))
+        #expect(
+            try await recorder.match(.get, "/APP/KEY/geo/points")
+                == .failure(.endpointNotFound(method: "GET", path: "APP/KEY/geo/points")))
     }
 
     @Test func untilEveryServiceHasAnsweredUnknownPathsAre503() async throws {
@@ -108,7 +115,8 @@ import DataService
             (.delete, "data/Doc", "Remove"), (.post, "data/bulk/Doc", "Create"), (.put, "data/bulk/Doc", "Update"),
             (.delete, "data/bulk/Doc", "Remove"), (.post, "data/bulk/Doc/delete", "Remove"),
             (.put, "data/Doc", nil), (.put, "data/Doc/upsert", nil), (.put, "data/bulkupsert/Doc", nil),
-            (.get, "data/Doc/properties", nil), (.put, "data/Doc/permissions/GRANT", nil), (.get, "data/_settings", nil),
+            (.get, "data/Doc/properties", nil), (.put, "data/Doc/permissions/GRANT", nil),
+            (.get, "data/_settings", nil),
             (.post, "transaction/unit-of-work", nil),
         ]
         for (method, path, operation) in cases {
@@ -120,6 +128,8 @@ import DataService
         #expect(spaced.container == "My Table")
         let changes = manifest.routes.filter(\.changesPermissions).map(\.path)
         #expect(changes.count == 3 && changes.allSatisfy { $0.contains("/permissions/") })
-        #expect(try await recorder.match(.patch, "/APP/KEY/data/Doc/ABC-1") == .failure(.endpointNotFound(method: "PATCH", path: "APP/KEY/data/Doc/ABC-1")))
+        #expect(
+            try await recorder.match(.patch, "/APP/KEY/data/Doc/ABC-1")
+                == .failure(.endpointNotFound(method: "PATCH", path: "APP/KEY/data/Doc/ABC-1")))
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import InternalProtocol
-import Testing
 import TestSupport
+import Testing
 
 /// The gateway in front of the real services (all started in this process).
 @Suite(.timeLimit(.minutes(20))) struct GatewayTests {
-    static let invalidAppInfo = #"{"code":2002,"message":"Invalid application info (application id or api key)","status":401}"#
+    static let invalidAppInfo =
+        #"{"code":2002,"message":"Invalid application info (application id or api key)","status":401}"#
 
     @Test func wrongOrMissingAppOrKeyIs401With2002() async throws {
         try await TestCluster.shared { cluster async throws in
@@ -83,7 +84,8 @@ import TestSupport
     @Test func unknownPathsAre404WithJSON() async throws {
         try await TestCluster.shared { cluster async throws in
             for (method, path) in [("GET", "/counters/x"), ("POST", "/info"), ("GET", "/info/more")] {
-                let answer = try await HTTPTestClient.send(.init(rawValue: method), cluster.gatewayURL + cluster.prefix() + path)
+                let answer = try await HTTPTestClient.send(
+                    .init(rawValue: method), cluster.gatewayURL + cluster.prefix() + path)
                 #expect(answer.status == 404)
                 #expect(answer.json["code"] as? Int == 404)
                 #expect(answer.headers.first(name: "content-type") == "application/json")
@@ -119,12 +121,15 @@ import TestSupport
     }
 
     @Test func browsersGetCORS() async throws {
-        try await TestCluster.with(environment: ["BAAS_GATEWAY_CORS_ORIGINS": "https://app.example"]) { cluster async throws in
+        try await TestCluster.with(environment: ["BAAS_GATEWAY_CORS_ORIGINS": "https://app.example"]) {
+            cluster async throws in
             let url = cluster.gatewayURL + cluster.prefix() + "/info"
             let preflight = try await HTTPTestClient.send(
                 .OPTIONS, url,
-                headers: [("origin", "https://app.example"), ("access-control-request-method", "PUT"),
-                          ("access-control-request-headers", "user-token")])
+                headers: [
+                    ("origin", "https://app.example"), ("access-control-request-method", "PUT"),
+                    ("access-control-request-headers", "user-token"),
+                ])
             #expect(preflight.status == 204)
             #expect(preflight.headers.first(name: "access-control-allow-origin") == "https://app.example")
             #expect(preflight.headers.first(name: "access-control-allow-headers")?.contains("user-token") == true)
@@ -141,7 +146,9 @@ import TestSupport
         try await TestCluster.shared { cluster async throws in
             let url = cluster.gatewayURL + cluster.prefix() + "/info"
             for flag in ["--http1.1", "--http2-prior-knowledge"] {
-                let output = try await Self.curl([flag, "-s", "-o", "/dev/null", "-w", "%{http_version} %{http_code}", url])
+                let output = try await Self.curl([
+                    flag, "-s", "-o", "/dev/null", "-w", "%{http_version} %{http_code}", url,
+                ])
                 #expect(output == (flag == "--http1.1" ? "1.1 200" : "2 200"))
             }
         }

@@ -1,7 +1,7 @@
 import Foundation
 import InternalProtocol
-import Testing
 import TestSupport
+import Testing
 
 /// `openapi.json`: a valid OpenAPI 3.1 document (PyPI's openapi-spec-validator) describing
 /// exactly the routes the services serve, each with its summary, parameters and answers.
@@ -13,9 +13,11 @@ import TestSupport
             #expect(root.headers.first(name: "content-type") == "application/json")
             let keyed = try await HTTPTestClient.send(.GET, cluster.gatewayURL + cluster.prefix() + "/openapi.json")
             #expect(keyed.status == 200 && keyed.body == root.body)
-            let wrongKey = try await HTTPTestClient.send(.GET, cluster.gatewayURL + "/\(cluster.app.id)/nokey/openapi.json")
+            let wrongKey = try await HTTPTestClient.send(
+                .GET, cluster.gatewayURL + "/\(cluster.app.id)/nokey/openapi.json")
             #expect(wrongKey.status == 401 && wrongKey.json["code"] as? Int == 2002)
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("openapi-\(UUID().uuidString).json")
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "openapi-\(UUID().uuidString).json")
             try root.body.write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
             let check = try await ToolRun.run(["python3", "Tests/Peers/check-openapi.py", file.path])
@@ -38,7 +40,8 @@ import TestSupport
                     let summary = operation["summary"] as? String ?? ""
                     #expect(!summary.isEmpty && summary != "Undescribed", "\(method) \(path)")
                     let parameters = operation["parameters"] as? [[String: any Sendable]] ?? []
-                    let inPath = Set(parameters.filter { $0["in"] as? String == "path" }.compactMap { $0["name"] as? String })
+                    let inPath = Set(
+                        parameters.filter { $0["in"] as? String == "path" }.compactMap { $0["name"] as? String })
                     #expect(inPath == Self.templateParameters(path), "\(method) \(path)")
                     let responses = operation["responses"] as? [String: any Sendable] ?? [:]
                     #expect(responses["default"] != nil && responses.count >= 2, "\(method) \(path)")
@@ -59,7 +62,10 @@ import TestSupport
 
     /// `data/:table/:id` as `/data/{table}/{id}`, a catch-all as `{path}`.
     static func template(_ path: String) -> String {
-        "/" + path.split(separator: "/").map { $0 == "**" ? "{path}" : $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+        "/"
+            + path.split(separator: "/").map {
+                $0 == "**" ? "{path}" : $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0)
+            }
             .joined(separator: "/")
     }
 

@@ -3,10 +3,10 @@ import InternalProtocol
 import Logging
 import NIOCore
 import Permissions
-import Testing
 import ServiceRuntime
 import Synchronization
 import TestSupport
+import Testing
 
 @testable import GatewayService
 
@@ -141,7 +141,9 @@ import TestSupport
             #expect(try await cluster.send(.GET, "/data/Doc/\(id)").status == 403)
             // An object ACL could grant a row: once one exists for Find, the rows decide.
             let grant = #"{"permission": "FIND", "role": "RestUser"}"#
-            #expect(try await cluster.send(.PUT, "/data/Doc/permissions/GRANT/\(id)", grant, key: .serverCode).status == 200)
+            #expect(
+                try await cluster.send(.PUT, "/data/Doc/permissions/GRANT/\(id)", grant, key: .serverCode).status == 200
+            )
             let found = try await cluster.send(.GET, "/data/Doc")
             #expect(found.status == 200 && found.text.contains(id), "\(found.text)")
         }

@@ -1,12 +1,13 @@
 import Foundation
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 
 /// Geofences: management with the server-code key, fence filters on searches, and the enter,
 /// stay and exit actions over scripted point movements.
 @Suite(.timeLimit(.minutes(20))) struct GeoFenceTests {
-    static let colorado = #"{"name": "colorado", "type": "RECT", "nodes": [{"latitude": 40.979898069620134, "longitude": -109.072265625}, {"latitude": 37.02009820136811, "longitude": -101.953125}], "actions": {"onenter": {"type": "EVENT", "eventname": "colorado"}}}"#
+    static let colorado =
+        #"{"name": "colorado", "type": "RECT", "nodes": [{"latitude": 40.979898069620134, "longitude": -109.072265625}, {"latitude": 37.02009820136811, "longitude": -101.953125}], "actions": {"onenter": {"type": "EVENT", "eventname": "colorado"}}}"#
 
     @Test func fencesAreManagedWithTheServerCodeKeyAndFilterSearches() async throws {
         try await TestCluster.shared { cluster async throws in
@@ -16,10 +17,16 @@ import TestSupport
             let denied = try await cluster.send(.POST, "/geo/fences", Self.colorado)
             #expect(denied.status == 403 && denied.json["code"] as? Int == 4000, "\(denied.text)")
             let created = try await cluster.send(.POST, "/geo/fences", Self.colorado, key: .serverCode)
-            #expect(created.json["geofenceName"] as? String == "colorado" && created.json["objectId"] is String, "\(created.text)")
-            let circle = #"{"name": "denver", "type": "CIRCLE", "nodes": [{"latitude": 39, "longitude": -105}, {"latitude": 39, "longitude": -103}]}"#
-            let triangle = #"{"name": "tri", "type": "SHAPE", "nodes": [{"latitude": 37, "longitude": -109}, {"latitude": 40, "longitude": -109}, {"latitude": 37, "longitude": -106}]}"#
-            for body in [circle, triangle] { #expect(try await cluster.send(.POST, "/geo/fences", body, key: .serverCode).status == 200) }
+            #expect(
+                created.json["geofenceName"] as? String == "colorado" && created.json["objectId"] is String,
+                "\(created.text)")
+            let circle =
+                #"{"name": "denver", "type": "CIRCLE", "nodes": [{"latitude": 39, "longitude": -105}, {"latitude": 39, "longitude": -103}]}"#
+            let triangle =
+                #"{"name": "tri", "type": "SHAPE", "nodes": [{"latitude": 37, "longitude": -109}, {"latitude": 40, "longitude": -109}, {"latitude": 37, "longitude": -106}]}"#
+            for body in [circle, triangle] {
+                #expect(try await cluster.send(.POST, "/geo/fences", body, key: .serverCode).status == 200)
+            }
 
             let listed = try await cluster.geo("/geo/fences")
             #expect(listed.map { $0["geofenceName"] as? String } == ["colorado", "denver", "tri"], "\(listed)")
@@ -27,7 +34,9 @@ import TestSupport
             #expect(try await cluster.geo("/geo/points?geoFence=colorado").count == 2)
             #expect(try await cluster.geo("/geo/points?geoFence=denver").count == 1)
             #expect(try await cluster.geo("/geo/points?geoFence=tri").map { $0["longitude"] as? Double } == [-108])
-            #expect(try await cluster.geo("/geo/rect?nwlat=39.5&nwlon=-110&selat=30&selon=-100&geoFence=colorado").count == 2)
+            #expect(
+                try await cluster.geo("/geo/rect?nwlat=39.5&nwlon=-110&selat=30&selon=-100&geoFence=colorado").count
+                    == 2)
             #expect(try await cluster.send(.GET, "/geo/count?geoFence=colorado&where=kind%3D%27shop%27").text == "1")
             let unknown = try await cluster.send(.GET, "/geo/points?geoFence=nowhere")
             #expect(unknown.status == 404 && unknown.json["code"] as? Int == 4061)
@@ -46,7 +55,8 @@ import TestSupport
                 #expect(answer.status == 400 && answer.json["code"] as? Int == 4060, "\(body): \(answer.text)")
             }
             #expect(try await cluster.send(.DELETE, "/geo/fences/tri").status == 403)
-            #expect(try await cluster.send(.DELETE, "/geo/fences/tri", key: .serverCode).json["result"] as? Bool == true)
+            #expect(
+                try await cluster.send(.DELETE, "/geo/fences/tri", key: .serverCode).json["result"] as? Bool == true)
             #expect(try await cluster.send(.DELETE, "/geo/fences/tri", key: .serverCode).json["code"] as? Int == 4061)
             #expect(try await cluster.geo("/geo/fences").count == 2)
         }
@@ -64,16 +74,27 @@ import TestSupport
             }
             let missing = try await cluster.send(.POST, "/geo/fence/onexit?geoFence=colorado2", point)
             #expect(missing.status == 404 && missing.json["code"] as? Int == 4061)
-            #expect(try await cluster.send(.POST, "/geo/fence/onleave?geoFence=colorado", point).json["code"] as? Int == 4001)
-            #expect(try await cluster.send(.POST, "/geo/fence/onenter?geoFence=colorado", #"{"latitude": 10, "longitude": 10}"#).text == "0")
-            #expect(try await cluster.send(.POST, "/geo/fence/onenter?geoFence=colorado", #"{"latitude": 100, "longitude": 10}"#).json["code"] as? Int == 4001)
-            #expect(try await cluster.send(.POST, "/geo/fence/onenter?geoFence=colorado", #"{"name": 1}"#).json["code"] as? Int == 4002)
+            #expect(
+                try await cluster.send(.POST, "/geo/fence/onleave?geoFence=colorado", point).json["code"] as? Int
+                    == 4001)
+            #expect(
+                try await cluster.send(
+                    .POST, "/geo/fence/onenter?geoFence=colorado", #"{"latitude": 10, "longitude": 10}"#
+                ).text == "0")
+            #expect(
+                try await cluster.send(
+                    .POST, "/geo/fence/onenter?geoFence=colorado", #"{"latitude": 100, "longitude": 10}"#
+                ).json["code"] as? Int == 4001)
+            #expect(
+                try await cluster.send(.POST, "/geo/fence/onenter?geoFence=colorado", #"{"name": 1}"#).json["code"]
+                    as? Int == 4002)
         }
     }
 
     @Test func scriptedMovementsEnterStayAndExitExactlyTheExpectedPoints() async throws {
         try await TestCluster.shared { cluster async throws in
-            let fence = #"{"name": "zone", "type": "CIRCLE", "nodes": [{"latitude": 0, "longitude": 0}, {"latitude": 1, "longitude": 0}], "actions": {"onenter": {}, "onstay": {}, "onexit": {}}}"#
+            let fence =
+                #"{"name": "zone", "type": "CIRCLE", "nodes": [{"latitude": 0, "longitude": 0}, {"latitude": 1, "longitude": 0}], "actions": {"onenter": {}, "onstay": {}, "onexit": {}}}"#
             #expect(try await cluster.send(.POST, "/geo/fences", fence, key: .serverCode).status == 200)
             let a = try await cluster.savePoint(0.5, 0)
             let b = try await cluster.savePoint(0, 0.5)
@@ -86,8 +107,11 @@ import TestSupport
             #expect(try await run("onenter") == 0, "already inside")
             #expect(try await run("onstay") == 2)
             #expect(try await run("onexit") == 0)
-            #expect(try await cluster.send(.PATCH, "/geo/points/\(b)", #"{"latitude": 3, "longitude": 3}"#).status == 200)
-            #expect(try await cluster.send(.PATCH, "/geo/points/\(c)", #"{"latitude": -0.5, "longitude": 0.2}"#).status == 200)
+            #expect(
+                try await cluster.send(.PATCH, "/geo/points/\(b)", #"{"latitude": 3, "longitude": 3}"#).status == 200)
+            #expect(
+                try await cluster.send(.PATCH, "/geo/points/\(c)", #"{"latitude": -0.5, "longitude": 0.2}"#).status
+                    == 200)
             #expect(try await run("onexit") == 1)
             #expect(try await run("onenter") == 1)
             #expect(try await run("onstay") == 2)
@@ -115,13 +139,17 @@ import TestSupport
 
     @Test func staysCountOnlyAfterTheFencesStayDuration() async throws {
         try await TestCluster.shared { cluster async throws in
-            let fence = #"{"name": "slow", "type": "RECT", "onStayDuration": 3600, "nodes": [{"latitude": 10, "longitude": 170}, {"latitude": -10, "longitude": -170}], "actions": {"onenter": {}, "onstay": {}}}"#
+            let fence =
+                #"{"name": "slow", "type": "RECT", "onStayDuration": 3600, "nodes": [{"latitude": 10, "longitude": 170}, {"latitude": -10, "longitude": -170}], "actions": {"onenter": {}, "onstay": {}}}"#
             #expect(try await cluster.send(.POST, "/geo/fences", fence, key: .serverCode).status == 200)
             try await cluster.savePoint(0, 179.5)
             try await cluster.savePoint(0, -175)
             try await cluster.savePoint(0, 0)
-            #expect(try await cluster.send(.POST, "/geo/fence/onenter?geoFence=slow").text == "2", "across the antimeridian")
-            #expect(try await cluster.send(.POST, "/geo/fence/onstay?geoFence=slow").text == "0", "an hour has not passed")
+            #expect(
+                try await cluster.send(.POST, "/geo/fence/onenter?geoFence=slow").text == "2", "across the antimeridian"
+            )
+            #expect(
+                try await cluster.send(.POST, "/geo/fence/onstay?geoFence=slow").text == "0", "an hour has not passed")
         }
     }
 }

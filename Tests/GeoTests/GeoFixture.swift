@@ -1,10 +1,11 @@
 import DataEngine
 import Foundation
-@testable import GeoService
 import PostgresNIO
 import PostgresSupport
-import Testing
 import TestSupport
+import Testing
+
+@testable import GeoService
 
 /// geo-service's store on a fresh migrated database, for tests that need many points without a
 /// request each.
@@ -14,8 +15,10 @@ struct GeoFixture: Sendable {
 
     static func with(_ body: @Sendable (GeoFixture) async throws -> Void) async throws {
         try await TestDatabase.with { configuration in
-            try await PostgresClient.with(configuration.with(maximumConnections: 8), logger: TestDatabase.logger) { client in
-                try await MigrationRunner(owner: "geo", migrations: GeoService.migrations).apply(on: client, logger: TestDatabase.logger)
+            try await PostgresClient.with(configuration.with(maximumConnections: 8), logger: TestDatabase.logger) {
+                client in
+                try await MigrationRunner(owner: "geo", migrations: GeoService.migrations).apply(
+                    on: client, logger: TestDatabase.logger)
                 try await body(GeoFixture(store: GeoStore(database: client, logger: TestDatabase.logger)))
             }
         }

@@ -1,9 +1,10 @@
 import DataEngine
 import Foundation
-@testable import GeoService
 import PostgresNIO
-import Testing
 import TestSupport
+import Testing
+
+@testable import GeoService
 
 /// On 1,000,000 points, the statements radius and rectangle searches send use the GiST indexes.
 @Suite(.timeLimit(.minutes(10))) struct GeoIndexTests {
@@ -33,7 +34,10 @@ import TestSupport
                 ("radius", radius, "points_on_sphere"), ("rectangle", rectangle, "points_on_plane"),
                 ("antimeridian", acrossTheAntimeridian, "points_on_plane"),
             ] {
-                for statement in [try GeoSearchSQL(app: fixture.app, search: search).selectPoints(), try GeoSearchSQL(app: fixture.app, search: search).selectCount()] {
+                for statement in [
+                    try GeoSearchSQL(app: fixture.app, search: search).selectPoints(),
+                    try GeoSearchSQL(app: fixture.app, search: search).selectCount(),
+                ] {
                     let plan = try await explain(statement, on: database)
                     #expect(plan.contains("\"Index Name\": \"\(index)\""), "\(name) does not use \(index): \(plan)")
                     #expect(!plan.contains("\"Seq Scan\""), "\(name) scans the table: \(plan)")
@@ -44,7 +48,8 @@ import TestSupport
 
     private func explain(_ sql: SQL, on database: PostgresClient) async throws -> String {
         let rows = try await database.query(
-            PostgresQuery(unsafeSQL: "EXPLAIN (FORMAT JSON) " + sql.text, binds: sql.bindings), logger: TestDatabase.logger)
+            PostgresQuery(unsafeSQL: "EXPLAIN (FORMAT JSON) " + sql.text, binds: sql.bindings),
+            logger: TestDatabase.logger)
         var plan = ""
         for try await line in rows.decode(String.self) { plan += line }
         return plan

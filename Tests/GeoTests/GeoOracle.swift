@@ -1,7 +1,8 @@
 import DataEngine
 import Foundation
-@testable import GeoService
 import TestSupport
+
+@testable import GeoService
 
 /// What a search should find, computed plainly: great-circle distances on the same sphere,
 /// rectangles as latitude and longitude ranges, metadata compared member by member.
@@ -19,7 +20,9 @@ enum GeoOracle {
     /// when it lies so close to a radius's edge that rounding may decide either way.
     static func matches(_ point: SamplePoint, _ search: GeoSearch, where predicate: (JSONObject) -> Bool) -> Bool? {
         guard !Set(point.categories).isDisjoint(with: search.categories) else { return false }
-        if let equal = search.metadataEquals, !equal.members.allSatisfy({ point.metadata[$0.key] == $0.value }) { return false }
+        if let equal = search.metadataEquals, !equal.members.allSatisfy({ point.metadata[$0.key] == $0.value }) {
+            return false
+        }
         guard predicate(point.metadata) else { return false }
         switch search.area {
         case .everywhere: return true

@@ -1,9 +1,10 @@
 import DataEngine
 import Foundation
-@testable import GeoService
 import QueryLanguage
-import Testing
 import TestSupport
+import Testing
+
+@testable import GeoService
 
 /// 10,000 random points (poles, the antimeridian and duplicates among them) searched by
 /// radius, rectangle, category, metadata and where clause: every answer is exactly the set a
@@ -53,12 +54,16 @@ import TestSupport
                         inCell.cell = cluster.id
                         inCell.clusterCell = nil
                         let members = try await fixture.all(inCell).map(Self.id)
-                        #expect(members.count == cluster.totalPoints, "seed \(seed): \(cluster.id) counts \(cluster.totalPoints), holds \(members.count)")
+                        #expect(
+                            members.count == cluster.totalPoints,
+                            "seed \(seed): \(cluster.id) counts \(cluster.totalPoints), holds \(members.count)")
                         #expect(members.count > 1)
                         for id in members { #expect(clustered.insert(id).inserted, "seed \(seed): \(id) in two cells") }
                     }
                 }
-                #expect(clustered == expected, "seed \(seed), round \(round): clusters hold \(clustered.count), the search \(expected.count)")
+                #expect(
+                    clustered == expected,
+                    "seed \(seed), round \(round): clusters hold \(clustered.count), the search \(expected.count)")
             }
         }
     }
@@ -69,12 +74,16 @@ import TestSupport
     }
 
     private static func check(
-        _ found: [GeoItem], against saved: [SamplePoint], _ search: GeoSearch, _ predicate: @escaping @Sendable (JSONObject) -> Bool,
+        _ found: [GeoItem], against saved: [SamplePoint], _ search: GeoSearch,
+        _ predicate: @escaping @Sendable (JSONObject) -> Bool,
         context: String
     ) throws {
         var answered: [String: GeoPoint] = [:]
         for item in found {
-            guard case .point(let point) = item else { Issue.record("\(context): a cluster without clustering"); continue }
+            guard case .point(let point) = item else {
+                Issue.record("\(context): a cluster without clustering")
+                continue
+            }
             #expect(answered.updateValue(point, forKey: point.objectId) == nil, "\(context): \(point.objectId) twice")
         }
         var expected = 0
@@ -84,11 +93,16 @@ import TestSupport
                 continue
             }
             let answer = answered.removeValue(forKey: point.id)
-            #expect((answer != nil) == matches, "\(context): \(point.coordinate) \(point.categories) \(point.metadata.members) \(matches ? "missing" : "found")")
+            #expect(
+                (answer != nil) == matches,
+                "\(context): \(point.coordinate) \(point.categories) \(point.metadata.members) \(matches ? "missing" : "found")"
+            )
             if matches { expected += 1 }
             if let answer, let center = search.center {
                 let distance = GeoOracle.distance(center, point.coordinate) / search.unit.meters
-                #expect(abs((answer.distance ?? -1) - distance) <= max(distance * 0.001, 1e-6), "\(context): distance \(answer.distance ?? -1) vs \(distance)")
+                #expect(
+                    abs((answer.distance ?? -1) - distance) <= max(distance * 0.001, 1e-6),
+                    "\(context): distance \(answer.distance ?? -1) vs \(distance)")
             }
         }
         #expect(answered.isEmpty, "\(context): \(answered.count) answers the oracle does not know")
@@ -107,41 +121,62 @@ import TestSupport
         while points.count < count {
             let coordinate: Coordinate
             switch Int.random(in: 0..<20, using: &random) {
-            case 0: coordinate = try! Coordinate(latitude: [90, -90].randomElement(using: &random)!, longitude: .random(in: -180...180, using: &random))
-            case 1: coordinate = try! Coordinate(latitude: .random(in: -90...90, using: &random), longitude: [180, -180, 179.9999, -179.9999].randomElement(using: &random)!)
+            case 0:
+                coordinate = try! Coordinate(
+                    latitude: [90, -90].randomElement(using: &random)!,
+                    longitude: .random(in: -180...180, using: &random))
+            case 1:
+                coordinate = try! Coordinate(
+                    latitude: .random(in: -90...90, using: &random),
+                    longitude: [180, -180, 179.9999, -179.9999].randomElement(using: &random)!)
             case 2 where !points.isEmpty: coordinate = points.randomElement(using: &random)!.coordinate
-            default: coordinate = try! Coordinate(latitude: .random(in: -90...90, using: &random), longitude: .random(in: -180...180, using: &random))
+            default:
+                coordinate = try! Coordinate(
+                    latitude: .random(in: -90...90, using: &random), longitude: .random(in: -180...180, using: &random))
             }
             let categories = ["Default", "A", "B"].filter { _ in Bool.random(using: &random) }
             let metadata = JSONObject([
-                ("n", .integer(.random(in: 0..<100, using: &random))), ("colour", .string(colours.randomElement(using: &random)!)),
+                ("n", .integer(.random(in: 0..<100, using: &random))),
+                ("colour", .string(colours.randomElement(using: &random)!)),
             ])
-            points.append(SamplePoint(coordinate: coordinate, categories: categories.isEmpty ? ["Default"] : categories, metadata: metadata))
+            points.append(
+                SamplePoint(
+                    coordinate: coordinate, categories: categories.isEmpty ? ["Default"] : categories,
+                    metadata: metadata))
         }
         return points
     }
 
     /// A random search and the where clause's meaning, if it has one.
-    static func search(_ round: Int, using random: inout SeededGenerator) throws -> (GeoSearch, @Sendable (JSONObject) -> Bool) {
+    static func search(_ round: Int, using random: inout SeededGenerator) throws -> (
+        GeoSearch, @Sendable (JSONObject) -> Bool
+    ) {
         var search = GeoSearch()
         search.categories = [["Default"], ["A"], ["A", "B"], ["Default", "A", "B"]].randomElement(using: &random)!
         switch round % 4 {
         case 0:
-            let center = try Coordinate(latitude: .random(in: -90...90, using: &random), longitude: .random(in: -180...180, using: &random))
+            let center = try Coordinate(
+                latitude: .random(in: -90...90, using: &random), longitude: .random(in: -180...180, using: &random))
             search.unit = DistanceUnit.allCases.randomElement(using: &random)!
             search.area = .radius(.init(center: center, meters: .random(in: 1_000...Sphere.farthest, using: &random)))
             search.center = center
         case 1:
             let south = Double.random(in: -90...90, using: &random)
-            search.area = .rectangle(GeoRectangle(
-                north: .random(in: south...90, using: &random), west: .random(in: -180...180, using: &random), south: south,
-                east: .random(in: -180...180, using: &random)))
+            search.area = .rectangle(
+                GeoRectangle(
+                    north: .random(in: south...90, using: &random), west: .random(in: -180...180, using: &random),
+                    south: south,
+                    east: .random(in: -180...180, using: &random)))
         case 2:
-            let pole = try Coordinate(latitude: [89.9, -89.9].randomElement(using: &random)!, longitude: .random(in: -180...180, using: &random))
+            let pole = try Coordinate(
+                latitude: [89.9, -89.9].randomElement(using: &random)!,
+                longitude: .random(in: -180...180, using: &random))
             search.area = .radius(.init(center: pole, meters: .random(in: 1_000...3_000_000, using: &random)))
             search.center = pole
         default:
-            let center = try Coordinate(latitude: .random(in: -60...60, using: &random), longitude: [180, -179.5].randomElement(using: &random)!)
+            let center = try Coordinate(
+                latitude: .random(in: -60...60, using: &random),
+                longitude: [180, -179.5].randomElement(using: &random)!)
             search.area = .radius(.init(center: center, meters: .random(in: 10_000...2_000_000, using: &random)))
             search.center = center
         }

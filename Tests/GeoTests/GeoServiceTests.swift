@@ -1,6 +1,6 @@
 import GeoService
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(20))) struct GeoServiceTests {
     @Test func readyWithItsDatabase() async throws {

@@ -1,7 +1,7 @@
 import Foundation
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 
 extension TestCluster {
     /// Saves a point and answers its objectId.
@@ -11,7 +11,8 @@ extension TestCluster {
     ) async throws -> String {
         let names = categories.map { ", \"categories\": [" + $0.map { "\"\($0)\"" }.joined(separator: ",") + "]" } ?? ""
         let answer = try await send(
-            .POST, "/geo/points", #"{"latitude": \#(latitude), "longitude": \#(longitude), "metadata": \#(metadata)\#(names)}"#)
+            .POST, "/geo/points",
+            #"{"latitude": \#(latitude), "longitude": \#(longitude), "metadata": \#(metadata)\#(names)}"#)
         let point = answer.json["geopoint"] as? [String: any Sendable]
         guard answer.status == 200, let id = point?["objectId"] as? String else {
             throw GeoTestFailure(description: "save: \(answer.status) \(answer.text)")
@@ -20,7 +21,8 @@ extension TestCluster {
     }
 
     /// A search's items (`GET /geo/…`), failing the test unless it answers 200.
-    func geo(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [[String: any Sendable]] {
+    func geo(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [[String: any Sendable]]
+    {
         let answer = try await send(.GET, path)
         #expect(answer.status == 200, "\(path): \(answer.text.prefix(300))", sourceLocation: sourceLocation)
         return answer.items

@@ -1,11 +1,11 @@
 import Configuration
 import Foundation
 import InternalProtocol
-import ServiceRuntime
 import MessagingService
 import NIOCore
-import Testing
+import ServiceRuntime
 import TestSupport
+import Testing
 
 /// Email through a real SMTP server (aiosmtpd), plain, with STARTTLS and AUTH, and refused.
 @Suite(.timeLimit(.minutes(20))) struct MailTests {
@@ -16,7 +16,9 @@ import TestSupport
     /// A caller with half a minute to spare.
     /// A bound on a hang, not on speed: a 62-recipient exchange with the Python sink took over
     /// 30 s while two other processes kept both cores busy.
-    static var context: CallContext { CallContext(deadline: NIODeadline.now() + .seconds(120), logger: TestDatabase.logger) }
+    static var context: CallContext {
+        CallContext(deadline: NIODeadline.now() + .seconds(120), logger: TestDatabase.logger)
+    }
 
     func expectError(_ code: Int, containing text: String = "", _ body: () async throws -> Void) async {
         do {
@@ -41,8 +43,10 @@ import TestSupport
             #expect(headers["subject"] == "Grüße from the app" && headers["to"] == "ann@example.com")
             #expect(headers["cc"] == "cy@example.com" && headers["bcc"] == nil)
             #expect(headers["message-id"] == "<\(status.messageId)>")
-            #expect((received["text"] as? String)?.replacingOccurrences(of: "\r\n", with: "\n") == Self.message.text! + "\n"
-                || (received["text"] as? String)?.replacingOccurrences(of: "\r\n", with: "\n") == Self.message.text!)
+            #expect(
+                (received["text"] as? String)?.replacingOccurrences(of: "\r\n", with: "\n") == Self.message.text! + "\n"
+                    || (received["text"] as? String)?.replacingOccurrences(of: "\r\n", with: "\n") == Self.message.text!
+            )
             #expect((received["html"] as? String)?.contains("<b>Ann</b>") == true)
             #expect(received["tls"] as? Bool == false)
         }
@@ -73,7 +77,9 @@ import TestSupport
             #expect(received["tls"] as? Bool == true && received["authenticated"] as? Bool == true)
 
             relay.password = "wrong"
-            await expectError(5102, containing: "535") { _ = try await Mailer(relay: relay).send(Self.message, within: Self.context) }
+            await expectError(5102, containing: "535") {
+                _ = try await Mailer(relay: relay).send(Self.message, within: Self.context)
+            }
             relay.trustRoots = nil  // the test CA is not among the system's roots
             relay.password = "s3cret"
             await expectError(5102) { _ = try await Mailer(relay: relay).send(Self.message, within: Self.context) }
@@ -84,9 +90,14 @@ import TestSupport
     @Test func neverSendsCredentialsOrMailInTheClearWhenTLSIsRequired() async throws {
         try await SMTPSink.with { sink async throws in
             let required = MailRelay(host: "127.0.0.1", port: sink.port, startTLS: .required)
-            await expectError(5102, containing: "STARTTLS") { _ = try await Mailer(relay: required).send(Self.message, within: Self.context) }
-            let plainAuth = MailRelay(host: "127.0.0.1", port: sink.port, startTLS: .opportunistic, username: "u", password: "p")
-            await expectError(5102, containing: "without TLS") { _ = try await Mailer(relay: plainAuth).send(Self.message, within: Self.context) }
+            await expectError(5102, containing: "STARTTLS") {
+                _ = try await Mailer(relay: required).send(Self.message, within: Self.context)
+            }
+            let plainAuth = MailRelay(
+                host: "127.0.0.1", port: sink.port, startTLS: .opportunistic, username: "u", password: "p")
+            await expectError(5102, containing: "without TLS") {
+                _ = try await Mailer(relay: plainAuth).send(Self.message, within: Self.context)
+            }
             #expect(try sink.messages().isEmpty)
         }
     }
@@ -106,7 +117,9 @@ import TestSupport
         message = Self.message
         (message.text, message.html) = (nil, nil)
         await expectError(5101, containing: "body") { _ = try await mailer.send(message, within: Self.context) }
-        await expectError(5102, containing: "cannot reach") { _ = try await mailer.send(Self.message, within: Self.context) }
+        await expectError(5102, containing: "cannot reach") {
+            _ = try await mailer.send(Self.message, within: Self.context)
+        }
         await expectError(5100) { _ = try await Mailer(relay: nil).send(Self.message, within: Self.context) }
     }
 
@@ -116,16 +129,22 @@ import TestSupport
         }
         #expect(try read([:]) == nil)
         #expect(try read(["BAAS_SMTP_HOST": ""]) == nil)
-        let relay = try #require(try read(["BAAS_SMTP_HOST": "mail.example", "BAAS_SMTP_USER": "", "BAAS_SMTP_PASSWORD": ""]))
+        let relay = try #require(
+            try read(["BAAS_SMTP_HOST": "mail.example", "BAAS_SMTP_USER": "", "BAAS_SMTP_PASSWORD": ""]))
         #expect(relay.port == 587 && relay.startTLS == .required && relay.username == nil && relay.password == nil)
-        #expect(throws: (any Error).self) { _ = try read(["BAAS_SMTP_HOST": "mail.example", "BAAS_SMTP_STARTTLS": "maybe"]) }
+        #expect(throws: (any Error).self) {
+            _ = try read(["BAAS_SMTP_HOST": "mail.example", "BAAS_SMTP_STARTTLS": "maybe"])
+        }
     }
 
     @Test func thePublicEndpointNeedsTheServerKey() async throws {
         try await SMTPSink.with { sink async throws in
-            let environment = ["BAAS_SMTP_HOST": "127.0.0.1", "BAAS_SMTP_PORT": "\(sink.port)", "BAAS_SMTP_STARTTLS": "off"]
+            let environment = [
+                "BAAS_SMTP_HOST": "127.0.0.1", "BAAS_SMTP_PORT": "\(sink.port)", "BAAS_SMTP_STARTTLS": "off",
+            ]
             try await TestCluster.with(environment: environment) { cluster async throws in
-                let body = #"{"subject": "Hi", "bodyparts": {"textmessage": "plain", "htmlmessage": "<i>rich</i>"}, "to": ["ann@example.com"]}"#
+                let body =
+                    #"{"subject": "Hi", "bodyparts": {"textmessage": "plain", "htmlmessage": "<i>rich</i>"}, "to": ["ann@example.com"]}"#
                 func send(_ key: APIKeyKind, _ json: String = body) async throws -> HTTPResult {
                     try await HTTPTestClient.send(
                         .POST, cluster.gatewayURL + cluster.prefix(key) + "/messaging/email",
@@ -134,7 +153,8 @@ import TestSupport
                 let anonymous = try await send(.rest)
                 #expect(anonymous.status == 403 && anonymous.json["code"] as? Int == 4000)
                 // Anyone can become a (guest) user, so a user token is not enough either.
-                let guest = try await HTTPTestClient.send(.POST, cluster.gatewayURL + cluster.prefix() + "/users/register/guest")
+                let guest = try await HTTPTestClient.send(
+                    .POST, cluster.gatewayURL + cluster.prefix() + "/users/register/guest")
                 let token = try #require(guest.json["user-token"] as? String)
                 let asUser = try await HTTPTestClient.send(
                     .POST, cluster.gatewayURL + cluster.prefix() + "/messaging/email",
@@ -143,8 +163,12 @@ import TestSupport
                 let sent = try await send(.serverCode)
                 #expect(sent.status == 200 && sent.json["status"] as? String == "PUBLISHED", "\(sent.text)")
                 let received = try #require(try sink.messages().first)
-                #expect(received["text"] as? String == "plain" && (received["html"] as? String)?.contains("<i>rich</i>") == true)
-                let attachment = try await send(.serverCode, #"{"subject": "x", "bodyparts": {"textmessage": "y"}, "to": ["a@b.co"], "attachment": ["f.txt"]}"#)
+                #expect(
+                    received["text"] as? String == "plain"
+                        && (received["html"] as? String)?.contains("<i>rich</i>") == true)
+                let attachment = try await send(
+                    .serverCode,
+                    #"{"subject": "x", "bodyparts": {"textmessage": "y"}, "to": ["a@b.co"], "attachment": ["f.txt"]}"#)
                 #expect(attachment.status == 404 && attachment.json["code"] as? Int == 6000, "\(attachment.text)")
                 let malformed = try await send(.serverCode, #"{"to": "a@b.co"}"#)
                 #expect(malformed.status == 400 && malformed.json["code"] as? Int == 5101)

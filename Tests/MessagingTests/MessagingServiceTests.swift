@@ -1,6 +1,6 @@
 import MessagingService
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(20))) struct MessagingServiceTests {
     @Test func readyWithItsDatabase() async throws {

@@ -1,12 +1,13 @@
 import DataEngine
 import Foundation
-@testable import MessagingService
 import NIOHTTP1
 import PostgresNIO
 import PostgresSupport
 import ServiceRuntime
-import Testing
 import TestSupport
+import Testing
+
+@testable import MessagingService
 
 /// Publish/subscribe through the gateway (issue 16, first increment): each SDK generation's
 /// body shapes, subtopic wildcards and selectors against an oracle, each message handed to a
@@ -15,19 +16,24 @@ import TestSupport
     @Test func publishStatusSubscribeAndPoll() async throws {
         try await TestCluster.with { cluster async throws in
             // The 4.x SDK posts its SubscriptionOptions object; an empty body subscribes to everything.
-            let subscribed = try await cluster.send(.POST, "/messaging/chat/subscribe", #"{"subscriberId": "me", "___class": "SubscriptionOptions"}"#)
+            let subscribed = try await cluster.send(
+                .POST, "/messaging/chat/subscribe", #"{"subscriberId": "me", "___class": "SubscriptionOptions"}"#)
             let all = try #require(subscribed.json["subscriptionId"] as? String, "\(subscribed.text)")
-            let bare = try #require(try await cluster.send(.POST, "/messaging/chat/subscribe").json["subscriptionId"] as? String)
+            let bare = try #require(
+                try await cluster.send(.POST, "/messaging/chat/subscribe").json["subscriptionId"] as? String)
             // The JS SDK sends its options flat, unknown keys included.
             let published = try await cluster.send(
                 .POST, "/messaging/chat",
-                #"{"message": {"text": "hi"}, "publisherId": "ann", "headers": {"city": "Tokyo"}, "publishPolicy": "PUBSUB", "someFutureKey": 1}"#)
+                #"{"message": {"text": "hi"}, "publisherId": "ann", "headers": {"city": "Tokyo"}, "publishPolicy": "PUBSUB", "someFutureKey": 1}"#
+            )
             #expect(published.json["status"] as? String == "published", "\(published.text)")
             let id = try #require(published.json["messageId"] as? String)
             #expect(id.hasPrefix("message:"))
             #expect(try await cluster.send(.GET, "/messaging/\(id)").json["status"] as? String == "published")
             #expect(try await cluster.send(.GET, "/messaging/message:nope").json["status"] as? String == "unknown")
-            #expect(try await cluster.send(.POST, "/messaging/chat", #"{"message": "plain text", "pushPolicy": "PUBSUB"}"#).status == 200)
+            #expect(
+                try await cluster.send(.POST, "/messaging/chat", #"{"message": "plain text", "pushPolicy": "PUBSUB"}"#)
+                    .status == 200)
 
             let first = try await cluster.send(.GET, "/messaging/chat/\(all)")
             let messages = try #require(first.json["messages"] as? [[String: Any]], "\(first.text)")
@@ -37,26 +43,39 @@ import TestSupport
             #expect((messages.first?["headers"] as? [String: Any])?["city"] as? String == "Tokyo")
             #expect(messages.first?["publisherId"] as? String == "ann" && messages.first?["publishedAt"] is Int)
             #expect(messages.last?["data"] as? String == "plain text")
-            #expect((try await cluster.send(.GET, "/messaging/chat/\(all)").json["messages"] as? [Any])?.isEmpty == true, "handed out once")
-            #expect((try await cluster.send(.GET, "/messaging/chat/\(bare)").json["messages"] as? [Any])?.count == 2, "each subscription gets its own copy")
+            #expect(
+                (try await cluster.send(.GET, "/messaging/chat/\(all)").json["messages"] as? [Any])?.isEmpty == true,
+                "handed out once")
+            #expect(
+                (try await cluster.send(.GET, "/messaging/chat/\(bare)").json["messages"] as? [Any])?.count == 2,
+                "each subscription gets its own copy")
             let properties = try await cluster.send(.GET, "/messaging/chat/properties")
             #expect(properties.json["name"] as? String == "chat")
 
             let missing = try await cluster.send(.GET, "/messaging/chat/nope")
             #expect(missing.status == 404 && missing.json["code"] as? Int == 5014)
             #expect(try await cluster.send(.DELETE, "/messaging/channels/chat").json["code"] as? Int == 4000)
-            #expect(try await cluster.send(.DELETE, "/messaging/channels/chat", key: .serverCode).json["result"] as? Bool == true)
-            #expect(try await cluster.send(.GET, "/messaging/chat/\(all)").json["code"] as? Int == 5014, "the channel's subscriptions went with it")
+            #expect(
+                try await cluster.send(.DELETE, "/messaging/channels/chat", key: .serverCode).json["result"] as? Bool
+                    == true)
+            #expect(
+                try await cluster.send(.GET, "/messaging/chat/\(all)").json["code"] as? Int == 5014,
+                "the channel's subscriptions went with it")
         }
     }
 
     @Test func subtopicsAndSelectorsMatchTheOracle() async throws {
         let seed = SeededGenerator.seed("PUBSUB_TEST_SEED")
         var random = SeededGenerator(seed: seed)
-        let subscriptions = (0..<12).map { _ in (subtopic: RandomSubtopic.pattern(&random), selector: RandomSelector.make(&random)) }
+        let subscriptions = (0..<12).map { _ in
+            (subtopic: RandomSubtopic.pattern(&random), selector: RandomSelector.make(&random))
+        }
         let messages = (0..<1_000).map { index in
-            (index: index, subtopic: RandomSubtopic.topic(&random), city: ["Tokyo", "Paris", "Lima", nil].randomElement(using: &random)!,
-             n: Bool.random(using: &random) ? Int.random(in: 0...9, using: &random) : nil)
+            (
+                index: index, subtopic: RandomSubtopic.topic(&random),
+                city: ["Tokyo", "Paris", "Lima", nil].randomElement(using: &random)!,
+                n: Bool.random(using: &random) ? Int.random(in: 0...9, using: &random) : nil
+            )
         }
         try await TestCluster.with { cluster async throws in
             var ids: [String] = []
@@ -64,7 +83,9 @@ import TestSupport
                 var body: [String: Any] = [:]
                 if let subtopic = subscription.subtopic { body["subtopic"] = subtopic }
                 if let selector = subscription.selector { body["selector"] = selector.text }
-                let answer = try await cluster.send(.POST, "/messaging/feed/subscribe", String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self))
+                let answer = try await cluster.send(
+                    .POST, "/messaging/feed/subscribe",
+                    String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self))
                 ids.append(try #require(answer.json["subscriptionId"] as? String, "\(body): \(answer.text)"))
             }
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -76,7 +97,9 @@ import TestSupport
                             if let n = message.n { headers["n"] = n }
                             var body: [String: Any] = ["message": message.index, "headers": headers]
                             if let subtopic = message.subtopic { body["subtopic"] = subtopic }
-                            let answer = try await cluster.send(.POST, "/messaging/feed", String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self))
+                            let answer = try await cluster.send(
+                                .POST, "/messaging/feed",
+                                String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self))
                             guard answer.status == 200 else { throw PubSubTestFailure(description: answer.text) }
                         }
                     }
@@ -84,20 +107,24 @@ import TestSupport
                 try await group.waitForAll()
             }
             for (subscription, id) in zip(subscriptions, ids) {
-                let expected = Set(messages.filter { message in
-                    (subscription.subtopic.map { RandomSubtopic.matches($0, message.subtopic) } ?? true)
-                        && (subscription.selector?.holds(city: message.city, n: message.n) ?? true)
-                }.map(\.index))
+                let expected = Set(
+                    messages.filter { message in
+                        (subscription.subtopic.map { RandomSubtopic.matches($0, message.subtopic) } ?? true)
+                            && (subscription.selector?.holds(city: message.city, n: message.n) ?? true)
+                    }.map(\.index))
                 let received = try await cluster.pollAll("feed", id)
                 #expect(received.count == Set(received).count, "no message twice")
-                #expect(Set(received) == expected, "seed \(seed): \(subscription.subtopic ?? "-") / \(subscription.selector?.text ?? "-")")
+                #expect(
+                    Set(received) == expected,
+                    "seed \(seed): \(subscription.subtopic ?? "-") / \(subscription.selector?.text ?? "-")")
             }
         }
     }
 
     @Test func concurrentPollsHandOutEachMessageOnce() async throws {
         try await TestCluster.with { cluster async throws in
-            let id = try #require(try await cluster.send(.POST, "/messaging/race/subscribe").json["subscriptionId"] as? String)
+            let id = try #require(
+                try await cluster.send(.POST, "/messaging/race/subscribe").json["subscriptionId"] as? String)
             let received = try await withThrowingTaskGroup(of: [Int].self) { group in
                 group.addTask {
                     for index in 0..<300 {
@@ -137,19 +164,27 @@ import TestSupport
                 (.POST, "/messaging/chat", #"{"message": 1, "segmentQuery": "os = "}"#, 5013),
                 (.POST, "/messaging/chat", #"{"message": 1, "headers": {"google.x": "1"}}"#, 5011),
                 (.POST, "/messaging/chat", #"{"message": 1, "publishAt": 1}"#, 5030),
-                (.POST, "/messaging/chat", #"{"message": 1, "publishAt": 99999999999999, "repeatEvery": 5, "repeatExpiresAt": 1}"#, 5003),
+                (
+                    .POST, "/messaging/chat",
+                    #"{"message": 1, "publishAt": 99999999999999, "repeatEvery": 5, "repeatExpiresAt": 1}"#, 5003
+                ),
                 (.POST, "/messaging/chat", #"{"message": 1, "repeatEvery": 0}"#, 5011),
                 (.POST, "/messaging/chat", #"{"message": 1, "publishAt": "soon"}"#, 5011),
                 (.DELETE, "/messaging/message:nope", nil, 5040),
                 (.POST, "/messaging/chat", "[1, 2", 5011),
-                (.POST, "/messaging/chat/subscribe", #"{"selector": "city = 'x'; DROP TABLE messaging.messages"}"#, 5013),
+                (
+                    .POST, "/messaging/chat/subscribe", #"{"selector": "city = 'x'; DROP TABLE messaging.messages"}"#,
+                    5013
+                ),
                 (.POST, "/messaging/chat/subscribe", #"{"selector": "upper(city) = 'X'"}"#, 5013),
                 (.POST, "/messaging/chat/subscribe", #"{"selector": "a.b = 1"}"#, 5013),
                 (.POST, "/messaging/chat/subscribe", #"{"subtopic": "a..*"}"#, 5012),
             ]
             for (method, path, body, code) in cases {
                 let answer = try await cluster.send(method, path, body)
-                #expect(answer.json["code"] as? Int == code && (400..<500).contains(answer.status), "\(path) \(body?.prefix(60) ?? ""): \(answer.status) \(answer.text.prefix(200))")
+                #expect(
+                    answer.json["code"] as? Int == code && (400..<500).contains(answer.status),
+                    "\(path) \(body?.prefix(60) ?? ""): \(answer.status) \(answer.text.prefix(200))")
             }
             // A '/' cannot reach a channel name: encoded, it is refused or names no route.
             let slash = try await cluster.send(.POST, "/messaging/a%2Fb", #"{"message": 1}"#)
@@ -162,7 +197,8 @@ import TestSupport
 
     @Test func scheduledMessagesArriveOnTimeAndCanBeCancelled() async throws {
         try await TestCluster.with { cluster async throws in
-            let id = try #require(try await cluster.send(.POST, "/messaging/later/subscribe").json["subscriptionId"] as? String)
+            let id = try #require(
+                try await cluster.send(.POST, "/messaging/later/subscribe").json["subscriptionId"] as? String)
             let at = Int64(Date().timeIntervalSince1970 * 1000) + 1_500
             let scheduled = try await cluster.send(.POST, "/messaging/later", #"{"message": 1, "publishAt": \#(at)}"#)
             #expect(scheduled.json["status"] as? String == "scheduled", "\(scheduled.text)")
@@ -174,7 +210,8 @@ import TestSupport
             #expect(cancelled.json["status"] as? String == "cancelled", "\(cancelled.text)")
             #expect(try await cluster.send(.DELETE, "/messaging/\(doomedID)").json["code"] as? Int == 5040)
             #expect(try await cluster.send(.GET, "/messaging/\(doomedID)").json["status"] as? String == "cancelled")
-            let far = try await cluster.send(.POST, "/messaging/later", #"{"message": 3, "publishAt": \#(at + 3_600_000)}"#)
+            let far = try await cluster.send(
+                .POST, "/messaging/later", #"{"message": 3, "publishAt": \#(at + 3_600_000)}"#)
             let farID = try #require(far.json["messageId"] as? String)
             var received: [Int] = []
             // The scheduler looks every 250 ms; a generous number of half-second waits.
@@ -198,7 +235,8 @@ import TestSupport
         try InternalPKI.initialize(directory: folder.appendingPathComponent("pki").path)
         try await TestDatabase.with { configuration in
             try await PostgresClient.with(configuration, logger: TestDatabase.logger) { database in
-                try await MigrationRunner(owner: "messaging", migrations: MessagingService.migrations).apply(on: database, logger: TestDatabase.logger)
+                try await MigrationRunner(owner: "messaging", migrations: MessagingService.migrations).apply(
+                    on: database, logger: TestDatabase.logger)
                 func start(_ name: String) async throws -> ServiceProcess {
                     try await ServiceProcess.start(
                         .messaging, database: configuration, pkiDirectory: folder.appendingPathComponent("pki").path,
@@ -210,9 +248,14 @@ import TestSupport
                 for index in 0..<200 {
                     // Times from the moment of each publish: a busy machine may take seconds over the 200.
                     let at = MessageStore.now() + 1_000 + Int64(index % 20) * 100
-                    var members: [(String, JSONValue)] = [("message", .integer(Int64(index))), ("publishAt", .integer(at))]
-                    if index % 2 == 1 { members += [("repeatEvery", .integer(1)), ("repeatExpiresAt", .integer(at + 2_500))] }
-                    let (id, status) = try await store.publish(app: "app", channel: "c", try PublishRequest(.object(JSONObject(members))))
+                    var members: [(String, JSONValue)] = [
+                        ("message", .integer(Int64(index))), ("publishAt", .integer(at)),
+                    ]
+                    if index % 2 == 1 {
+                        members += [("repeatEvery", .integer(1)), ("repeatExpiresAt", .integer(at + 2_500))]
+                    }
+                    let (id, status) = try await store.publish(
+                        app: "app", channel: "c", try PublishRequest(.object(JSONObject(members))))
                     #expect(status == "scheduled")
                     expected[id] = index % 2 == 1 ? 3 : 1
                 }
@@ -220,7 +263,9 @@ import TestSupport
                     try await database.query(sql, logger: TestDatabase.logger).decode(Int64.self).reduce(0, +)
                 }
                 // Killed once the first occurrences are out and most are still due.
-                while try await count("SELECT count(*) FROM messaging.messages") < 20 { try await Task.sleep(for: .milliseconds(20)) }
+                while try await count("SELECT count(*) FROM messaging.messages") < 20 {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
                 await one.kill()
                 let firedBeforeRestart = try await count("SELECT count(*) FROM messaging.messages")
                 let restarted = try await start("one-again")
@@ -231,11 +276,15 @@ import TestSupport
                 await restarted.stop()
                 await two.stop()
                 var counted: [String: Int] = [:]
-                for try await id in try await database.query("SELECT id FROM messaging.messages", logger: TestDatabase.logger).decode(String.self) {
+                for try await id in try await database.query(
+                    "SELECT id FROM messaging.messages", logger: TestDatabase.logger
+                ).decode(String.self) {
                     counted[String(id.split(separator: ":").prefix(2).joined(separator: ":")), default: 0] += 1
                 }
                 #expect(firedBeforeRestart < 400, "the kill came after everything had fired")
-                #expect(counted == expected, "\(counted.values.reduce(0, +)) messages for \(expected.values.reduce(0, +)) occurrences")
+                #expect(
+                    counted == expected,
+                    "\(counted.values.reduce(0, +)) messages for \(expected.values.reduce(0, +)) occurrences")
             }
         }
     }
@@ -243,10 +292,14 @@ import TestSupport
     @Test func theSweeperDropsExpiredMessagesAndIdleSubscriptions() async throws {
         try await TestDatabase.with { configuration in
             try await PostgresClient.with(configuration, logger: TestDatabase.logger) { client in
-                try await MigrationRunner(owner: "messaging", migrations: MessagingService.migrations).apply(on: client, logger: TestDatabase.logger)
+                try await MigrationRunner(owner: "messaging", migrations: MessagingService.migrations).apply(
+                    on: client, logger: TestDatabase.logger)
                 var store = MessageStore(database: client, logger: TestDatabase.logger)
-                let subscription = try await store.subscribe(app: "app", channel: "c", subscriberId: nil, subtopic: nil, selector: nil)
-                let message = { (index: Int) in try PublishRequest(.object(JSONObject([("message", .integer(Int64(index)))]))) }
+                let subscription = try await store.subscribe(
+                    app: "app", channel: "c", subscriberId: nil, subtopic: nil, selector: nil)
+                let message = { (index: Int) in
+                    try PublishRequest(.object(JSONObject([("message", .integer(Int64(index)))])))
+                }
                 for index in 0..<3 { _ = try await store.publish(app: "app", channel: "c", try message(index)) }
                 #expect(try await store.sweep() == 0, "nothing is old yet")
                 // Each message keeps the retention it was published with.
@@ -254,7 +307,9 @@ import TestSupport
                 expiring.retention = -1_000
                 for index in 3..<5 { _ = try await expiring.publish(app: "app", channel: "c", try message(index)) }
                 #expect(try await store.sweep() == 2)
-                #expect(try await store.take(app: "app", channel: "c", id: subscription)?.messages.map(\.data) == (0..<3).map { .integer(Int64($0)) })
+                #expect(
+                    try await store.take(app: "app", channel: "c", id: subscription)?.messages.map(\.data)
+                        == (0..<3).map { .integer(Int64($0)) })
                 store.idleSubscription = -1_000
                 #expect(try await store.sweep() == 1)
                 let gone = try await store.take(app: "app", channel: "c", id: subscription)
@@ -272,7 +327,9 @@ extension TestCluster {
     /// One poll's message payloads (integers).
     func poll(_ channel: String, _ subscription: String) async throws -> [Int] {
         let answer = try await send(.GET, "/messaging/\(channel)/\(subscription)")
-        guard let messages = answer.json["messages"] as? [[String: Any]] else { throw PubSubTestFailure(description: answer.text) }
+        guard let messages = answer.json["messages"] as? [[String: Any]] else {
+            throw PubSubTestFailure(description: answer.text)
+        }
         return messages.compactMap { $0["data"] as? Int }
     }
 
@@ -293,12 +350,14 @@ enum RandomSubtopic {
 
     static func topic(_ random: inout SeededGenerator) -> String? {
         guard Int.random(in: 0..<5, using: &random) > 0 else { return nil }
-        return (0..<Int.random(in: 1...3, using: &random)).map { _ in tokens.randomElement(using: &random)! }.joined(separator: ".")
+        return (0..<Int.random(in: 1...3, using: &random)).map { _ in tokens.randomElement(using: &random)! }.joined(
+            separator: ".")
     }
 
     static func pattern(_ random: inout SeededGenerator) -> String? {
         guard Int.random(in: 0..<4, using: &random) > 0 else { return nil }
-        return (0..<Int.random(in: 1...3, using: &random)).map { _ in (tokens + ["*"]).randomElement(using: &random)! }.joined(separator: ".")
+        return (0..<Int.random(in: 1...3, using: &random)).map { _ in (tokens + ["*"]).randomElement(using: &random)! }
+            .joined(separator: ".")
     }
 
     /// `*` last: that token and any after it; `*` elsewhere: exactly one token.
@@ -338,7 +397,9 @@ struct RandomSelector {
             return RandomSelector(text: "n > \(bound)") { _, n in n.map { $0 > bound } }
         case 2:
             let low = Int.random(in: 0...5, using: &random)
-            return RandomSelector(text: "n BETWEEN \(low) AND \(low + 3)") { _, n in n.map { $0 >= low && $0 <= low + 3 } }
+            return RandomSelector(text: "n BETWEEN \(low) AND \(low + 3)") { _, n in
+                n.map { $0 >= low && $0 <= low + 3 }
+            }
         case 3:
             return RandomSelector(text: "city IS NULL") { c, _ in c == nil }
         case 4:

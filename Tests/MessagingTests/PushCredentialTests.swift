@@ -1,14 +1,15 @@
-import _CryptoExtras
 import Crypto
 import DataEngine
 import Foundation
 import InternalProtocol
-@testable import MessagingService
 import NIOHTTP1
 import PostgresNIO
 import ServiceRuntime
-import Testing
 import TestSupport
+import Testing
+import _CryptoExtras
+
+@testable import MessagingService
 
 /// Push credentials (issue 16 item 6, first part): set with the server-code key, stored with the
 /// key sealed, never answered, opened back into working signing keys; and the JWTs they sign.
@@ -17,27 +18,35 @@ import TestSupport
 
     static func apnsBody(_ key: P256.Signing.PrivateKey, keyId: String = "ABCDE12345") -> String {
         let pem = key.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
-        return #"{"keyId": "\#(keyId)", "teamId": "TEAM123456", "bundleId": "com.example.app", "privateKey": "\#(pem)", "production": true}"#
+        return
+            #"{"keyId": "\#(keyId)", "teamId": "TEAM123456", "bundleId": "com.example.app", "privateKey": "\#(pem)", "production": true}"#
     }
 
     static func fcmBody(_ pem: String, tokenURI: String = "https://oauth2.example.test/token") -> String {
         let escaped = pem.replacingOccurrences(of: "\n", with: "\\n")
-        return #"{"type": "service_account", "project_id": "demo-project", "private_key_id": "kid1", "private_key": "\#(escaped)", "client_email": "push@demo-project.iam.gserviceaccount.com", "token_uri": "\#(tokenURI)"}"#
+        return
+            #"{"type": "service_account", "project_id": "demo-project", "private_key_id": "kid1", "private_key": "\#(escaped)", "client_email": "push@demo-project.iam.gserviceaccount.com", "token_uri": "\#(tokenURI)"}"#
     }
 
     @Test func credentialsAreSealedNeverAnsweredAndOpenBack() async throws {
         let apnsKey = P256.Signing.PrivateKey()
         let rsaKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         try await TestCluster.with(environment: ["BAAS_SECRETS_KEY": Self.secretsKey]) { cluster async throws in
-            let apns = try await cluster.send(.PUT, "/messaging/push/credentials/apns", Self.apnsBody(apnsKey), key: .serverCode)
+            let apns = try await cluster.send(
+                .PUT, "/messaging/push/credentials/apns", Self.apnsBody(apnsKey), key: .serverCode)
             #expect(apns.status == 200, "\(apns.text)")
-            let fcm = try await cluster.send(.PUT, "/messaging/push/credentials/FCM", Self.fcmBody(rsaKey.pemRepresentation), key: .serverCode)
+            let fcm = try await cluster.send(
+                .PUT, "/messaging/push/credentials/FCM", Self.fcmBody(rsaKey.pemRepresentation), key: .serverCode)
             #expect(fcm.status == 200, "\(fcm.text)")
             let listed = try await cluster.send(.GET, "/messaging/push/credentials", key: .serverCode)
             let ios = try #require(listed.json["apns"] as? [String: Any], "\(listed.text)")
-            #expect(ios["keyId"] as? String == "ABCDE12345" && ios["bundleId"] as? String == "com.example.app" && ios["production"] as? Bool == true)
+            #expect(
+                ios["keyId"] as? String == "ABCDE12345" && ios["bundleId"] as? String == "com.example.app"
+                    && ios["production"] as? Bool == true)
             #expect((listed.json["fcm"] as? [String: Any])?["project_id"] as? String == "demo-project")
-            #expect(!listed.text.contains("PRIVATE KEY") && !listed.text.contains("privateKey") && !listed.text.contains("private_key\""))
+            #expect(
+                !listed.text.contains("PRIVATE KEY") && !listed.text.contains("privateKey")
+                    && !listed.text.contains("private_key\""))
 
             try await PostgresClient.with(cluster.database, logger: TestDatabase.logger) { client in
                 var stored = ""
@@ -48,7 +57,9 @@ import TestSupport
                 let box = SecretBox(key: SymmetricKey(data: Data(base64Encoded: Self.secretsKey)!))
                 let store = PushCredentialStore(database: client, logger: TestDatabase.logger, box: box)
                 let opened = try #require(try await store.apns(app: cluster.app.id))
-                #expect(opened.key.publicKey.rawRepresentation == apnsKey.publicKey.rawRepresentation && opened.teamId == "TEAM123456")
+                #expect(
+                    opened.key.publicKey.rawRepresentation == apnsKey.publicKey.rawRepresentation
+                        && opened.teamId == "TEAM123456")
                 let account = try #require(try await store.fcm(app: cluster.app.id))
                 #expect(account.key.publicKey.derRepresentation == rsaKey.publicKey.derRepresentation)
                 #expect(account.tokenURI == "https://oauth2.example.test/token")
@@ -70,8 +81,12 @@ import TestSupport
                 await #expect(throws: ErrorEnvelope.self) { try await keyless.apns(app: cluster.app.id) }
             }
 
-            #expect(try await cluster.send(.DELETE, "/messaging/push/credentials/fcm", key: .serverCode).json["result"] as? Bool == true)
-            #expect(try await cluster.send(.DELETE, "/messaging/push/credentials/fcm", key: .serverCode).json["result"] as? Bool == false)
+            #expect(
+                try await cluster.send(.DELETE, "/messaging/push/credentials/fcm", key: .serverCode).json["result"]
+                    as? Bool == true)
+            #expect(
+                try await cluster.send(.DELETE, "/messaging/push/credentials/fcm", key: .serverCode).json["result"]
+                    as? Bool == false)
             #expect(try await cluster.send(.GET, "/messaging/push/credentials", key: .serverCode).json["fcm"] == nil)
         }
     }
@@ -87,24 +102,47 @@ import TestSupport
                 ("gcm", Self.apnsBody(apnsKey), .serverCode, 400, 5011),
                 ("apns", nil, .serverCode, 400, 5011),
                 ("apns", Self.apnsBody(apnsKey, keyId: "SHORT"), .serverCode, 400, 5011),
-                ("apns", Self.apnsBody(apnsKey).replacingOccurrences(of: "BEGIN", with: "BEGUN"), .serverCode, 400, 5011),
-                ("apns", Self.apnsBody(apnsKey).replacingOccurrences(of: #""production": true"#, with: #""production": "yes""#), .serverCode, 400, 5011),
-                ("apns", #"{"keyId": "ABCDE12345", "teamId": "TEAM123456", "bundleId": "b", "privateKey": "\#(rsaKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n"))"}"#, .serverCode, 400, 5011),
-                ("fcm", Self.fcmBody(rsaKey.pemRepresentation, tokenURI: "http://plain.example/token"), .serverCode, 400, 5011),
+                (
+                    "apns", Self.apnsBody(apnsKey).replacingOccurrences(of: "BEGIN", with: "BEGUN"), .serverCode, 400,
+                    5011
+                ),
+                (
+                    "apns",
+                    Self.apnsBody(apnsKey).replacingOccurrences(
+                        of: #""production": true"#, with: #""production": "yes""#), .serverCode, 400, 5011
+                ),
+                (
+                    "apns",
+                    #"{"keyId": "ABCDE12345", "teamId": "TEAM123456", "bundleId": "b", "privateKey": "\#(rsaKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n"))"}"#,
+                    .serverCode, 400, 5011
+                ),
+                (
+                    "fcm", Self.fcmBody(rsaKey.pemRepresentation, tokenURI: "http://plain.example/token"), .serverCode,
+                    400, 5011
+                ),
                 ("fcm", Self.fcmBody(rsa1024.pemRepresentation), .serverCode, 400, 5011),
                 ("fcm", Self.fcmBody(apnsKey.pemRepresentation), .serverCode, 400, 5011),
-                ("fcm", Self.fcmBody(rsaKey.pemRepresentation).replacingOccurrences(of: "service_account", with: "user"), .serverCode, 400, 5011),
+                (
+                    "fcm",
+                    Self.fcmBody(rsaKey.pemRepresentation).replacingOccurrences(of: "service_account", with: "user"),
+                    .serverCode, 400, 5011
+                ),
             ]
             for (provider, body, key, status, code) in refused {
                 let answer = try await cluster.send(.PUT, "/messaging/push/credentials/\(provider)", body, key: key)
-                #expect(answer.status == status && answer.json["code"] as? Int == code, "\(provider) \(body?.prefix(60) ?? ""): \(answer.text)")
+                #expect(
+                    answer.status == status && answer.json["code"] as? Int == code,
+                    "\(provider) \(body?.prefix(60) ?? ""): \(answer.text)")
             }
             #expect(try await cluster.send(.GET, "/messaging/push/credentials").json["code"] as? Int == 4000)
-            #expect(try await cluster.send(.GET, "/messaging/push/credentials", key: .serverCode).text == "{}", "nothing was stored")
+            #expect(
+                try await cluster.send(.GET, "/messaging/push/credentials", key: .serverCode).text == "{}",
+                "nothing was stored")
         }
         // Without a secrets key credentials cannot be stored at all.
         try await TestCluster.with { cluster async throws in
-            let answer = try await cluster.send(.PUT, "/messaging/push/credentials/apns", Self.apnsBody(apnsKey), key: .serverCode)
+            let answer = try await cluster.send(
+                .PUT, "/messaging/push/credentials/apns", Self.apnsBody(apnsKey), key: .serverCode)
             #expect(answer.status == 503 && answer.json["code"] as? Int == 5017, "\(answer.text)")
         }
     }
@@ -119,24 +157,32 @@ import TestSupport
         #expect(try Self.json(parts[0]) == .object(header) && Self.json(parts[1]) == .object(claims))
         let signature = try Self.bytes(parts[2])
         #expect(signature.count == 64, "JWS wants raw r ‖ s, not DER")
-        #expect(ecKey.publicKey.isValidSignature(
-            try P256.Signing.ECDSASignature(rawRepresentation: signature), for: SHA256.hash(data: Data((parts[0] + "." + parts[1]).utf8))))
-        #expect(!P256.Signing.PrivateKey().publicKey.isValidSignature(
-            try P256.Signing.ECDSASignature(rawRepresentation: signature), for: SHA256.hash(data: Data((parts[0] + "." + parts[1]).utf8))))
+        #expect(
+            ecKey.publicKey.isValidSignature(
+                try P256.Signing.ECDSASignature(rawRepresentation: signature),
+                for: SHA256.hash(data: Data((parts[0] + "." + parts[1]).utf8))))
+        #expect(
+            !P256.Signing.PrivateKey().publicKey.isValidSignature(
+                try P256.Signing.ECDSASignature(rawRepresentation: signature),
+                for: SHA256.hash(data: Data((parts[0] + "." + parts[1]).utf8))))
 
         let rsaKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let rs256 = try JSONWebToken.rs256(header: JSONObject([("alg", .string("RS256")), ("typ", .string("JWT"))]), claims: claims, key: rsaKey)
+        let rs256 = try JSONWebToken.rs256(
+            header: JSONObject([("alg", .string("RS256")), ("typ", .string("JWT"))]), claims: claims, key: rsaKey)
         let rsParts = rs256.split(separator: ".").map(String.init)
         let rsSignature = _RSA.Signing.RSASignature(rawRepresentation: try Self.bytes(rsParts[2]))
         let digest = SHA256.hash(data: Data((rsParts[0] + "." + rsParts[1]).utf8))
         #expect(rsaKey.publicKey.isValidSignature(rsSignature, for: digest, padding: .insecurePKCS1v1_5))
-        #expect(!rsaKey.publicKey.isValidSignature(rsSignature, for: digest, padding: .PSS), "PKCS #1 v1.5, as RS256 says")
+        #expect(
+            !rsaKey.publicKey.isValidSignature(rsSignature, for: digest, padding: .PSS), "PKCS #1 v1.5, as RS256 says")
     }
 
     private static func bytes(_ base64URL: String) throws -> Data {
         var text = base64URL.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while text.count % 4 != 0 { text += "=" }
-        guard let data = Data(base64Encoded: text) else { throw PubSubTestFailure(description: "not base64url: \(base64URL)") }
+        guard let data = Data(base64Encoded: text) else {
+            throw PubSubTestFailure(description: "not base64url: \(base64URL)")
+        }
         return data
     }
 

@@ -7,13 +7,18 @@ extension RTClient {
     /// Subscribes `id` to `event` on `table` (with `clause`).
     func subscribe(_ id: String, _ event: String, _ table: String, where clause: String? = nil) throws {
         let whereMember = clause.map { #", "whereClause": \#(JSONValue.string($0).jsonText)"# } ?? ""
-        try emit("SUB_ON", #"{"id": "\#(id)", "name": "OBJECTS_CHANGES", "options": {"event": "\#(event)", "tableName": "\#(table)"\#(whereMember)}}"#)
+        try emit(
+            "SUB_ON",
+            #"{"id": "\#(id)", "name": "OBJECTS_CHANGES", "options": {"event": "\#(event)", "tableName": "\#(table)"\#(whereMember)}}"#
+        )
     }
 
     /// Waits for `SUB_READY` of every one of `ids`.
     func ready(_ ids: [String]) async throws {
         try await wait { events in
-            ids.allSatisfy { id in events.contains { $0.name == "SUB_READY" && ($0.data as? [String: Any])?["id"] as? String == id } }
+            ids.allSatisfy { id in
+                events.contains { $0.name == "SUB_READY" && ($0.data as? [String: Any])?["id"] as? String == id }
+            }
         }
     }
 

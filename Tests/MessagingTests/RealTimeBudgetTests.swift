@@ -1,9 +1,10 @@
 import DataEngine
 import Foundation
 import InternalProtocol
-@testable import MessagingService
-import Testing
 import TestSupport
+import Testing
+
+@testable import MessagingService
 
 /// Where clauses and selectors matched in memory cost bounded work per event: a LIKE pattern over
 /// the where language's limits is refused at `SUB_ON` (1018, as a find with it is), and the
@@ -34,7 +35,8 @@ import TestSupport
                     try await many.ready(ids + ["LAST"])
                     try await one.ready(["W", "LAST"])
 
-                    let large = try await cluster.send(.POST, "/data/Wide", #"{"t": "\#(String(repeating: "a", count: 80_000))"}"#)
+                    let large = try await cluster.send(
+                        .POST, "/data/Wide", #"{"t": "\#(String(repeating: "a", count: 80_000))"}"#)
                     #expect(large.status == 200, "\(large.text.prefix(200))")
                     #expect(try await cluster.send(.POST, "/data/Wide", #"{"t": "last"}"#).status == 200)
                     // Events reach a connection in commit order.
@@ -73,7 +75,8 @@ import TestSupport
                     try await costly.ready(["COSTLY", "WIDE", "LAST"])
                     try await other.ready(["X"])
 
-                    let large = try await cluster.send(.POST, "/data/Big", #"{"t": "\#(String(repeating: "a", count: 80_000))"}"#)
+                    let large = try await cluster.send(
+                        .POST, "/data/Big", #"{"t": "\#(String(repeating: "a", count: 80_000))"}"#)
                     #expect(large.status == 200, "\(large.text.prefix(200))")
                     #expect(try await cluster.send(.POST, "/data/Other", #"{"x": 1}"#).status == 200)
                     try await other.wait { _ in (try? other.data("X").count) == 1 }

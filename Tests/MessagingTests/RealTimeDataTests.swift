@@ -1,10 +1,10 @@
-import Foundation
 import DataEngine
+import Foundation
+import InternalProtocol
 import PostgresNIO
 import PostgresSupport
-import InternalProtocol
-import Testing
 import TestSupport
+import Testing
 
 /// Real-time data change events (`OBJECTS_CHANGES`) through the gateway with PyPI's
 /// python-socketio: all six events, where clauses on the new (or, for deletes, the old) state,
@@ -15,7 +15,8 @@ import TestSupport
         try await TestCluster.with { cluster async throws in
             _ = try await cluster.send(.POST, "/data/Person", #"{"name": "seed", "age": 1}"#)
             _ = try await cluster.send(.POST, "/data/Other", #"{"x": 1}"#)
-            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!) { client in
+            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!) {
+                client in
                 try client.subscribe("A", "created", "Person")
                 try client.subscribe("B", "created", "person", where: "age > 20")
                 try client.subscribe("U", "updated", "Person", where: "name = 'bar' and age > 20")
@@ -29,15 +30,20 @@ import TestSupport
 
                 let bob = try await cluster.send(.POST, "/data/Person", #"{"name": "Bob", "age": 10}"#).json
                 let joe = try await cluster.send(.POST, "/data/Person", #"{"name": "Joe", "age": 30}"#).json
-                let bobID = try #require(bob["objectId"] as? String), joeID = try #require(joe["objectId"] as? String)
+                let bobID = try #require(bob["objectId"] as? String)
+                let joeID = try #require(joe["objectId"] as? String)
                 let renamed = try await cluster.send(.PUT, "/data/Person/\(bobID)", #"{"name": "bar", "age": 45}"#).json
                 _ = try await cluster.send(.PUT, "/data/Person/\(joeID)", #"{"name": "bar", "age": 5}"#)
                 #expect(try await cluster.send(.DELETE, "/data/Person/\(joeID)").status == 200)
                 #expect(try await cluster.send(.DELETE, "/data/Person/\(bobID)").status == 200)
                 let bulk = try await cluster.send(.POST, "/data/bulk/Person", #"[{"age": 31}, {"age": 32}]"#)
                 let bulkIDs = try #require(try JSONSerialization.jsonObject(with: Data(bulk.text.utf8)) as? [String])
-                #expect(try await cluster.send(.PUT, "/data/bulk/Person?where=age%20%3E%2030", #"{"name": "z"}"#).text == "2")
-                #expect(try await cluster.send(.PUT, "/data/bulk/Person?where=age%20%3E%200", #"{"name": "y"}"#).text == "3")
+                #expect(
+                    try await cluster.send(.PUT, "/data/bulk/Person?where=age%20%3E%2030", #"{"name": "z"}"#).text
+                        == "2")
+                #expect(
+                    try await cluster.send(.PUT, "/data/bulk/Person?where=age%20%3E%200", #"{"name": "y"}"#).text == "3"
+                )
                 #expect(try await cluster.send(.DELETE, "/data/bulk/Person?where=age%20%3E%200").text == "3")
                 _ = try await cluster.send(.POST, "/data/Other", #"{"x": 2}"#)
 
@@ -57,9 +63,13 @@ import TestSupport
                 #expect(try client.data("BCW").compactMap { $0 as? [String] } == [[bulkIDs[1]]])
                 // Bulk updates reach a subscription whose clause is the operation's.
                 let bulkUpdated = try client.data("BU").compactMap { $0 as? [String: Any] }
-                #expect(bulkUpdated.count == 1 && bulkUpdated.first?["whereClause"] as? String == "age > 30" && bulkUpdated.first?["count"] as? Int == 2)
+                #expect(
+                    bulkUpdated.count == 1 && bulkUpdated.first?["whereClause"] as? String == "age > 30"
+                        && bulkUpdated.first?["count"] as? Int == 2)
                 let bulkDeleted = try client.data("BD").compactMap { $0 as? [String: Any] }
-                #expect(bulkDeleted.first?["whereClause"] as? String == "age > 0" && bulkDeleted.first?["count"] as? Int == 3)
+                #expect(
+                    bulkDeleted.first?["whereClause"] as? String == "age > 0"
+                        && bulkDeleted.first?["count"] as? Int == 3)
                 #expect(try client.data("X").compactMap { ($0 as? [String: Any])?["x"] as? Int } == [2])
             }
         }
@@ -71,24 +81,42 @@ import TestSupport
             _ = try await cluster.send(.POST, "/data/Doc", #"{"n": 0}"#)
             _ = try await cluster.send(.POST, "/data/Public", #"{"n": 0}"#)
             _ = try await cluster.send(.POST, "/data/Secret", #"{"n": 0}"#)
-            #expect(try await cluster.send(.PUT, "/data/Secret/permissions/DENY", #"{"permission": "FIND", "role": "NotAuthenticatedUser"}"#, key: .serverCode).status == 200)
-            let shared = try #require(try await cluster.send(.POST, "/data/Doc", #"{"n": 1}"#).json["objectId"] as? String)
-            let other = try #require(try await cluster.send(.POST, "/data/Doc", #"{"n": 2}"#).json["objectId"] as? String)
+            #expect(
+                try await cluster.send(
+                    .PUT, "/data/Secret/permissions/DENY", #"{"permission": "FIND", "role": "NotAuthenticatedUser"}"#,
+                    key: .serverCode
+                ).status == 200)
+            let shared = try #require(
+                try await cluster.send(.POST, "/data/Doc", #"{"n": 1}"#).json["objectId"] as? String)
+            let other = try #require(
+                try await cluster.send(.POST, "/data/Doc", #"{"n": 2}"#).json["objectId"] as? String)
             let denyUsers = #"{"permission": "FIND", "role": "AuthenticatedUser"}"#
-            #expect(try await cluster.send(.PUT, "/data/Doc/permissions/DENY", denyUsers, key: .serverCode).status == 200)
+            #expect(
+                try await cluster.send(.PUT, "/data/Doc/permissions/DENY", denyUsers, key: .serverCode).status == 200)
             let denyGuests = #"{"permission": "FIND", "role": "NotAuthenticatedUser"}"#
-            #expect(try await cluster.send(.PUT, "/data/Doc/permissions/DENY", denyGuests, key: .serverCode).status == 200)
-            #expect(try await cluster.send(.PUT, "/data/Doc/permissions/owner/GRANT", #"{"permission": "FIND"}"#, key: .serverCode).status == 200)
+            #expect(
+                try await cluster.send(.PUT, "/data/Doc/permissions/DENY", denyGuests, key: .serverCode).status == 200)
+            #expect(
+                try await cluster.send(
+                    .PUT, "/data/Doc/permissions/owner/GRANT", #"{"permission": "FIND"}"#, key: .serverCode
+                ).status == 200)
             let grantBob = #"{"permission": "FIND", "user": "\#(bob.id)"}"#
-            #expect(try await cluster.send(.PUT, "/data/Doc/permissions/GRANT/\(shared)", grantBob, key: .serverCode).status == 200)
+            #expect(
+                try await cluster.send(.PUT, "/data/Doc/permissions/GRANT/\(shared)", grantBob, key: .serverCode).status
+                    == 200)
 
-            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!) { guest in
-                try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!, token: bob.token) { member in
+            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!) {
+                guest in
+                try await RTClient.with(
+                    gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!, token: bob.token
+                ) { member in
                     // Where no row layer can let a guest read, the subscription is refused
                     // outright, as a find would be; on Doc an object ACL might, so it is accepted.
                     try guest.subscribe("Z", "created", "Secret")
                     try await guest.wait { _ in (try? guest.payloads("SUB_RES", id: "Z").isEmpty) == false }
-                    #expect((try guest.payloads("SUB_RES", id: "Z").first?["error"] as? [String: Any])?["code"] as? Int == 1023)
+                    #expect(
+                        (try guest.payloads("SUB_RES", id: "Z").first?["error"] as? [String: Any])?["code"] as? Int
+                            == 1023)
                     try guest.subscribe("G", "created", "Doc")
                     try guest.subscribe("P", "created", "Public")
                     try await guest.ready(["G", "P"])
@@ -99,14 +127,21 @@ import TestSupport
                     try await member.ready(["C", "U", "BU"])
                     // The owner policy admits Bob's own objects, an object ACL the shared one.
                     _ = try await cluster.send(.POST, "/data/Doc", #"{"n": 3}"#)
-                    let mine = try #require(try await cluster.send(.POST, "/data/Doc", #"{"n": 4}"#, token: bob.token).json["objectId"] as? String)
+                    let mine = try #require(
+                        try await cluster.send(.POST, "/data/Doc", #"{"n": 4}"#, token: bob.token).json["objectId"]
+                            as? String)
                     _ = try await cluster.send(.PUT, "/data/Doc/\(other)", #"{"n": 20}"#)
                     _ = try await cluster.send(.PUT, "/data/Doc/\(shared)", #"{"n": 10}"#)
-                    #expect(try await cluster.send(.PUT, "/data/bulk/Doc?where=n%20%3E%3D%200", #"{"n": 7}"#).text == "5")
+                    #expect(
+                        try await cluster.send(.PUT, "/data/bulk/Doc?where=n%20%3E%3D%200", #"{"n": 7}"#).text == "5")
                     try await member.wait { _ in (try? member.data("BU").count) == 1 }
-                    #expect(try member.data("C").compactMap { ($0 as? [String: Any])?["objectId"] as? String } == [mine])
-                    #expect(try member.data("U").compactMap { ($0 as? [String: Any])?["objectId"] as? String } == [shared])
-                    #expect((try member.data("BU").first as? [String: Any])?["count"] as? Int == 2, "only the readable objects are counted")
+                    #expect(
+                        try member.data("C").compactMap { ($0 as? [String: Any])?["objectId"] as? String } == [mine])
+                    #expect(
+                        try member.data("U").compactMap { ($0 as? [String: Any])?["objectId"] as? String } == [shared])
+                    #expect(
+                        (try member.data("BU").first as? [String: Any])?["count"] as? Int == 2,
+                        "only the readable objects are counted")
                     // Events reach a connection in commit order: once the guest has the write to
                     // Public that came last, it has had every Doc event it was going to get.
                     _ = try await cluster.send(.POST, "/data/Public", #"{"n": 1}"#)
@@ -122,11 +157,13 @@ import TestSupport
     @Test func anEventWhoseAnnouncementIsLostStillArrives() async throws {
         try await TestCluster.with { cluster async throws in
             _ = try await cluster.send(.POST, "/data/Item", #"{"n": 0}"#)
-            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!) { client in
+            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!) {
+                client in
                 try client.subscribe("S", "created", "Item")
                 try await client.ready(["S"])
                 // Logged as the relay logs an event, but not announced.
-                let event = #"{"event": "created", "object": {"___class": "Item", "objectId": "quiet", "n": 7, "created": 1, "updated": null, "ownerId": null}}"#
+                let event =
+                    #"{"event": "created", "object": {"___class": "Item", "objectId": "quiet", "n": 7, "created": 1, "updated": null, "ownerId": null}}"#
                 try await PostgresClient.with(cluster.database, logger: TestDatabase.logger) { database in
                     _ = try await database.query(
                         """
@@ -143,7 +180,8 @@ import TestSupport
     @Test func subscriptionsThatCannotBeServedAreRefused() async throws {
         try await TestCluster.with { cluster async throws in
             _ = try await cluster.send(.POST, "/data/Person", #"{"name": "seed", "age": 1, "meta": {"a": 1}}"#)
-            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.rest]!) { client in
+            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.rest]!)
+            { client in
                 let refusals: [(String, String, Int)] = [
                     ("T", #"{"event": "created", "tableName": "Persn"}"#, 1009),
                     ("W", #"{"event": "created", "tableName": "Person", "whereClause": "age >"}"#, 1017),
@@ -159,10 +197,14 @@ import TestSupport
                 }
                 try client.subscribe("OK", "created", "Person", where: "age > 0")
                 try await client.ready(["OK"])
-                try await client.wait { _ in refusals.allSatisfy { (try? client.payloads("SUB_RES", id: $0.0).isEmpty) == false } }
+                try await client.wait { _ in
+                    refusals.allSatisfy { (try? client.payloads("SUB_RES", id: $0.0).isEmpty) == false }
+                }
                 for (id, _, code) in refusals {
                     let error = try client.payloads("SUB_RES", id: id).first?["error"] as? [String: Any]
-                    #expect(error?["code"] as? Int == code && error?["message"] is String, "\(id): \(String(describing: error))")
+                    #expect(
+                        error?["code"] as? Int == code && error?["message"] is String,
+                        "\(id): \(String(describing: error))")
                 }
                 // The connection and its valid subscription are unaffected.
                 _ = try await cluster.send(.POST, "/data/Person", #"{"name": "next", "age": 2}"#)

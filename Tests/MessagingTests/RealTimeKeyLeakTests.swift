@@ -1,7 +1,7 @@
 import Foundation
 import InternalProtocol
-import Testing
 import TestSupport
+import Testing
 
 /// `FILE_REF` values that reach others than their writer carry no API key but the receiver's
 /// own: a change event gives each real-time subscriber the URL under the key it connected
@@ -24,12 +24,14 @@ import TestSupport
     @Test func changeEventsCarryOnlyEachSubscribersOwnKey() async throws {
         try await TestCluster.with(environment: ["BAAS_FILES_PUBLIC_URL": Self.publicURL]) { cluster async throws in
             let schema = try await cluster.send(
-                .POST, "/data/Docs/schema", #"[{"name": "att", "type": "FILE_REF"}, {"name": "title", "type": "STRING"}]"#,
+                .POST, "/data/Docs/schema",
+                #"[{"name": "att", "type": "FILE_REF"}, {"name": "title", "type": "STRING"}]"#,
                 key: .serverCode)
             #expect(schema.status == 200, "\(schema.text)")
             let reader = try await cluster.account("reader@example.com")
             let (appID, keys) = (cluster.app.id, cluster.app.keys)
-            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: appID, key: keys[.js]!, token: reader.token) { member in
+            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: appID, key: keys[.js]!, token: reader.token) {
+                member in
                 try await RTClient.with(gatewayURL: cluster.gatewayURL, app: appID, key: keys[.ios]!) { guest in
                     try member.subscribe("C", "created", "Docs")
                     try member.subscribe("U", "updated", "Docs")
@@ -39,13 +41,17 @@ import TestSupport
 
                     // Server code writes: its own answers carry its URLs, as before.
                     let writerFiles = Self.publicURL + cluster.prefix(.serverCode) + "/files/"
-                    let created = try await cluster.send(.POST, "/data/Docs", #"{"title": "a", "att": "ssrf/b.txt"}"#, key: .serverCode)
+                    let created = try await cluster.send(
+                        .POST, "/data/Docs", #"{"title": "a", "att": "ssrf/b.txt"}"#, key: .serverCode)
                     #expect(created.json["att"] as? String == writerFiles + "ssrf/b.txt", "\(created.text)")
                     let id = try #require(created.json["objectId"] as? String)
-                    let updated = try await cluster.send(.PUT, "/data/Docs/\(id)", #"{"att": "/ssrf/c d.txt"}"#, key: .serverCode)
+                    let updated = try await cluster.send(
+                        .PUT, "/data/Docs/\(id)", #"{"att": "/ssrf/c d.txt"}"#, key: .serverCode)
                     #expect(updated.json["att"] as? String == writerFiles + "ssrf/c%20d.txt", "\(updated.text)")
 
-                    try await member.wait { _ in (try? member.data("C").count) == 1 && (try? member.data("U").count) == 1 }
+                    try await member.wait { _ in
+                        (try? member.data("C").count) == 1 && (try? member.data("U").count) == 1
+                    }
                     try await guest.wait { _ in (try? guest.data("C").count) == 1 }
                     // Each subscriber gets the file under the key it connected with, and no other key.
                     let subscribers: [(client: RTClient, kind: APIKeyKind)] = [(member, .js), (guest, .ios)]
@@ -53,7 +59,9 @@ import TestSupport
                         let received = try Self.text(client.events().map { $0.data ?? NSNull() })
                         #expect(Self.foreignKeys(in: received, of: cluster, own: kind).isEmpty, "\(kind): \(received)")
                         let object = try #require(try client.data("C").first as? [String: Any])
-                        #expect(object["objectId"] as? String == id && object["title"] as? String == "a", "\(kind): \(object)")
+                        #expect(
+                            object["objectId"] as? String == id && object["title"] as? String == "a",
+                            "\(kind): \(object)")
                         let ownFiles = Self.publicURL + cluster.prefix(kind) + "/files/"
                         #expect(object["att"] as? String == ownFiles + "ssrf/b.txt", "\(kind): \(object)")
                     }
@@ -80,7 +88,9 @@ import TestSupport
             #expect(done.status == 200 && done.json["success"] as? Bool == true, "\(done.text)")
             let notes = try await cluster.send(.GET, "/data/Notes", key: .js)
             #expect(Self.foreignKeys(in: notes.text, of: cluster, own: .js).isEmpty, "\(notes.text)")
-            let links = (try JSONSerialization.jsonObject(with: notes.body) as? [[String: Any]])?.map { $0["link"] as? String }
+            let links = (try JSONSerialization.jsonObject(with: notes.body) as? [[String: Any]])?.map {
+                $0["link"] as? String
+            }
             #expect(links == ["ssrf/e.txt"], "\(notes.text)")
         }
     }
@@ -98,7 +108,8 @@ import TestSupport
                     .POST, "/data/Users/schema", #"[{"name": "avatar", "type": "FILE_REF"}]"#, key: .serverCode)
                 #expect(schema.status == 200, "\(schema.text)")
                 let registered = try await cluster.send(
-                    .POST, "/users/register", #"{"email": "ann@example.com", "password": "pw", "avatar": "pics/ann.png"}"#)
+                    .POST, "/users/register",
+                    #"{"email": "ann@example.com", "password": "pw", "avatar": "pics/ann.png"}"#)
                 #expect(registered.status == 200, "\(registered.text)")
                 let template = #"{"subject": "Hi", "bodyparts": {"textmessage": "Avatar: {Users.avatar}"}}"#
                 let put = try await cluster.send(.PUT, "/emailtemplate/avatar", template, key: .serverCode)

@@ -1,7 +1,7 @@
 import Foundation
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 
 /// Engine.IO's long-polling, which the JS and Swift SDKs start with: PyPI's python-socketio
 /// polling only, and polling then upgrading to a WebSocket (as the SDKs do), receive channel
@@ -26,7 +26,9 @@ import TestSupport
                 try client.recordTransport()
                 try await client.wait { events in events.contains { $0.name == "transport" } }
                 let transport = try client.events().last { $0.name == "transport" }?.data as? String
-                #expect(transport == (transports == "polling" ? "polling" : "websocket"), "\(transports) ended on \(transport ?? "?")")
+                #expect(
+                    transport == (transports == "polling" ? "polling" : "websocket"),
+                    "\(transports) ended on \(transport ?? "?")")
             }
         }
     }
@@ -35,9 +37,12 @@ import TestSupport
         try await TestCluster.shared { cluster async throws in
             let app = cluster.app.id
             let base = "\(cluster.gatewayURL)/\(app)/?EIO=3&transport=polling&apiKey=\(cluster.app.keys[.rest]!)"
-            func get(_ query: String = "") async throws -> HTTPResult { try await HTTPTestClient.send(.GET, base + query) }
+            func get(_ query: String = "") async throws -> HTTPResult {
+                try await HTTPTestClient.send(.GET, base + query)
+            }
             func post(_ sid: String, _ body: String) async throws -> HTTPResult {
-                try await HTTPTestClient.send(.POST, base + "&sid=\(sid)", headers: [("Content-Type", "text/plain")], body: Data(body.utf8))
+                try await HTTPTestClient.send(
+                    .POST, base + "&sid=\(sid)", headers: [("Content-Type", "text/plain")], body: Data(body.utf8))
             }
             /// `<len>:<packet>…` read back into packets.
             func packets(_ text: String) -> [String] {
@@ -68,16 +73,21 @@ import TestSupport
             let subscribe = #"42/\#(app),["SUB_ON",{"id":"S","name":"PUB_SUB_MESSAGES","options":{"channel":"notes"}}]"#
             #expect(try await post(sid, "1:2\(subscribe.utf16.count):\(subscribe)").text == "ok")
             var received: [String] = []
-            for _ in 0..<20 where !received.contains(where: { $0.contains("SUB_READY") }) { received += packets(try await get("&sid=\(sid)").text) }
+            for _ in 0..<20 where !received.contains(where: { $0.contains("SUB_READY") }) {
+                received += packets(try await get("&sid=\(sid)").text)
+            }
             #expect(received.contains("3"), "the ping posted with the subscription is answered: \(received)")
             _ = try await cluster.send(.POST, "/messaging/notes", #"{"message": "é"}"#)
             var delivered: [String] = []
-            for _ in 0..<20 where !delivered.contains(where: { $0.contains("SUB_RES") }) { delivered += packets(try await get("&sid=\(sid)").text) }
+            for _ in 0..<20 where !delivered.contains(where: { $0.contains("SUB_RES") }) {
+                delivered += packets(try await get("&sid=\(sid)").text)
+            }
             #expect(delivered.contains { $0.contains(#""message":"é""#) }, "\(delivered)")
 
             // python-engineio 3 posts in its binary framing: a ping, answered.
             let framed = try await HTTPTestClient.send(
-                .POST, base + "&sid=\(sid)", headers: [("Content-Type", "application/octet-stream")], body: Data([0x00, 0x01, 0xFF, 0x32]))
+                .POST, base + "&sid=\(sid)", headers: [("Content-Type", "application/octet-stream")],
+                body: Data([0x00, 0x01, 0xFF, 0x32]))
             #expect(framed.text == "ok")
             var pong: [String] = []
             for _ in 0..<20 where !pong.contains("3") { pong += packets(try await get("&sid=\(sid)").text) }
@@ -88,9 +98,11 @@ import TestSupport
             #expect(unknown.status == 400 && unknown.json["code"] as? Int == 5024, "\(unknown.text)")
             let garbled = try await post(sid, "9:40")
             #expect(garbled.status == 400 && garbled.json["code"] as? Int == 5026, "\(garbled.text)")
-            let noTransport = try await HTTPTestClient.send(.GET, "\(cluster.gatewayURL)/\(app)/?EIO=3&apiKey=\(cluster.app.keys[.rest]!)")
+            let noTransport = try await HTTPTestClient.send(
+                .GET, "\(cluster.gatewayURL)/\(app)/?EIO=3&apiKey=\(cluster.app.keys[.rest]!)")
             #expect(noTransport.status == 400 && noTransport.json["code"] as? Int == 5025, "\(noTransport.text)")
-            let badKey = try await HTTPTestClient.send(.GET, "\(cluster.gatewayURL)/\(app)/?EIO=3&transport=polling&apiKey=wrong")
+            let badKey = try await HTTPTestClient.send(
+                .GET, "\(cluster.gatewayURL)/\(app)/?EIO=3&transport=polling&apiKey=wrong")
             #expect(badKey.status == 401 || badKey.status == 403, "\(badKey.status) \(badKey.text)")
         }
     }
@@ -102,7 +114,8 @@ import TestSupport
         try await TestCluster.shared { cluster async throws in
             let (app, key) = (cluster.app.id, cluster.app.keys[.rest]!)
             func firstFrames(_ query: String, sending: String? = nil) async throws -> [String] {
-                let socket = try #require(try await WebSocketTestClient.connect(port: cluster.port, path: "/\(app)/?\(query)&apiKey=\(key)"))
+                let socket = try #require(
+                    try await WebSocketTestClient.connect(port: cluster.port, path: "/\(app)/?\(query)&apiKey=\(key)"))
                 return try await socket.executeThenClose { inbound, outbound in
                     var raw = RawFrames(inbound, outbound)
                     if let sending { try await raw.send(sending) }
@@ -116,11 +129,15 @@ import TestSupport
             }
             #expect(try await firstFrames("EIO=9&transport=websocket") == ["close:1002"])
             #expect(try await firstFrames("EIO=4&transport=websocket&sid=nope") == ["close:1002"])
-            let opened = try await HTTPTestClient.send(.GET, "\(cluster.gatewayURL)/\(app)/?EIO=4&transport=polling&apiKey=\(key)")
-            let open = try JSONSerialization.jsonObject(with: Data(opened.text.dropFirst().prefix { $0 != "\u{1e}" }.utf8)) as? [String: Any]
+            let opened = try await HTTPTestClient.send(
+                .GET, "\(cluster.gatewayURL)/\(app)/?EIO=4&transport=polling&apiKey=\(key)")
+            let open =
+                try JSONSerialization.jsonObject(with: Data(opened.text.dropFirst().prefix { $0 != "\u{1e}" }.utf8))
+                as? [String: Any]
             let sid = try #require(open?["sid"] as? String, "\(opened.text)")
             #expect(try await firstFrames("EIO=4&transport=websocket&sid=\(sid)", sending: "2ping") == ["close:1002"])
-            let poll = try await HTTPTestClient.send(.GET, "\(cluster.gatewayURL)/\(app)/?EIO=4&transport=polling&sid=\(sid)&apiKey=\(key)")
+            let poll = try await HTTPTestClient.send(
+                .GET, "\(cluster.gatewayURL)/\(app)/?EIO=4&transport=polling&sid=\(sid)&apiKey=\(key)")
             #expect(poll.status == 200, "\(poll.text)")
         }
     }
@@ -135,7 +152,9 @@ import TestSupport
             let base = "\(cluster.gatewayURL)/\(app)/?EIO=4&transport=polling"
             let owner = "&apiKey=\(rest)&userToken=\(victim.token)"
             let opened = try await HTTPTestClient.send(.GET, base + owner)
-            let open = try JSONSerialization.jsonObject(with: Data(opened.text.dropFirst().prefix { $0 != "\u{1e}" }.utf8)) as? [String: Any]
+            let open =
+                try JSONSerialization.jsonObject(with: Data(opened.text.dropFirst().prefix { $0 != "\u{1e}" }.utf8))
+                as? [String: Any]
             let sid = try #require(open?["sid"] as? String, "\(opened.text)")
 
             let strangers = ["&apiKey=\(js)", "&apiKey=\(rest)", "&apiKey=\(js)&userToken=\(victim.token)"]
@@ -144,10 +163,12 @@ import TestSupport
                 #expect(polled.status == 400 && polled.json["code"] as? Int == 5024, "\(stranger): \(polled.text)")
                 let join = "40/\(app),"
                 let posted = try await HTTPTestClient.send(
-                    .POST, base + "&sid=\(sid)" + stranger, headers: [("Content-Type", "text/plain")], body: Data(join.utf8))
+                    .POST, base + "&sid=\(sid)" + stranger, headers: [("Content-Type", "text/plain")],
+                    body: Data(join.utf8))
                 #expect(posted.status == 400 && posted.json["code"] as? Int == 5024, "\(stranger): \(posted.text)")
                 let socket = try #require(
-                    try await WebSocketTestClient.connect(port: cluster.port, path: "/\(app)/?EIO=4&transport=websocket&sid=\(sid)" + stranger))
+                    try await WebSocketTestClient.connect(
+                        port: cluster.port, path: "/\(app)/?EIO=4&transport=websocket&sid=\(sid)" + stranger))
                 let frames = try await socket.executeThenClose { inbound, outbound in
                     var raw = RawFrames(inbound, outbound)
                     try await raw.send("2probe")

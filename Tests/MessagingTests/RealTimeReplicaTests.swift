@@ -1,7 +1,7 @@
 import Foundation
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 
 /// Two gateways and two messaging-services on one database (the cluster's, and a replica pair
 /// run as processes): subscribers on either receive every data change event they should, once,
@@ -24,7 +24,8 @@ import TestSupport
                     try await connect(cluster.gatewayURL) { a2 in
                         try await connect(replica.gatewayURL) { b1 in
                             try await connect(replica.gatewayURL) { b2 in
-                                try await Self.run(cluster: cluster, replica: replica, all: [a1, a2, b1, b2], restarted: [b1, b2])
+                                try await Self.run(
+                                    cluster: cluster, replica: replica, all: [a1, a2, b1, b2], restarted: [b1, b2])
                             }
                         }
                     }
@@ -74,7 +75,9 @@ import TestSupport
     /// Subscribes every client (the second of each pair with a where clause), writes through both
     /// gateways with the replica's messaging-service restarted in the middle, and checks what each
     /// client received.
-    static func run(cluster: TestCluster, replica: ServiceReplica, all clients: [RTClient], restarted: [RTClient]) async throws {
+    static func run(cluster: TestCluster, replica: ServiceReplica, all clients: [RTClient], restarted: [RTClient])
+        async throws
+    {
         for (index, client) in clients.enumerated() {
             let clause = index % 2 == 1 ? "k < 4" : nil
             try client.subscribe("C", "created", "Counter", where: clause)
@@ -82,22 +85,32 @@ import TestSupport
         }
         for client in clients { try await client.ready(["C", "U"]) }
         let metrics = try await replica.messagingMetrics()
-        #expect(metrics.contains(#"baas_rt_subscriptions{kind="data"} 4"#), "\(metrics.split(separator: "\n").filter { $0.contains("rt_") })")
+        #expect(
+            metrics.contains(#"baas_rt_subscriptions{kind="data"} 4"#),
+            "\(metrics.split(separator: "\n").filter { $0.contains("rt_") })")
         #expect(metrics.contains("baas_rt_connections 2"))
 
         let gateways = [cluster.gatewayURL + cluster.prefix(), replica.gatewayURL + cluster.prefix()]
-        func write(_ method: HTTPMethod, _ path: String, _ body: String, through gateway: Int) async throws -> [String: any Sendable] {
+        func write(_ method: HTTPMethod, _ path: String, _ body: String, through gateway: Int) async throws -> [String:
+            any Sendable]
+        {
             let answer = try await HTTPTestClient.send(
-                method, gateways[gateway % 2] + path, headers: [("Content-Type", "application/json")], body: Data(body.utf8))
+                method, gateways[gateway % 2] + path, headers: [("Content-Type", "application/json")],
+                body: Data(body.utf8))
             #expect(answer.status == 200, "\(method) \(path): \(answer.text)")
             return answer.json
         }
         var ids: [String] = []
         for k in 0..<objects {
-            ids.append(try #require(try await write(.POST, "/data/Counter", #"{"k": \#(k), "v": 0}"#, through: k)["objectId"] as? String))
+            ids.append(
+                try #require(
+                    try await write(.POST, "/data/Counter", #"{"k": \#(k), "v": 0}"#, through: k)["objectId"] as? String
+                ))
         }
         func round(_ v: Int) async throws {
-            for (k, id) in ids.enumerated() { _ = try await write(.PUT, "/data/Counter/\(id)", #"{"v": \#(v)}"#, through: k + v) }
+            for (k, id) in ids.enumerated() {
+                _ = try await write(.PUT, "/data/Counter/\(id)", #"{"v": \#(v)}"#, through: k + v)
+            }
         }
         for v in 1...2 { try await round(v) }
         // Rounds 3 and 4 are written while the replica's messaging-service is down: its clients
@@ -108,7 +121,11 @@ import TestSupport
         for v in 5...rounds { try await round(v) }
 
         for client in clients {
-            try await client.wait { _ in (try? client.data("U").contains { ($0 as? [String: Any])?["v"] as? Int == rounds && ($0 as? [String: Any])?["k"] as? Int == 0 }) == true }
+            try await client.wait { _ in
+                (try? client.data("U").contains {
+                    ($0 as? [String: Any])?["v"] as? Int == rounds && ($0 as? [String: Any])?["k"] as? Int == 0
+                }) == true
+            }
         }
         // A last write: once every client has it, each has had every event before it.
         _ = try await write(.PUT, "/data/Counter/\(ids[0])", #"{"v": 99}"#, through: 0)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A live real-time subscription keeps only what its user may still receive: a logout, a
 /// disabled or deleted user, a new password or a role taken away ends, with a refusal, every
@@ -11,26 +11,40 @@ import TestSupport
     static let systemRoles = ["NotAuthenticatedUser", "AuthenticatedUser", "RestUser", "JSUser"]
 
     /// One way a user loses the right: a name, and the call that takes it.
-    typealias Revocation = (name: String, revoke: @Sendable (TestCluster, (id: String, token: String)) async throws -> HTTPResult)
+    typealias Revocation = (
+        name: String, revoke: @Sendable (TestCluster, (id: String, token: String)) async throws -> HTTPResult
+    )
 
     static let revocations: [Revocation] = [
         ("logout", { cluster, user in try await cluster.send(.GET, "/users/logout", token: user.token) }),
-        ("disable", { cluster, user in
-            try await cluster.send(.PUT, "/users/\(user.id)/status", #"{"userStatus": "DISABLED"}"#, key: .serverCode)
-        }),
+        (
+            "disable",
+            { cluster, user in
+                try await cluster.send(
+                    .PUT, "/users/\(user.id)/status", #"{"userStatus": "DISABLED"}"#, key: .serverCode)
+            }
+        ),
         ("delete", { cluster, user in try await cluster.send(.DELETE, "/data/Users/\(user.id)", key: .serverCode) }),
-        ("password", { cluster, user in
-            try await cluster.send(.PUT, "/users/\(user.id)", #"{"password": "NewPassw0rd!!"}"#, key: .serverCode)
-        }),
-        ("unassign", { cluster, user in
-            try await cluster.send(.POST, "/users/unassignRole", #"{"user": "\#(user.id)", "roleName": "vip"}"#, key: .serverCode)
-        }),
+        (
+            "password",
+            { cluster, user in
+                try await cluster.send(.PUT, "/users/\(user.id)", #"{"password": "NewPassw0rd!!"}"#, key: .serverCode)
+            }
+        ),
+        (
+            "unassign",
+            { cluster, user in
+                try await cluster.send(
+                    .POST, "/users/unassignRole", #"{"user": "\#(user.id)", "roleName": "vip"}"#, key: .serverCode)
+            }
+        ),
     ]
 
     /// Table `RoleT` and channel `vipchan` only for role `vip`; `Public` for anyone.
     private static func restrict(_ cluster: TestCluster) async throws {
         for table in ["RoleT", "Public"] {
-            #expect(try await cluster.send(.POST, "/data/\(table)", #"{"title": "first"}"#, key: .serverCode).status == 200)
+            #expect(
+                try await cluster.send(.POST, "/data/\(table)", #"{"title": "first"}"#, key: .serverCode).status == 200)
         }
         #expect((200..<300).contains(try await cluster.send(.PUT, "/users/roles/vip", key: .serverCode).status))
         for role in systemRoles {
@@ -38,14 +52,17 @@ import TestSupport
                 .PUT, "/data/RoleT/permissions/DENY", #"{"permission": "FIND", "role": "\#(role)"}"#, key: .serverCode)
             #expect(table.status == 200, "\(table.text)")
             let channel = try await cluster.send(
-                .PUT, "/messaging/channels/vipchan/permissions/DENY", #"{"permission": "SUBSCRIBE", "role": "\#(role)"}"#,
+                .PUT, "/messaging/channels/vipchan/permissions/DENY",
+                #"{"permission": "SUBSCRIBE", "role": "\#(role)"}"#,
                 key: .serverCode)
             #expect(channel.status == 200, "\(channel.text)")
         }
-        let table = try await cluster.send(.PUT, "/data/RoleT/permissions/GRANT", #"{"permission": "FIND", "role": "vip"}"#, key: .serverCode)
+        let table = try await cluster.send(
+            .PUT, "/data/RoleT/permissions/GRANT", #"{"permission": "FIND", "role": "vip"}"#, key: .serverCode)
         #expect(table.status == 200, "\(table.text)")
         let channel = try await cluster.send(
-            .PUT, "/messaging/channels/vipchan/permissions/GRANT", #"{"permission": "SUBSCRIBE", "role": "vip"}"#, key: .serverCode)
+            .PUT, "/messaging/channels/vipchan/permissions/GRANT", #"{"permission": "SUBSCRIBE", "role": "vip"}"#,
+            key: .serverCode)
         #expect(channel.status == 200, "\(channel.text)")
     }
 
@@ -60,10 +77,13 @@ import TestSupport
 
     /// Connects one client per token (nested, so that every one is ended however `body` ends).
     private static func withClients(
-        _ cluster: TestCluster, _ tokens: ArraySlice<String>, connected: [RTClient] = [], _ body: ([RTClient]) async throws -> Void
+        _ cluster: TestCluster, _ tokens: ArraySlice<String>, connected: [RTClient] = [],
+        _ body: ([RTClient]) async throws -> Void
     ) async throws {
         guard let token = tokens.first else { return try await body(connected) }
-        try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!, token: token) { client in
+        try await RTClient.with(
+            gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!, token: token
+        ) { client in
             try await withClients(cluster, tokens.dropFirst(), connected: connected + [client], body)
         }
     }
@@ -79,7 +99,8 @@ import TestSupport
                 for client in clients {
                     try client.subscribe("D", "created", "RoleT")
                     try client.subscribe("P", "created", "Public")
-                    try client.emit("SUB_ON", #"{"id": "M", "name": "PUB_SUB_MESSAGES", "options": {"channel": "vipchan"}}"#)
+                    try client.emit(
+                        "SUB_ON", #"{"id": "M", "name": "PUB_SUB_MESSAGES", "options": {"channel": "vipchan"}}"#)
                     try await client.ready(["D", "P", "M"])
                 }
                 for (revocation, user) in zip(Self.revocations, users) {
@@ -89,20 +110,25 @@ import TestSupport
                 // Each revoked connection is told that its protected subscriptions ended.
                 for (revocation, client) in zip(Self.revocations, clients.dropFirst()) {
                     try await client.wait { _ in
-                        ["D", "M"].allSatisfy { id in (try? client.payloads("SUB_RES", id: id).contains { $0["error"] != nil }) == true }
+                        ["D", "M"].allSatisfy { id in
+                            (try? client.payloads("SUB_RES", id: id).contains { $0["error"] != nil }) == true
+                        }
                     }
-                    let refusal = try client.payloads("SUB_RES", id: "D").compactMap { $0["error"] as? [String: Any] }.first
+                    let refusal = try client.payloads("SUB_RES", id: "D").compactMap { $0["error"] as? [String: Any] }
+                        .first
                     #expect(refusal?["code"] as? Int == 1023, "\(revocation.name): \(String(describing: refusal))")
                 }
 
                 _ = try await cluster.send(.POST, "/data/RoleT", #"{"title": "secret after revoke"}"#, key: .serverCode)
-                let published = try await cluster.send(.POST, "/messaging/vipchan", #"{"message": "vip secret after revoke"}"#, key: .serverCode)
+                let published = try await cluster.send(
+                    .POST, "/messaging/vipchan", #"{"message": "vip secret after revoke"}"#, key: .serverCode)
                 #expect(published.status == 200, "\(published.text)")
                 _ = try await cluster.send(.POST, "/data/Public", #"{"title": "marker"}"#, key: .serverCode)
 
                 let keeping = clients[0]
                 try await keeping.wait { _ in
-                    (try? keeping.data("D").count) == 1 && (try? keeping.data("M").count) == 1 && (try? keeping.data("P").count) == 1
+                    (try? keeping.data("D").count) == 1 && (try? keeping.data("M").count) == 1
+                        && (try? keeping.data("P").count) == 1
                 }
                 // Events reach a connection in commit order: once the marker written last has
                 // arrived, the connection has had everything it was going to get.

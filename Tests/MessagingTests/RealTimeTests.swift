@@ -1,11 +1,12 @@
 import Foundation
 import InternalProtocol
-@testable import MessagingService
 import NIOCore
 import NIOWebSocket
 import Permissions
-import Testing
 import TestSupport
+import Testing
+
+@testable import MessagingService
 
 /// Real-time channel messages (issue 17, first increment) through the gateway with PyPI's
 /// python-socketio (Engine.IO 4) and a raw WebSocket speaking Engine.IO 3: the lookup, the
@@ -14,7 +15,9 @@ import TestSupport
 @Suite(.timeLimit(.minutes(20))) struct RealTimeTests {
     static func publish(_ cluster: TestCluster, _ channel: String, _ body: String) async throws -> String {
         let published = try await cluster.send(.POST, "/messaging/\(channel)", body)
-        guard let id = published.json["messageId"] as? String else { throw PubSubTestFailure(description: published.text) }
+        guard let id = published.json["messageId"] as? String else {
+            throw PubSubTestFailure(description: published.text)
+        }
         return id
     }
 
@@ -22,31 +25,48 @@ import TestSupport
         try await TestCluster.shared { cluster async throws in
             let lookup = try await cluster.send(.GET, "/rt/lookup")
             #expect(lookup.text == "\"http://127.0.0.1:\(cluster.port)\"", "\(lookup.text)")
-            #expect(try await cluster.send(.GET, "/info").json["rtURL"] as? String == "http://127.0.0.1:\(cluster.port)")
+            #expect(
+                try await cluster.send(.GET, "/info").json["rtURL"] as? String == "http://127.0.0.1:\(cluster.port)")
         }
     }
 
     @Test func channelMessagesReachSubscribersThroughSelectorsAndSubtopics() async throws {
         try await TestCluster.shared { cluster async throws in
-            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!) { client in
+            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!) {
+                client in
                 try client.emit("SUB_ON", #"{"id": "C1", "name": "PUB_SUB_CONNECT", "options": {"channel": "chat"}}"#)
                 try client.emit("SUB_ON", #"{"id": "M1", "name": "PUB_SUB_MESSAGES", "options": {"channel": "chat"}}"#)
-                try client.emit("SUB_ON", #"{"id": "M2", "name": "PUB_SUB_MESSAGES", "options": {"channel": "chat", "selector": "foo > 10"}}"#)
-                try client.emit("SUB_ON", #"{"id": "M3", "name": "PUB_SUB_MESSAGES", "options": {"channel": "chat", "subtopic": "news.*", "event": "PUB_SUB_MESSAGES"}}"#)
+                try client.emit(
+                    "SUB_ON",
+                    #"{"id": "M2", "name": "PUB_SUB_MESSAGES", "options": {"channel": "chat", "selector": "foo > 10"}}"#
+                )
+                try client.emit(
+                    "SUB_ON",
+                    #"{"id": "M3", "name": "PUB_SUB_MESSAGES", "options": {"channel": "chat", "subtopic": "news.*", "event": "PUB_SUB_MESSAGES"}}"#
+                )
                 try client.emit("SUB_ON", #"{"id": "O1", "name": "PUB_SUB_MESSAGES", "options": {"channel": "other"}}"#)
-                try await client.wait { events in ["C1", "M1", "M2", "M3", "O1"].allSatisfy { id in events.contains { $0.name == "SUB_READY" && ($0.data as? [String: Any])?["id"] as? String == id } } }
+                try await client.wait { events in
+                    ["C1", "M1", "M2", "M3", "O1"].allSatisfy { id in
+                        events.contains {
+                            $0.name == "SUB_READY" && ($0.data as? [String: Any])?["id"] as? String == id
+                        }
+                    }
+                }
                 #expect(try client.payloads("SUB_RES", id: "C1").first?["data"] as? String == "connected")
 
                 let ids = [
                     try await Self.publish(cluster, "chat", #"{"message": "a", "headers": {"foo": "20"}}"#),
                     try await Self.publish(cluster, "chat", #"{"message": "b", "headers": {"foo": "5"}}"#),
-                    try await Self.publish(cluster, "chat", #"{"message": "c", "subtopic": "news.sport", "publisherId": "ann"}"#),
+                    try await Self.publish(
+                        cluster, "chat", #"{"message": "c", "subtopic": "news.sport", "publisherId": "ann"}"#),
                     try await Self.publish(cluster, "chat", #"{"message": {"x": 1}, "subtopic": "news"}"#),
                 ]
                 try await client.wait { _ in (try? client.payloads("SUB_RES", id: "M1").count) == 4 }
                 let all = try client.payloads("SUB_RES", id: "M1").compactMap { $0["data"] as? [String: Any] }
                 #expect(all.map { $0["messageId"] as? String } == ids)
-                #expect(all.first?["message"] as? String == "a" && (all.first?["headers"] as? [String: Any])?["foo"] as? String == "20")
+                #expect(
+                    all.first?["message"] as? String == "a"
+                        && (all.first?["headers"] as? [String: Any])?["foo"] as? String == "20")
                 #expect(all.first?["timestamp"] as? Int != nil && all.first?["publishAt"] as? Int == 0)
                 #expect(all[2]["publisherId"] as? String == "ann" && all[2]["subtopic"] as? String == "news.sport")
                 #expect((all[3]["message"] as? [String: Any])?["x"] as? Int == 1)
@@ -58,8 +78,14 @@ import TestSupport
                 try await client.wait { _ in (try? client.payloads("MET_RES", id: "SYNC").count) == 1 }
                 let last = try await Self.publish(cluster, "chat", #"{"message": "d", "headers": {"foo": "50"}}"#)
                 try await client.wait { _ in (try? client.payloads("SUB_RES", id: "M2").count) == 2 }
-                #expect(try client.payloads("SUB_RES", id: "M2").compactMap { ($0["data"] as? [String: Any])?["messageId"] as? String } == [ids[0], last])
-                #expect(try client.payloads("SUB_RES", id: "M3").compactMap { ($0["data"] as? [String: Any])?["message"] as? String } == ["c"])
+                #expect(
+                    try client.payloads("SUB_RES", id: "M2").compactMap {
+                        ($0["data"] as? [String: Any])?["messageId"] as? String
+                    } == [ids[0], last])
+                #expect(
+                    try client.payloads("SUB_RES", id: "M3").compactMap {
+                        ($0["data"] as? [String: Any])?["message"] as? String
+                    } == ["c"])
                 #expect(try client.payloads("SUB_RES", id: "M1").count == 4)
                 #expect(try client.payloads("SUB_RES", id: "O1").isEmpty)
             }
@@ -68,7 +94,8 @@ import TestSupport
 
     @Test func subscriptionsAreRefusedWithTheProtocolsError() async throws {
         try await TestCluster.shared { cluster async throws in
-            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.rest]!) { client in
+            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.rest]!)
+            { client in
                 let refusals: [(String, String, Int)] = [
                     ("E1", #"{"name": "RSO_CONNECT", "options": {"name": "x"}}"#, 5020),
                     ("E2", #"{"name": "PUB_SUB_MESSAGES", "options": {"channel": "a/b"}}"#, 5010),
@@ -78,14 +105,20 @@ import TestSupport
                 ]
                 for (id, body, _) in refusals { try client.emit("SUB_ON", #"{"id": "\#(id)", \#(body.dropFirst())"#) }
                 try client.emit("MET_REQ", #"{"id": "R1", "name": "FLY", "options": {}}"#)
-                try await client.wait { _ in refusals.allSatisfy { (try? client.payloads("SUB_RES", id: $0.0).isEmpty) == false } }
+                try await client.wait { _ in
+                    refusals.allSatisfy { (try? client.payloads("SUB_RES", id: $0.0).isEmpty) == false }
+                }
                 for (id, _, code) in refusals {
                     let error = try client.payloads("SUB_RES", id: id).first?["error"] as? [String: Any]
-                    #expect(error?["code"] as? Int == code && error?["message"] is String, "\(id): \(String(describing: error))")
+                    #expect(
+                        error?["code"] as? Int == code && error?["message"] is String,
+                        "\(id): \(String(describing: error))")
                     #expect(try client.payloads("SUB_READY", id: id).isEmpty)
                 }
                 try await client.wait { _ in (try? client.payloads("MET_RES", id: "R1").isEmpty) == false }
-                #expect((try client.payloads("MET_RES", id: "R1").first?["error"] as? [String: Any])?["code"] as? String == "5021")
+                #expect(
+                    (try client.payloads("MET_RES", id: "R1").first?["error"] as? [String: Any])?["code"] as? String
+                        == "5021")
             }
             await #expect(throws: RTClient.Refused.self) {
                 try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: "not-a-key") { _ in }
@@ -97,34 +130,49 @@ import TestSupport
         try await TestCluster.shared { cluster async throws in
             try await cluster.setChannelCell("private", #""role": "NotAuthenticatedUser""#, .subscribe, .deny)
             let ann = try await cluster.account("ann@example.com")
-            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!) { guest in
-                try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!, token: ann.token) { member in
+            try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!) {
+                guest in
+                try await RTClient.with(
+                    gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: cluster.app.keys[.js]!, token: ann.token
+                ) { member in
                     for client in [guest, member] {
-                        try client.emit("SUB_ON", #"{"id": "P", "name": "PUB_SUB_MESSAGES", "options": {"channel": "private"}}"#)
+                        try client.emit(
+                            "SUB_ON", #"{"id": "P", "name": "PUB_SUB_MESSAGES", "options": {"channel": "private"}}"#)
                     }
                     try await member.wait { _ in (try? member.payloads("SUB_READY", id: "P").isEmpty) == false }
                     try await guest.wait { _ in (try? guest.payloads("SUB_RES", id: "P").isEmpty) == false }
-                    #expect((try guest.payloads("SUB_RES", id: "P").first?["error"] as? [String: Any])?["code"] as? Int == 5016)
+                    #expect(
+                        (try guest.payloads("SUB_RES", id: "P").first?["error"] as? [String: Any])?["code"] as? Int
+                            == 5016)
 
                     // The guest logs in on the open connection and may subscribe now.
-                    try guest.emit("MET_REQ", #"{"id": "T", "name": "SET_USER_TOKEN", "options": {"userToken": "\#(ann.token)"}}"#)
+                    try guest.emit(
+                        "MET_REQ", #"{"id": "T", "name": "SET_USER_TOKEN", "options": {"userToken": "\#(ann.token)"}}"#)
                     try await guest.wait { _ in (try? guest.payloads("MET_RES", id: "T").isEmpty) == false }
                     #expect(try guest.payloads("MET_RES", id: "T").first?.keys.contains("result") == true)
-                    try guest.emit("SUB_ON", #"{"id": "P2", "name": "PUB_SUB_MESSAGES", "options": {"channel": "private"}}"#)
+                    try guest.emit(
+                        "SUB_ON", #"{"id": "P2", "name": "PUB_SUB_MESSAGES", "options": {"channel": "private"}}"#)
                     try await guest.wait { _ in (try? guest.payloads("SUB_READY", id: "P2").isEmpty) == false }
 
                     let id = try await Self.publish(cluster, "private", #"{"message": "secret"}"#)
                     for (client, subscription) in [(member, "P"), (guest, "P2")] {
-                        try await client.wait { _ in (try? client.payloads("SUB_RES", id: subscription).isEmpty) == false }
-                        #expect((try client.payloads("SUB_RES", id: subscription).first?["data"] as? [String: Any])?["messageId"] as? String == id)
+                        try await client.wait { _ in
+                            (try? client.payloads("SUB_RES", id: subscription).isEmpty) == false
+                        }
+                        #expect(
+                            (try client.payloads("SUB_RES", id: subscription).first?["data"] as? [String: Any])?[
+                                "messageId"] as? String == id)
                     }
 
                     // Revoking the right stops delivery to live subscriptions.
                     try await cluster.setChannelCell("private", #""role": "AuthenticatedUser""#, .subscribe, .deny)
-                    try member.emit("SUB_ON", #"{"id": "open", "name": "PUB_SUB_MESSAGES", "options": {"channel": "open"}}"#)
+                    try member.emit(
+                        "SUB_ON", #"{"id": "open", "name": "PUB_SUB_MESSAGES", "options": {"channel": "open"}}"#)
                     try await member.wait { _ in (try? member.payloads("SUB_READY", id: "open").isEmpty) == false }
                     // Until messaging-service has heard of the change (a REST subscribe is refused).
-                    while try await cluster.send(.POST, "/messaging/private/subscribe", "{}", token: ann.token).status == 200 {
+                    while try await cluster.send(.POST, "/messaging/private/subscribe", "{}", token: ann.token).status
+                        == 200
+                    {
                         try await Task.sleep(for: .milliseconds(50))
                     }
                     _ = try await Self.publish(cluster, "private", #"{"message": "after"}"#)
@@ -143,33 +191,55 @@ import TestSupport
             let ann = try await cluster.account("ann@example.com")
             let key = cluster.app.keys[.js]!
             try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: key) { listener in
-                try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: key, token: ann.token) { sender in
-                    try listener.emit("SUB_ON", #"{"id": "C", "name": "PUB_SUB_COMMANDS", "options": {"channel": "room"}}"#)
-                    try listener.emit("SUB_ON", #"{"id": "O", "name": "PUB_SUB_COMMANDS", "options": {"channel": "other"}}"#)
+                try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: key, token: ann.token)
+                { sender in
+                    try listener.emit(
+                        "SUB_ON", #"{"id": "C", "name": "PUB_SUB_COMMANDS", "options": {"channel": "room"}}"#)
+                    try listener.emit(
+                        "SUB_ON", #"{"id": "O", "name": "PUB_SUB_COMMANDS", "options": {"channel": "other"}}"#)
                     try await listener.ready(["C", "O"])
-                    try sender.emit("MET_REQ", #"{"id": "T", "name": "PUB_SUB_COMMAND", "options": {"channel": "room", "type": "typing", "data": {"who": "ann"}}}"#)
+                    try sender.emit(
+                        "MET_REQ",
+                        #"{"id": "T", "name": "PUB_SUB_COMMAND", "options": {"channel": "room", "type": "typing", "data": {"who": "ann"}}}"#
+                    )
                     try await sender.wait { _ in (try? sender.payloads("MET_RES", id: "T").isEmpty) == false }
                     #expect(try sender.payloads("MET_RES", id: "T").first?.keys.contains("result") == true)
                     try await listener.wait { _ in (try? listener.payloads("SUB_RES", id: "C").isEmpty) == false }
-                    let command = try #require(try listener.payloads("SUB_RES", id: "C").first?["data"] as? [String: Any])
-                    #expect(command["type"] as? String == "typing" && (command["data"] as? [String: Any])?["who"] as? String == "ann")
+                    let command = try #require(
+                        try listener.payloads("SUB_RES", id: "C").first?["data"] as? [String: Any])
+                    #expect(
+                        command["type"] as? String == "typing"
+                            && (command["data"] as? [String: Any])?["who"] as? String == "ann")
                     #expect(command["userId"] as? String == ann.id && command["connectionId"] is String)
                     #expect((command["userInfo"] as? [String: Any])?["userId"] as? String == ann.id)
 
                     // Without PUBLISH on the channel, or too large: refused, nothing delivered.
                     try await cluster.setChannelCell("room", #""role": "AuthenticatedUser""#, .publish, .deny)
-                    try sender.emit("MET_REQ", #"{"id": "D", "name": "PUB_SUB_COMMAND", "options": {"channel": "room", "type": "typing"}}"#)
+                    try sender.emit(
+                        "MET_REQ",
+                        #"{"id": "D", "name": "PUB_SUB_COMMAND", "options": {"channel": "room", "type": "typing"}}"#)
                     let large = String(repeating: "x", count: 8_000)
-                    try sender.emit("MET_REQ", #"{"id": "L", "name": "PUB_SUB_COMMAND", "options": {"channel": "other", "type": "t", "data": "\#(large)"}}"#)
+                    try sender.emit(
+                        "MET_REQ",
+                        #"{"id": "L", "name": "PUB_SUB_COMMAND", "options": {"channel": "other", "type": "t", "data": "\#(large)"}}"#
+                    )
                     try await sender.wait { _ in
                         ["D", "L"].allSatisfy { (try? sender.payloads("MET_RES", id: $0).isEmpty) == false }
                     }
-                    #expect((try sender.payloads("MET_RES", id: "D").first?["error"] as? [String: Any])?["code"] as? String == "5007")
-                    #expect((try sender.payloads("MET_RES", id: "L").first?["error"] as? [String: Any])?["code"] as? String == "5028")
-                    try sender.emit("MET_REQ", #"{"id": "M", "name": "PUB_SUB_COMMAND", "options": {"channel": "other", "type": "last"}}"#)
+                    #expect(
+                        (try sender.payloads("MET_RES", id: "D").first?["error"] as? [String: Any])?["code"] as? String
+                            == "5007")
+                    #expect(
+                        (try sender.payloads("MET_RES", id: "L").first?["error"] as? [String: Any])?["code"] as? String
+                            == "5028")
+                    try sender.emit(
+                        "MET_REQ",
+                        #"{"id": "M", "name": "PUB_SUB_COMMAND", "options": {"channel": "other", "type": "last"}}"#)
                     try await listener.wait { _ in (try? listener.payloads("SUB_RES", id: "O").isEmpty) == false }
                     #expect(try listener.payloads("SUB_RES", id: "C").count == 1, "the refused command went nowhere")
-                    #expect((try listener.payloads("SUB_RES", id: "O").first?["data"] as? [String: Any])?["type"] as? String == "last")
+                    #expect(
+                        (try listener.payloads("SUB_RES", id: "O").first?["data"] as? [String: Any])?["type"] as? String
+                            == "last")
                 }
             }
         }
@@ -183,20 +253,29 @@ import TestSupport
             let key = cluster.app.keys[.js]!
             try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: key) { flood in
                 try await RTClient.with(gatewayURL: cluster.gatewayURL, app: cluster.app.id, key: key) { bystander in
-                    try bystander.emit("SUB_ON", #"{"id": "B", "name": "PUB_SUB_MESSAGES", "options": {"channel": "quiet"}}"#)
+                    try bystander.emit(
+                        "SUB_ON", #"{"id": "B", "name": "PUB_SUB_MESSAGES", "options": {"channel": "quiet"}}"#)
                     for index in 0..<10_000 {
-                        try flood.emit("SUB_ON", #"{"id": "S\#(index)", "name": "PUB_SUB_MESSAGES", "options": {"channel": "flood"}}"#)
+                        try flood.emit(
+                            "SUB_ON",
+                            #"{"id": "S\#(index)", "name": "PUB_SUB_MESSAGES", "options": {"channel": "flood"}}"#)
                     }
                     try await flood.wait(for: .seconds(240)) { events in events.count >= 10_001 }
                     let answers = try flood.events()
                     let ready = answers.filter { $0.name == "SUB_READY" }.count
-                    let refused = answers.filter { (($0.data as? [String: Any])?["error"] as? [String: Any])?["code"] as? Int == 5022 }
+                    let refused = answers.filter {
+                        (($0.data as? [String: Any])?["error"] as? [String: Any])?["code"] as? Int == 5022
+                    }
                     #expect(ready == 500 && refused.count == 9_500, "\(ready) ready, \(refused.count) refused")
                     #expect(!answers.contains { $0.name == "disconnect" })
                     // Both connections still deliver.
                     _ = try await Self.publish(cluster, "flood", #"{"message": "still here"}"#)
                     _ = try await Self.publish(cluster, "quiet", #"{"message": "undisturbed"}"#)
-                    try await flood.wait { events in events.filter { $0.name == "SUB_RES" && (($0.data as? [String: Any])?["data"] as? [String: Any]) != nil }.count == 500 }
+                    try await flood.wait { events in
+                        events.filter {
+                            $0.name == "SUB_RES" && (($0.data as? [String: Any])?["data"] as? [String: Any]) != nil
+                        }.count == 500
+                    }
                     try await bystander.wait { _ in (try? bystander.payloads("SUB_RES", id: "B").count) == 1 }
                 }
             }
@@ -238,7 +317,9 @@ import TestSupport
             try await socket.executeThenClose { inbound, outbound in
                 var raw = RawFrames(inbound, outbound)
                 let open = try #require(try await raw.next())
-                #expect(open.hasPrefix("0{") && open.contains("\"pingInterval\"") && !open.contains("maxPayload"), "\(open)")
+                #expect(
+                    open.hasPrefix("0{") && open.contains("\"pingInterval\"") && !open.contains("maxPayload"), "\(open)"
+                )
                 #expect(try await raw.next() == "40")
                 try await raw.send("2")
                 #expect(try await raw.next() == "3")
@@ -246,10 +327,14 @@ import TestSupport
                 #expect(try await raw.next() == #"44/wrong,"Invalid namespace: connect to /\#(cluster.app.id)""#)
                 try await raw.send("40/\(cluster.app.id)?apiKey=x&clientId=c,")
                 #expect(try await raw.next() == "40/\(cluster.app.id),")
-                try await raw.send(#"42/\#(cluster.app.id),["SUB_ON",{"id":"S","name":"PUB_SUB_MESSAGES","options":{"channel":"raw"}}]"#)
+                try await raw.send(
+                    #"42/\#(cluster.app.id),["SUB_ON",{"id":"S","name":"PUB_SUB_MESSAGES","options":{"channel":"raw"}}]"#
+                )
                 #expect(try await raw.next() == #"42/\#(cluster.app.id),["SUB_READY",{"id":"S"}]"#)
                 _ = try await Self.publish(cluster, "raw", #"{"message": 1}"#)
-                #expect(try await raw.next()?.hasPrefix(#"42/\#(cluster.app.id),["SUB_RES",{"id":"S","data":{"messageId":"#) == true)
+                #expect(
+                    try await raw.next()?.hasPrefix(#"42/\#(cluster.app.id),["SUB_RES",{"id":"S","data":{"messageId":"#)
+                        == true)
                 // Not Socket.IO: the connection ends with a protocol error, as socket.io servers do.
                 try await raw.send("4Z")
                 #expect(try await raw.next() == "close:1002")
@@ -267,14 +352,18 @@ struct RawFrames {
     private var frames: NIOAsyncChannelInboundStream<WebSocketFrame>.AsyncIterator
     private let outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>
 
-    init(_ inbound: NIOAsyncChannelInboundStream<WebSocketFrame>, _ outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>) {
+    init(
+        _ inbound: NIOAsyncChannelInboundStream<WebSocketFrame>,
+        _ outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>
+    ) {
         frames = inbound.makeAsyncIterator()
         self.outbound = outbound
     }
 
     mutating func next() async throws -> String? {
         guard let frame = try await frames.next() else { return nil }
-        return frame.opcode == .text ? String(buffer: frame.unmaskedData) : "close:\(WebSocketTestClient.code(of: frame) ?? 0)"
+        return frame.opcode == .text
+            ? String(buffer: frame.unmaskedData) : "close:\(WebSocketTestClient.code(of: frame) ?? 0)"
     }
 
     func send(_ text: String) async throws {

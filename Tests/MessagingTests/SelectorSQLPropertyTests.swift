@@ -1,8 +1,9 @@
 import DataEngine
 import Foundation
-@testable import MessagingService
-import Testing
 import TestSupport
+import Testing
+
+@testable import MessagingService
 
 /// Selectors are evaluated in memory on the shared query-language tree; the same text as a where
 /// clause is compiled to SQL by the data engine. Over random typed rows with missing values and
@@ -29,7 +30,8 @@ import TestSupport
 
         var json: String {
             func text(_ value: (some CustomStringConvertible)?) -> String { value.map { "\($0)" } ?? "null" }
-            return #"{"city": \#(city.map { "\"\($0)\"" } ?? "null"), "n": \#(text(n)), "price": \#(text(price)), "flag": \#(text(flag))}"#
+            return
+                #"{"city": \#(city.map { "\"\($0)\"" } ?? "null"), "n": \#(text(n)), "price": \#(text(price)), "flag": \#(text(flag))}"#
         }
     }
 
@@ -37,13 +39,17 @@ import TestSupport
         let seed = SeededGenerator.seed("SELECTOR_TEST_SEED")
         var random = SeededGenerator(seed: seed)
         // The first row has every value, so every column exists with its type.
-        let rows = [Row(city: "Tokyo", n: 5, price: 2.5, flag: true)] + (0..<99).map { _ in
-            Row(
-                city: Bool.random(using: &random) || Bool.random(using: &random) ? Self.cities.randomElement(using: &random) : nil,
-                n: Int.random(in: 0...3, using: &random) == 0 ? nil : Int.random(in: 0...9, using: &random),
-                price: Int.random(in: 0...3, using: &random) == 0 ? nil : Double(Int.random(in: 0...20, using: &random)) / 2,
-                flag: Int.random(in: 0...2, using: &random) == 0 ? nil : Bool.random(using: &random))
-        }
+        let rows =
+            [Row(city: "Tokyo", n: 5, price: 2.5, flag: true)]
+            + (0..<99).map { _ in
+                Row(
+                    city: Bool.random(using: &random) || Bool.random(using: &random)
+                        ? Self.cities.randomElement(using: &random) : nil,
+                    n: Int.random(in: 0...3, using: &random) == 0 ? nil : Int.random(in: 0...9, using: &random),
+                    price: Int.random(in: 0...3, using: &random) == 0
+                        ? nil : Double(Int.random(in: 0...20, using: &random)) / 2,
+                    flag: Int.random(in: 0...2, using: &random) == 0 ? nil : Bool.random(using: &random))
+            }
         let conditions = (0..<300).map { _ in Self.condition(depth: 0, &random) }
         try await EngineFixture.with { fixture in
             var ids: [String] = []
@@ -57,7 +63,10 @@ import TestSupport
                 let found = try await fixture.find("Header", [("where", text), ("pageSize", "100")])
                 let inSQL = Set(found.compactMap { $0["objectId"] as? String })
                 let agree = inMemory == inSQL
-                #expect(agree, "seed \(seed): \(text) selects \(inMemory.count) rows in memory, \(inSQL.count) in SQL, \(inMemory.symmetricDifference(inSQL).count) differ")
+                #expect(
+                    agree,
+                    "seed \(seed): \(text) selects \(inMemory.count) rows in memory, \(inSQL.count) in SQL, \(inMemory.symmetricDifference(inSQL).count) differ"
+                )
             }
         }
     }
@@ -80,21 +89,29 @@ import TestSupport
         case 1: return "n \(comparison) \(Int.random(in: 0...9, using: &random))"
         case 2: return "price \(comparison) \(Double(Int.random(in: 0...20, using: &random)) / 2)"
         case 3: return "flag = \(Bool.random(using: &random))"
-        case 4: return "city \(Bool.random(using: &random) ? "" : "NOT ")LIKE '\(["T%", "%o%", "_a%", "%a", "Lim_", "%"].randomElement(using: &random)!)'"
+        case 4:
+            return
+                "city \(Bool.random(using: &random) ? "" : "NOT ")LIKE '\(["T%", "%o%", "_a%", "%a", "Lim_", "%"].randomElement(using: &random)!)'"
         case 5:
-            let items = (0..<Int.random(in: 1...3, using: &random)).map { _ in "\(Int.random(in: 0...9, using: &random))" }
+            let items = (0..<Int.random(in: 1...3, using: &random)).map { _ in
+                "\(Int.random(in: 0...9, using: &random))"
+            }
             return "n \(Bool.random(using: &random) ? "" : "NOT ")IN (\(items.joined(separator: ", ")))"
         case 6:
-            let items = (0..<Int.random(in: 1...3, using: &random)).map { _ in "'\(cities.randomElement(using: &random)!)'" }
+            let items = (0..<Int.random(in: 1...3, using: &random)).map { _ in
+                "'\(cities.randomElement(using: &random)!)'"
+            }
             return "city \(Bool.random(using: &random) ? "" : "NOT ")IN (\(items.joined(separator: ", ")))"
         case 7:
             let low = Int.random(in: 0...9, using: &random)
-            return "n \(Bool.random(using: &random) ? "" : "NOT ")BETWEEN \(low) AND \(low + Int.random(in: 0...4, using: &random))"
+            return
+                "n \(Bool.random(using: &random) ? "" : "NOT ")BETWEEN \(low) AND \(low + Int.random(in: 0...4, using: &random))"
         case 8:
             let low = Double(Int.random(in: 0...20, using: &random)) / 2
             return "price BETWEEN \(low) AND \(low + 3)"
         default:
-            return "\(["city", "n", "price", "flag"].randomElement(using: &random)!) IS \(Bool.random(using: &random) ? "" : "NOT ")NULL"
+            return
+                "\(["city", "n", "price", "flag"].randomElement(using: &random)!) IS \(Bool.random(using: &random) ? "" : "NOT ")NULL"
         }
     }
 }

@@ -17,23 +17,43 @@ import Testing
         ("name NOT IN ('a', 'b''c')", .membership(name, [.string("a"), .string("b'c")], negated: true)),
         ("name is not null", .nullCheck(name, isNull: false)),
         ("age between 1 and 2", .between(age, .integer(1), .integer(2), negated: false)),
-        ("not age = 1 or name = 'x' and age < 2.5",
-         .or([.not(.comparison(age, .equal, .integer(1))),
-              .and([.comparison(name, .equal, .string("x")), .comparison(age, .less, .number(2.5))])])),
-        ("(age + 1) * 2 = -4",
-         .comparison(.arithmetic(.multiply, .arithmetic(.add, age, .integer(1)), .integer(2)), .equal, .integer(-4))),
-        ("Person[friends].address.city = 'X'",
-         .comparison(.property(PropertyPath(["address", "city"], inverse: .init(table: "Person", column: "friends"))), .equal, .string("X"))),
-        ("distance(1, 2, c.latitude, c.longitude) < mi(200)",
-         .comparison(.function("distance", [.integer(1), .integer(2), .property(PropertyPath(["c", "latitude"])), .property(PropertyPath(["c", "longitude"]))]),
-                     .less, .function("mi", [.integer(200)]))),
+        (
+            "not age = 1 or name = 'x' and age < 2.5",
+            .or([
+                .not(.comparison(age, .equal, .integer(1))),
+                .and([.comparison(name, .equal, .string("x")), .comparison(age, .less, .number(2.5))]),
+            ])
+        ),
+        (
+            "(age + 1) * 2 = -4",
+            .comparison(.arithmetic(.multiply, .arithmetic(.add, age, .integer(1)), .integer(2)), .equal, .integer(-4))
+        ),
+        (
+            "Person[friends].address.city = 'X'",
+            .comparison(
+                .property(PropertyPath(["address", "city"], inverse: .init(table: "Person", column: "friends"))),
+                .equal, .string("X"))
+        ),
+        (
+            "distance(1, 2, c.latitude, c.longitude) < mi(200)",
+            .comparison(
+                .function(
+                    "distance",
+                    [
+                        .integer(1), .integer(2), .property(PropertyPath(["c", "latitude"])),
+                        .property(PropertyPath(["c", "longitude"])),
+                    ]),
+                .less, .function("mi", [.integer(200)]))
+        ),
     ]
 
     @Test(arguments: cases) func parses(_ text: String, _ expected: Condition) throws {
         #expect(try QueryParser.condition(text) == expected)
     }
 
-    @Test(arguments: ["", "age =", "age = 'open", "= 1", "age = 1 2", "age ! 1", "name LIKE", "age IN ()", "12abc = 1", "a = 1;"])
+    @Test(arguments: [
+        "", "age =", "age = 'open", "= 1", "age = 1 2", "age ! 1", "name LIKE", "age IN ()", "12abc = 1", "a = 1;",
+    ])
     func refuses(_ text: String) {
         #expect(throws: QueryLanguageError.self) { try QueryParser.condition(text) }
     }
@@ -43,9 +63,13 @@ import Testing
         #expect(throws: QueryLanguageError(.tooComplex, "The clause is nested deeper than 32 levels")) {
             try QueryParser.condition(deep)
         }
-        #expect(throws: QueryLanguageError.self) { try QueryParser.condition(String(repeating: "a = 1 OR ", count: 8000) + "a = 1") }
+        #expect(throws: QueryLanguageError.self) {
+            try QueryParser.condition(String(repeating: "a = 1 OR ", count: 8000) + "a = 1")
+        }
         let small = QueryLimits(maximumLength: 100, maximumDepth: 4, maximumTokens: 10)
-        #expect(throws: QueryLanguageError.self) { try QueryParser.condition("a = 1 AND b = 2 AND c = 3", limits: small) }
+        #expect(throws: QueryLanguageError.self) {
+            try QueryParser.condition("a = 1 AND b = 2 AND c = 3", limits: small)
+        }
     }
 
     /// Each limit stops the scan at the token that crosses it: a lexical error placed beyond
@@ -95,22 +119,30 @@ import Testing
     }
 
     @Test func selectAndSortItems() throws {
-        #expect(try QueryParser.selectItem("Count(objectId) as total") == SelectItem(expression: .function("count", [.property(PropertyPath(["objectId"]))]), alias: "total"))
+        #expect(
+            try QueryParser.selectItem("Count(objectId) as total")
+                == SelectItem(expression: .function("count", [.property(PropertyPath(["objectId"]))]), alias: "total"))
         #expect(try QueryParser.sortItem("age desc") == SortItem(expression: Self.age, descending: true))
         #expect(try QueryParser.sortItem("age ASC") == SortItem(expression: Self.age, descending: false))
         #expect(throws: QueryLanguageError.self) { try QueryParser.sortItem("age; DROP") }
     }
 
     @Test func bqlMapsThisAndParameters() throws {
-        #expect(try BQL.condition("where age > ?", parameters: [.integer(3)]) == .comparison(Self.age, .greater, .integer(3)))
+        #expect(
+            try BQL.condition("where age > ?", parameters: [.integer(3)])
+                == .comparison(Self.age, .greater, .integer(3)))
         let objectId = ValueExpression.property(PropertyPath(["objectId"]))
-        #expect(try BQL.condition("where this in ?", parameters: [.list([.string("A"), .string("B")])])
-            == .membership(objectId, [.string("A"), .string("B")], negated: false))
+        #expect(
+            try BQL.condition("where this in ?", parameters: [.list([.string("A"), .string("B")])])
+                == .membership(objectId, [.string("A"), .string("B")], negated: false))
         #expect(try BQL.condition("") == .constant(true))
-        #expect(throws: QueryLanguageError.self) { try BQL.condition("join friends having age > ?", parameters: [.integer(1)]) }
+        #expect(throws: QueryLanguageError.self) {
+            try BQL.condition("join friends having age > ?", parameters: [.integer(1)])
+        }
         #expect(throws: QueryLanguageError.self) { try BQL.condition("where age > ?") }
         // Only the word `join` is refused, not a property that starts with it.
-        #expect(try BQL.condition("joined = 1") == .comparison(.property(PropertyPath(["joined"])), .equal, .integer(1)))
+        #expect(
+            try BQL.condition("joined = 1") == .comparison(.property(PropertyPath(["joined"])), .equal, .integer(1)))
         let joined = try BQL.query(
             "join comments having stars > ? join author where title = ? AND note = 'where join'",
             parameters: [.integer(3), .string("M")])
@@ -123,7 +155,10 @@ import Testing
                     .comparison(.property(PropertyPath(["title"])), .equal, .string("M")),
                     .comparison(.property(PropertyPath(["note"])), .equal, .string("where join")),
                 ]))
-        for bad in ["having x = 1", "where a = 1 join b", "join a b", "join a having x = 1 having y = 2", "where a = 1 where b = 2", "join"] {
+        for bad in [
+            "having x = 1", "where a = 1 join b", "join a b", "join a having x = 1 having y = 2",
+            "where a = 1 where b = 2", "join",
+        ] {
             #expect(throws: QueryLanguageError.self, "\(bad)") { try BQL.query(bad) }
         }
     }
@@ -135,21 +170,26 @@ import Testing
             ("output[include]", "_id,name"),
         ])
         let rating = ValueExpression.property(PropertyPath(["rating"]))
-        #expect(query.condition == .and([
-            .comparison(rating, .greater, .string("5.5")),
-            .comparison(.property(PropertyPath(["documentary"])), .equal, .string("false")),
-            .containsAll(.property(PropertyPath(["tags"])), [.string("a"), .string("b")]),
-            .like(Self.name, pattern: .string("%50\\%%"), negated: false),
-            .membership(.property(PropertyPath(["genre"])), [.string("drama"), .string("comedy")], negated: false),
-        ]))
+        #expect(
+            query.condition
+                == .and([
+                    .comparison(rating, .greater, .string("5.5")),
+                    .comparison(.property(PropertyPath(["documentary"])), .equal, .string("false")),
+                    .containsAll(.property(PropertyPath(["tags"])), [.string("a"), .string("b")]),
+                    .like(Self.name, pattern: .string("%50\\%%"), negated: false),
+                    .membership(
+                        .property(PropertyPath(["genre"])), [.string("drama"), .string("comedy")], negated: false),
+                ]))
         #expect(query.sort == [SortItem(expression: rating, descending: false)])
         #expect(query.limit == 5 && query.skip == 2 && query.include == ["objectId", "name"])
         #expect(try QuickBloxFilter.parse([("count", "1"), ("a[nin]", "1,2")]).countOnly)
         #expect(throws: QueryLanguageError.self) { try QuickBloxFilter.parse([("a[regex]", "x")]) }
         let either = try QuickBloxFilter.parse([("name[or]", "igor"), ("lastname[or]", "khomenko")])
-        #expect(either.condition == .or([
-            .comparison(Self.name, .equal, .string("igor")),
-            .comparison(.property(PropertyPath(["lastname"])), .equal, .string("khomenko")),
-        ]))
+        #expect(
+            either.condition
+                == .or([
+                    .comparison(Self.name, .equal, .string("igor")),
+                    .comparison(.property(PropertyPath(["lastname"])), .equal, .string("khomenko")),
+                ]))
     }
 }

@@ -1,8 +1,8 @@
 import DataEngine
 import Foundation
 import InternalProtocol
-import Testing
 import TestSupport
+import Testing
 
 /// Deep save: a tree created and updated in one transaction, shared references, clearing and
 /// replacing relations, the answer's shape, and refusals that leave nothing written.
@@ -10,11 +10,16 @@ import TestSupport
     /// Tables Order (items 1:N Item, customer 1:1 Customer) and Customer (address 1:1 Address).
     private func schema(_ fixture: EngineFixture) async throws {
         let name = ColumnSchema(name: "name", type: .string)
-        for (table, columns) in [("Order", [name, ColumnSchema(name: "meta", type: .json)]), ("Item", [name, ColumnSchema(name: "price", type: .int)]), ("Customer", [name]), ("Address", [name])] {
-            _ = try await fixture.engine.addColumns(table, columns: columns, identity: fixture.serverCode, logger: fixture.logger)
+        for (table, columns) in [
+            ("Order", [name, ColumnSchema(name: "meta", type: .json)]),
+            ("Item", [name, ColumnSchema(name: "price", type: .int)]), ("Customer", [name]), ("Address", [name]),
+        ] {
+            _ = try await fixture.engine.addColumns(
+                table, columns: columns, identity: fixture.serverCode, logger: fixture.logger)
         }
         for (table, column, target, many) in [
-            ("Order", "items", "Item", true), ("Order", "customer", "Customer", false), ("Customer", "address", "Address", false),
+            ("Order", "items", "Item", true), ("Order", "customer", "Customer", false),
+            ("Customer", "address", "Address", false),
         ] {
             _ = try await fixture.engine.addColumns(
                 table, columns: [], relations: [RelationDefinition(name: column, relatedTable: target, isMany: many)],
@@ -24,8 +29,10 @@ import TestSupport
 
     private func deepSave(_ fixture: EngineFixture, _ table: String, _ json: String) async throws -> [String: Any] {
         try fixture.decode(
-            try await fixture.engine.deepSave(table, object: try fixture.object(json), identity: fixture.rest, logger: fixture.logger)
-                .jsonText)
+            try await fixture.engine.deepSave(
+                table, object: try fixture.object(json), identity: fixture.rest, logger: fixture.logger
+            )
+            .jsonText)
     }
 
     @Test func aTreeIsCreatedThenUpdatedAndAnsweredWhole() async throws {
@@ -40,9 +47,11 @@ import TestSupport
             let order = try #require(created["objectId"] as? String)
             #expect(created["created"] is Int && created["___class"] as? String == "Order")
             let customer = try #require(created["customer"] as? [String: Any])
-            #expect(customer["objectId"] is String && (customer["address"] as? [String: Any])?["name"] as? String == "Oslo")
+            #expect(
+                customer["objectId"] is String && (customer["address"] as? [String: Any])?["name"] as? String == "Oslo")
             let items = try #require(created["items"] as? [[String: Any]])
-            #expect(items.map { $0["name"] as? String } == ["pen", "ink"] && items.allSatisfy { $0["objectId"] is String })
+            #expect(
+                items.map { $0["name"] as? String } == ["pen", "ink"] && items.allSatisfy { $0["objectId"] is String })
             #expect(try await fixture.children("Order", order, "items") == ["pen", "ink"])
 
             // Update: the pen changes partially, a new item joins, the ink leaves the relation (not
@@ -50,7 +59,8 @@ import TestSupport
             let pen = try #require(items[0]["objectId"] as? String)
             let updated = try await deepSave(
                 fixture, "Order",
-                #"{"objectId": "\#(order)", "items": [{"objectId": "\#(pen)", "price": 3}, {"name": "cap", "price": 1}], "customer": null}"#)
+                #"{"objectId": "\#(order)", "items": [{"objectId": "\#(pen)", "price": 3}, {"name": "cap", "price": 1}], "customer": null}"#
+            )
             #expect(updated["name"] as? String == "o1" && updated["customer"] is NSNull)
             let updatedItems = try #require(updated["items"] as? [[String: Any]])
             #expect(updatedItems.map { $0["price"] as? Int } == [3, 1] && updatedItems[0]["name"] as? String == "pen")
@@ -94,19 +104,29 @@ import TestSupport
                 ("Order", #"{"name": "o", "items": \#(many)}"#, 1021),
                 ("Customer", #"{"name": "a", "__subID": "x", "address": {"__originSubID": "x"}}"#, 1022),
                 ("Order", #"{"name": "o", "items": [{"__originSubID": "nowhere"}]}"#, 1022),
-                ("Order", #"{"name": "o", "items": [{"name": "a", "__subID": "d"}, {"name": "b", "__subID": "d"}]}"#, 1022),
+                (
+                    "Order", #"{"name": "o", "items": [{"name": "a", "__subID": "d"}, {"name": "b", "__subID": "d"}]}"#,
+                    1022
+                ),
                 // Failures deep inside: an unknown column, an unknown object, two children for a 1:1.
                 ("Order", #"{"name": "o", "items": [{"name": "a"}, {"name": "b", "colour": "red"}]}"#, 1011),
-                ("Order", #"{"name": "o", "customer": {"name": "c", "address": {"objectId": "missing", "name": "x"}}}"#, 1000),
+                (
+                    "Order",
+                    #"{"name": "o", "customer": {"name": "c", "address": {"objectId": "missing", "name": "x"}}}"#, 1000
+                ),
                 ("Order", #"{"name": "o", "customer": [{"name": "c1"}, {"name": "c2"}]}"#, 1028),
                 ("Order", #"{"name": "o", "items": [1]}"#, 1022),
                 ("Order", #"{"name": "o", "meta": {"__subID": "m"}, "items": [{"__originSubID": "m"}]}"#, 1022),
                 ("Nothing", #"{"name": "o"}"#, 1009),
             ]
             for (table, json, code) in cases {
-                try await fixture.expectCode(code, String(json.prefix(60))) { try await deepSave(fixture, table, json).count }
+                try await fixture.expectCode(code, String(json.prefix(60))) {
+                    try await deepSave(fixture, table, json).count
+                }
             }
-            for table in ["Order", "Item", "Customer", "Address"] { #expect(try await fixture.rowCount(table) == 0, "\(table)") }
+            for table in ["Order", "Item", "Customer", "Address"] {
+                #expect(try await fixture.rowCount(table) == 0, "\(table)")
+            }
         }
     }
 }

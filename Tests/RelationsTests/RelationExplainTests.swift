@@ -2,8 +2,8 @@ import Foundation
 import InternalProtocol
 import PostgresNIO
 import QueryLanguage
-import Testing
 import TestSupport
+import Testing
 
 @testable import DataEngine
 
@@ -21,11 +21,15 @@ import TestSupport
                 ("Orders", [ColumnSchema(name: "n", type: .int)]), ("Maker", [ColumnSchema(name: "n", type: .int)]),
                 ("Item", [ColumnSchema(name: "price", type: .int, indexed: true)]),
             ] {
-                _ = try await fixture.engine.addColumns(table, columns: columns, identity: fixture.serverCode, logger: fixture.logger)
-            }
-            for (table, relation, target, many) in [("Orders", "items", "Item", true), ("Item", "maker", "Maker", false)] {
                 _ = try await fixture.engine.addColumns(
-                    table, columns: [], relations: [RelationDefinition(name: relation, relatedTable: target, isMany: many)],
+                    table, columns: columns, identity: fixture.serverCode, logger: fixture.logger)
+            }
+            for (table, relation, target, many) in [
+                ("Orders", "items", "Item", true), ("Item", "maker", "Maker", false),
+            ] {
+                _ = try await fixture.engine.addColumns(
+                    table, columns: [],
+                    relations: [RelationDefinition(name: relation, relatedTable: target, isMany: many)],
                     identity: fixture.serverCode, logger: fixture.logger)
             }
             let catalog = try await fixture.engine.cache.catalog(for: fixture.appID)
@@ -52,7 +56,8 @@ import TestSupport
                 "ANALYZE \(schema).\"\(items.linkTable)\"", "ANALYZE \(schema).\"\(maker.linkTable)\"",
             ]
             for statement in setUp {
-                _ = try await fixture.database.query(PostgresQuery(unsafeSQL: statement), logger: fixture.logger).collect()
+                _ = try await fixture.database.query(PostgresQuery(unsafeSQL: statement), logger: fixture.logger)
+                    .collect()
             }
             let big: Set<String> = ["Orders", "Item", "Maker", items.linkTable, maker.linkTable]
             let loader = RelationLoader(
@@ -62,7 +67,8 @@ import TestSupport
 
             let page = (1...10).map { "O\($0)" }
             let level1 = try loader.statement(
-                items, parents: page, parentTable: orders, childTable: item, grants: grants, condition: nil, budget: 10_000)
+                items, parents: page, parentTable: orders, childTable: item, grants: grants, condition: nil,
+                budget: 10_000)
             try await expectIndexesOnly(level1, big, uses: items.linkTable, fixture)
             let children = (1...100).map { "I\($0 * 7)" }
             let level2 = try loader.statement(
@@ -83,11 +89,17 @@ import TestSupport
     }
 
     /// Expects `sql`'s plan to scan none of `tables` sequentially and to use an index of `link`.
-    private func expectIndexesOnly(_ sql: SQL, _ tables: Set<String>, uses link: String, _ fixture: EngineFixture) async throws {
+    private func expectIndexesOnly(_ sql: SQL, _ tables: Set<String>, uses link: String, _ fixture: EngineFixture)
+        async throws
+    {
         let nodes = try await fixture.plan(sql)
         let scans = nodes.filter { ($0["Node Type"] as? String)?.contains("Scan") == true }
-        let sequential = scans.filter { $0["Node Type"] as? String == "Seq Scan" && tables.contains($0["Relation Name"] as? String ?? "") }
+        let sequential = scans.filter {
+            $0["Node Type"] as? String == "Seq Scan" && tables.contains($0["Relation Name"] as? String ?? "")
+        }
         #expect(sequential.isEmpty, "\(sequential)")
-        #expect(scans.contains { ($0["Index Name"] as? String)?.hasPrefix(link) == true }, "an index of the link table: \(scans)")
+        #expect(
+            scans.contains { ($0["Index Name"] as? String)?.hasPrefix(link) == true },
+            "an index of the link table: \(scans)")
     }
 }

@@ -4,8 +4,8 @@ import InternalProtocol
 import Permissions
 import PropertyBased
 import QueryLanguage
-import Testing
 import TestSupport
+import Testing
 
 /// Relations against oracles, property-based: random sequences of set/add/delete (by ids or by a
 /// where clause, on a 1:N and a 1:1 relation) must count, link and load exactly as an in-memory
@@ -27,9 +27,12 @@ import TestSupport
 
         static let nodes = 6
         static let generator = zip(
-            Gen.bool, Gen.int(in: 0...2), Gen.int(in: 0...(nodes - 1)), Gen.int(in: 0...(nodes - 1)).array(of: 0...3), Gen.bool
+            Gen.bool, Gen.int(in: 0...2), Gen.int(in: 0...(nodes - 1)), Gen.int(in: 0...(nodes - 1)).array(of: 0...3),
+            Gen.bool
         ).map { parts in
-            Step(many: parts.0, change: [.set, .add, .delete][parts.1], parent: parts.2, children: parts.3, byWhere: parts.4)
+            Step(
+                many: parts.0, change: [.set, .add, .delete][parts.1], parent: parts.2, children: parts.3,
+                byWhere: parts.4)
         }
     }
 
@@ -113,7 +116,8 @@ import TestSupport
                     let expected = model.apply(step)
                     do {
                         let count = try await fixture.change(
-                            step.change, "Node", ids[step.parent], try RelationColumnArgument(step.many ? "friends" : "best"), children)
+                            step.change, "Node", ids[step.parent],
+                            try RelationColumnArgument(step.many ? "friends" : "best"), children)
                         #expect(expected == .success(count), "\(step)")
                     } catch let error as ErrorEnvelope {
                         #expect(expected == .failure(error.code), "\(step): \(error.message)")
@@ -122,24 +126,34 @@ import TestSupport
                 let index = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
                 for parent in 0..<Step.nodes {
                     let friends = try await fixture.load("Node", ids[parent], "friends", [("pageSize", "100")])
-                    #expect(friends.compactMap { index[$0["objectId"] as? String ?? ""] } == model.friends[parent], "friends of \(parent)")
+                    #expect(
+                        friends.compactMap { index[$0["objectId"] as? String ?? ""] } == model.friends[parent],
+                        "friends of \(parent)")
                     let best = try await fixture.load("Node", ids[parent], "best", [])
                     let expectedBest: [Int] = model.best[parent].map { [$0] } ?? []
-                    #expect(best.compactMap { index[$0["objectId"] as? String ?? ""] } == expectedBest, "best of \(parent)")
+                    #expect(
+                        best.compactMap { index[$0["objectId"] as? String ?? ""] } == expectedBest, "best of \(parent)")
                 }
                 let found = try await fixture.find(
                     "Node", [("loadRelations", "friends,best"), ("relationsPageSize", "100"), ("sortBy", "v")])
                 for (parent, object) in found.enumerated() {
                     let friends = (object["friends"] as? [[String: Any]] ?? []).map { $0["v"] as? Int }
                     #expect(friends == model.friends[parent], "loaded friends of \(parent)")
-                    #expect((object["best"] as? [String: Any])?["v"] as? Int == model.best[parent], "loaded best of \(parent)")
+                    #expect(
+                        (object["best"] as? [String: Any])?["v"] as? Int == model.best[parent],
+                        "loaded best of \(parent)")
                 }
                 for threshold in [0, 3] {
                     let expected = (0..<Step.nodes).filter { model.friends[$0].contains { $0 >= threshold } }
                     #expect(try await vs(fixture, "friends.v >= \(threshold)") == expected, "friends.v >= \(threshold)")
-                    #expect(try await vs(fixture, "best.v = \(threshold)") == (0..<Step.nodes).filter { model.best[$0] == threshold })
-                    #expect(try await vs(fixture, "Node[friends].v = \(threshold)") == model.friends[threshold].sorted())
-                    let notLinked = (0..<Step.nodes).filter { parent in !model.friends[parent].contains { $0 >= threshold } }
+                    #expect(
+                        try await vs(fixture, "best.v = \(threshold)")
+                            == (0..<Step.nodes).filter { model.best[$0] == threshold })
+                    #expect(
+                        try await vs(fixture, "Node[friends].v = \(threshold)") == model.friends[threshold].sorted())
+                    let notLinked = (0..<Step.nodes).filter { parent in
+                        !model.friends[parent].contains { $0 >= threshold }
+                    }
                     #expect(try await vs(fixture, "NOT (friends.v >= \(threshold))") == notLinked)
                 }
             }
@@ -148,24 +162,34 @@ import TestSupport
 
     /// The `v` of every node a where clause selects, ascending.
     private func vs(_ fixture: EngineFixture, _ clause: String) async throws -> [Int] {
-        try await fixture.find("Node", [("where", clause), ("sortBy", "v"), ("pageSize", "100")]).compactMap { $0["v"] as? Int }
+        try await fixture.find("Node", [("where", clause), ("sortBy", "v"), ("pageSize", "100")]).compactMap {
+            $0["v"] as? Int
+        }
     }
 
     @Test func loadedChildrenAreThoseThePermissionOracleLetsTheCallerFind() async throws {
         try await EngineFixture.with { fixture in
             let docs = try await fixture.seedDocs()
-            let holder = try #require(try await fixture.create("Holder", #"{"name": "h"}"#, as: fixture.serverCode)["objectId"] as? String)
+            let holder = try #require(
+                try await fixture.create("Holder", #"{"name": "h"}"#, as: fixture.serverCode)["objectId"] as? String)
             _ = try await fixture.engine.changeRelation(
-                .set, table: "Holder", parentID: holder, argument: try RelationColumnArgument("docs:Doc:n"), children: .ids(docs),
+                .set, table: "Holder", parentID: holder, argument: try RelationColumnArgument("docs:Doc:n"),
+                children: .ids(docs),
                 identity: fixture.serverCode, logger: fixture.logger)
-            let query = try FindQuery(QueryParameters(queryItems: [(name: "relationsPageSize", value: "100"), (name: "pageSize", value: "100")]))
-            await propertyCheck(count: 40, input: PermissionFact.app(upTo: 14), PermissionCallers.generator(appID: fixture.appID)) {
+            let query = try FindQuery(
+                QueryParameters(queryItems: [
+                    (name: "relationsPageSize", value: "100"), (name: "pageSize", value: "100"),
+                ]))
+            await propertyCheck(
+                count: 40, input: PermissionFact.app(upTo: 14), PermissionCallers.generator(appID: fixture.appID)
+            ) {
                 facts, caller in
                 let scenario = try await fixture.storePermissions(facts, ids: docs)
                 let expected = fixture.allowed(scenario, caller, .find, docs)
                 let loaded = try await EngineFixture.unlessDenied {
                     try await fixture.engine.loadRelation(
-                        table: "Holder", parentID: holder, argument: try RelationColumnArgument("docs"), query: query, identity: caller,
+                        table: "Holder", parentID: holder, argument: try RelationColumnArgument("docs"), query: query,
+                        identity: caller,
                         logger: fixture.logger
                     ).map { try fixture.decode($0)["objectId"] as? String }
                 }
@@ -176,7 +200,9 @@ import TestSupport
                     try await fixture.engine.find("Holder", query: withDocs, identity: caller, logger: fixture.logger)
                 }
                 for text in holders ?? [] {
-                    let ids = (try fixture.decode(text)["docs"] as? [[String: Any]] ?? []).map { $0["objectId"] as? String }
+                    let ids = (try fixture.decode(text)["docs"] as? [[String: Any]] ?? []).map {
+                        $0["objectId"] as? String
+                    }
                     #expect(ids.compactMap { $0 } == expected, "loadRelations")
                 }
             }

@@ -1,8 +1,8 @@
 import Foundation
 import InternalProtocol
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 
 /// The relation API through the gateway, in each SDK generation's variant (§3.4, §8).
 @Suite(.timeLimit(.minutes(20))) struct RelationRoutesTests {
@@ -11,25 +11,37 @@ import TestSupport
             let ids = try await cluster.createNamed("Person", ["Ann", "Bob", "Cy", "Di"])
             let (ann, bob, cy, di) = (ids[0], ids[1], ids[2], ids[3])
             // Set with ids declares the column (the colon raw or percent-encoded).
-            #expect(try await cluster.send(.POST, "/data/Person/\(ann)/friends:Person:n", #"["\#(bob)", "\#(cy)"]"#).text == "2")
-            #expect(try await cluster.send(.PUT, "/data/Person/\(ann)/friends%3APerson%3An", #"["\#(di)", "missing"]"#).text == "1")
+            #expect(
+                try await cluster.send(.POST, "/data/Person/\(ann)/friends:Person:n", #"["\#(bob)", "\#(cy)"]"#).text
+                    == "2")
+            #expect(
+                try await cluster.send(.PUT, "/data/Person/\(ann)/friends%3APerson%3An", #"["\#(di)", "missing"]"#).text
+                    == "1")
             // By condition: no body, no content type (the JS SDK).
             let added = try await cluster.send(.PUT, "/data/Person/\(bob)/friends?whereClause=name%20%3D%20%27Ann%27")
             #expect(added.text == "1", "\(added.text)")
-            let removed = try await cluster.send(.DELETE, "/data/Person/\(ann)/friends?whereClause=name%20IN%20(%27Bob%27%2C%27Cy%27)")
+            let removed = try await cluster.send(
+                .DELETE, "/data/Person/\(ann)/friends?whereClause=name%20IN%20(%27Bob%27%2C%27Cy%27)")
             #expect(removed.text == "2")
             #expect(try await cluster.send(.DELETE, "/data/Person/\(ann)/friends", #"["\#(di)"]"#).text == "1")
-            #expect(try await cluster.send(.POST, "/data/Person/\(ann)/friends", #"["\#(bob)", "\#(cy)", "\#(di)"]"#).text == "3")
+            #expect(
+                try await cluster.send(.POST, "/data/Person/\(ann)/friends", #"["\#(bob)", "\#(cy)", "\#(di)"]"#).text
+                    == "3")
 
             // Loading: GET (query string, `property=` repeated, `where` or `whereClause`) and POST …/load.
             let page = try await cluster.send(.GET, "/data/Person/\(ann)/friends?pageSize=2&offset=1&property=name")
             #expect(try page.names() == ["Cy", "Di"], "\(page.text)")
             #expect(try await cluster.send(.GET, "/data/Person/\(ann)/friends?where=name%3D%27Di%27").names() == ["Di"])
-            #expect(try await cluster.send(.GET, "/data/Person/\(ann)/friends?whereClause=name%3D%27Cy%27").names() == ["Cy"])
-            let sorted = try await cluster.send(.GET, "/data/Person/\(ann)/friends?sortBy=name%20desc&props=name,objectId")
+            #expect(
+                try await cluster.send(.GET, "/data/Person/\(ann)/friends?whereClause=name%3D%27Cy%27").names() == [
+                    "Cy"
+                ])
+            let sorted = try await cluster.send(
+                .GET, "/data/Person/\(ann)/friends?sortBy=name%20desc&props=name,objectId")
             #expect(try sorted.names() == ["Di", "Cy", "Bob"])
             let posted = try await cluster.send(
-                .POST, "/data/Person/\(ann)/friends/load", #"{"pageSize": 1, "offset": 0, "sortBy": "name", "props": ["name"]}"#)
+                .POST, "/data/Person/\(ann)/friends/load",
+                #"{"pageSize": 1, "offset": 0, "sortBy": "name", "props": ["name"]}"#)
             #expect(try posted.names() == ["Bob"], "\(posted.text)")
             let properties = try await cluster.send(.GET, "/data/Person/properties")
             #expect(properties.text.contains(#""relatedTable":"Person""#))
@@ -39,12 +51,17 @@ import TestSupport
     @Test func refusalsAreClientErrorsAndChangeNothing() async throws {
         try await TestCluster.shared { cluster async throws in
             let ids = try await cluster.createNamed("Person", ["Ann", "Bob"])
-            #expect(try await cluster.send(.POST, "/data/Person/\(ids[0])/friends:Person:n", #"["\#(ids[1])"]"#).text == "1")
+            #expect(
+                try await cluster.send(.POST, "/data/Person/\(ids[0])/friends:Person:n", #"["\#(ids[1])"]"#).text == "1"
+            )
             let tenThousand = "[" + (0..<10_000).map { "\"id\($0)\"" }.joined(separator: ",") + "]"
             let cases: [(HTTPMethod, String, String?, Int)] = [
                 (.PUT, "/data/Person/\(ids[0])/friends", tenThousand, 1021),
                 (.PUT, "/data/Person/\(ids[0])/x%22%3B%20DROP%20TABLE%20%22Person%22%3B--", #"["\#(ids[1])"]"#, 1020),
-                (.PUT, "/data/Person/\(ids[0])/friends%3APerson%22%3B%20DROP%20TABLE%20x%3An", #"["\#(ids[1])"]"#, 1020),
+                (
+                    .PUT, "/data/Person/\(ids[0])/friends%3APerson%22%3B%20DROP%20TABLE%20x%3An", #"["\#(ids[1])"]"#,
+                    1020
+                ),
                 (.PUT, "/data/Person/\(ids[0])/friends", #"{"id": 1}"#, 1022),
                 (.PUT, "/data/Person/\(ids[0])/friends", nil, 1022),
                 (.PUT, "/data/Person/\(ids[0])/friends?whereClause=name%20%3D", nil, 1017),
@@ -70,7 +87,8 @@ import TestSupport
             let ids = try await cluster.createNamed("Person", ["Ann"])
             #expect(try await cluster.send(.POST, "/data/Person/\(ids[0])/friends:Person:n", "[]").text == "0")
             let saved = try await cluster.send(
-                .PUT, "/data/Person/deep-save", #"{"objectId": "\#(ids[0])", "friends": [{"name": "Bob"}, {"name": "Cy"}]}"#)
+                .PUT, "/data/Person/deep-save",
+                #"{"objectId": "\#(ids[0])", "friends": [{"name": "Bob"}, {"name": "Cy"}]}"#)
             #expect(saved.status == 200, "\(saved.text)")
             #expect(((saved.json["friends"] as? [[String: Any]]) ?? []).map { $0["name"] as? String } == ["Bob", "Cy"])
             let work = #"""
@@ -81,7 +99,8 @@ import TestSupport
             let answer = try await cluster.send(.POST, "/transaction/unit-of-work", work)
             #expect(answer.json["success"] as? Bool == true, "\(answer.text)")
             let found = try await cluster.send(.GET, "/data/Person?where=name%3D%27Ann%27&loadRelations=friends")
-            let friends = try #require(try JSONSerialization.jsonObject(with: found.body) as? [[String: Any]]).first?["friends"]
+            let friends = try #require(try JSONSerialization.jsonObject(with: found.body) as? [[String: Any]]).first?[
+                "friends"]
             #expect((friends as? [[String: Any]])?.map { $0["name"] as? String } == ["Bob"], "\(found.text)")
         }
     }
@@ -89,9 +108,12 @@ import TestSupport
     @Test func theGatewayRefusesWhatNoParentCouldAllow() async throws {
         try await TestCluster.shared { cluster async throws in
             let ids = try await cluster.createNamed("Person", ["Ann", "Bob"])
-            #expect(try await cluster.send(.POST, "/data/Person/\(ids[0])/friends:Person:n", #"["\#(ids[1])"]"#).text == "1")
+            #expect(
+                try await cluster.send(.POST, "/data/Person/\(ids[0])/friends:Person:n", #"["\#(ids[1])"]"#).text == "1"
+            )
             let denied = try await cluster.send(
-                .PUT, "/data/Person/permissions/DENY", #"{"permission": "LOAD_RELATIONS", "role": "*"}"#, key: .serverCode)
+                .PUT, "/data/Person/permissions/DENY", #"{"permission": "LOAD_RELATIONS", "role": "*"}"#,
+                key: .serverCode)
             #expect(denied.status == 200, "\(denied.text)")
             let load = try await cluster.send(.GET, "/data/Person/\(ids[0])/friends")
             #expect(load.status == 403 && load.json["code"] as? Int == 1023, "\(load.text)")

@@ -1,8 +1,8 @@
 import DataEngine
 import Foundation
 import InternalProtocol
-import Testing
 import TestSupport
+import Testing
 
 /// ADD_RELATION, SET_RELATION and DELETE_RELATION in units of work: ids, references to earlier
 /// results (an object, a bulk create's ids, a FIND's objects, by index or whole), conditions, and
@@ -10,7 +10,8 @@ import TestSupport
 @Suite(.timeLimit(.minutes(20))) struct RelationUnitOfWorkTests {
     private func run(_ fixture: EngineFixture, _ operations: String) async throws -> [String: Any] {
         let work = try UnitOfWork(body: try JSONParser.parse(#"{"operations": [\#(operations)]}"#))
-        return try fixture.decode(try await fixture.engine.execute(work, identity: fixture.rest, logger: fixture.logger).jsonText)
+        return try fixture.decode(
+            try await fixture.engine.execute(work, identity: fixture.rest, logger: fixture.logger).jsonText)
     }
 
     private func result(_ envelope: [String: Any], _ id: String) -> Any? {
@@ -50,7 +51,8 @@ import TestSupport
             let counts = ["addBob", "addMany", "dropFound", "setCy", "addDi"].map { result(envelope, $0) as? Int }
             #expect(counts == [1, 2, 2, 1, 1])
             #expect(try await fixture.children("Person", ann, "friends") == ["Bob", "Di"])
-            let bob = try #require(try await fixture.find("Person", [("where", "name = 'Bob'")]).first?["objectId"] as? String)
+            let bob = try #require(
+                try await fixture.find("Person", [("where", "name = 'Bob'")]).first?["objectId"] as? String)
             #expect(try await fixture.children("Person", bob, "friends") == ["Cy"])
         }
     }

@@ -1,6 +1,6 @@
 import RelationsService
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(20))) struct RelationsServiceTests {
     @Test func readyWithItsDatabase() async throws {

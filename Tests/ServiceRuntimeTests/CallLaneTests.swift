@@ -9,8 +9,12 @@ import Testing
 /// Call lanes in memory: a caller's end and a callee's whose writers feed each other's readers.
 @Suite(.timeLimit(.minutes(2))) struct CallLaneTests {
     static let frames: [CallFrame] = [
-        .call(id: 3, CallHead(method: .post, target: "/data/Person?x=é", headers: [.contentType: "application/json"]), body: ByteBuffer(string: "{}")),
-        .answer(id: 3, AnswerHead(status: 201, headers: [.sessionsChanged: "u1"]), part: ByteBuffer(string: "[1]"), fin: true),
+        .call(
+            id: 3, CallHead(method: .post, target: "/data/Person?x=é", headers: [.contentType: "application/json"]),
+            body: ByteBuffer(string: "{}")),
+        .answer(
+            id: 3, AnswerHead(status: 201, headers: [.sessionsChanged: "u1"]), part: ByteBuffer(string: "[1]"),
+            fin: true),
         .answer(id: 4, AnswerHead(status: 200, headers: [:]), part: ByteBuffer(repeating: 1, count: 3_000), fin: false),
         .part(id: 4, ByteBuffer(repeating: 2, count: 10), fin: false),
         .part(id: 4, ByteBuffer(), fin: true),
@@ -49,8 +53,10 @@ import Testing
     private static func describe(_ frame: CallFrame) -> String {
         func fields(_ headers: HTTPFields) -> String { headers.map { "\($0.name)=\($0.value)" }.joined(separator: ",") }
         switch frame {
-        case .call(let id, let head, let body): return "call \(id) \(head.method) \(head.target) \(fields(head.headers)) \(String(buffer: body))"
-        case .answer(let id, let head, let part, let fin): return "answer \(id) \(head.status) \(fields(head.headers)) \(part.readableBytes) \(fin)"
+        case .call(let id, let head, let body):
+            return "call \(id) \(head.method) \(head.target) \(fields(head.headers)) \(String(buffer: body))"
+        case .answer(let id, let head, let part, let fin):
+            return "answer \(id) \(head.status) \(fields(head.headers)) \(part.readableBytes) \(fin)"
         case .part(let id, let part, let fin): return "part \(id) \(part.readableBytes) \(fin)"
         case .credit(let id, let bytes): return "credit \(id) \(bytes)"
         case .cancel(let id): return "cancel \(id)"

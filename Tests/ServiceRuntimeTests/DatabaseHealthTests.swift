@@ -1,8 +1,8 @@
 import Logging
 import PostgresSupport
 import ServiceLifecycle
-import Testing
 import TestSupport
+import Testing
 
 /// ``DatabaseHealth`` finds a server it can reach reachable and one that refuses connections
 /// unreachable, without waiting on any pool.
@@ -10,7 +10,8 @@ import TestSupport
     @Test func aServerThatAnswersIsReachableAndARefusingOneIsNot() async throws {
         var closed = TestDatabase.server
         closed.port = try await FreePort.next()
-        let up = DatabaseHealth(configuration: TestDatabase.server, interval: .milliseconds(50), logger: TestDatabase.logger)
+        let up = DatabaseHealth(
+            configuration: TestDatabase.server, interval: .milliseconds(50), logger: TestDatabase.logger)
         let down = DatabaseHealth(configuration: closed, interval: .milliseconds(50), logger: TestDatabase.logger)
         let group = ServiceGroup(configuration: .init(services: [up, down], logger: TestDatabase.logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in

@@ -8,8 +8,8 @@ import NIOSSL
 import ServiceLifecycle
 import ServiceRuntime
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The internal protocol over a real HTTP/2 + mutual TLS server and the real client.
 @Suite(.timeLimit(.minutes(20))) struct InternalProtocolTests {
@@ -123,7 +123,8 @@ import TestSupport
     /// hundred others took 13 s).
     private func context(
         _ requestID: String = CallContext.newRequestID(),
-        timeout: TimeAmount = .milliseconds(Int64(TestPKI.internalTimeout.components.seconds * 1000)))
+        timeout: TimeAmount = .milliseconds(Int64(TestPKI.internalTimeout.components.seconds * 1000))
+    )
         -> CallContext
     {
         CallContext(requestID: requestID, deadline: .now() + timeout, logger: TestDatabase.logger)
@@ -164,7 +165,9 @@ import TestSupport
             #expect(echo.requestID == "req-42")
             #expect(echo.traceparent == call.traceparent)
             #expect(echo.identity == .anonymous(appId: "APP", keyKind: .js))
-            #expect(echo.remainingMilliseconds > 0 && echo.remainingMilliseconds <= TestPKI.internalTimeout.components.seconds * 1000)
+            #expect(
+                echo.remainingMilliseconds > 0
+                    && echo.remainingMilliseconds <= TestPKI.internalTimeout.components.seconds * 1000)
         }
     }
 
@@ -180,7 +183,8 @@ import TestSupport
         try await withServer { client, _, _ async throws in
             let started = ContinuousClock.now
             await #expect(throws: ErrorEnvelope.deadlineExceeded(.data)) {
-                try await client.call(SlowOperation.self, Empty(), on: .data, context: context(timeout: .milliseconds(300)))
+                try await client.call(
+                    SlowOperation.self, Empty(), on: .data, context: context(timeout: .milliseconds(300)))
             }
             // Answered before the handler could have finished, however busy the machine.
             #expect(ContinuousClock.now - started < Self.slowOperationDuration)
@@ -209,7 +213,8 @@ import TestSupport
                 eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
             try await withShutdown(anonymous) {
                 await #expect(throws: (any Error).self) {
-                    _ = try await anonymous.execute(Self.post(baseURL, EchoOperation.self, body: "{}"), timeout: .seconds(30))
+                    _ = try await anonymous.execute(
+                        Self.post(baseURL, EchoOperation.self, body: "{}"), timeout: .seconds(30))
                 }
             }
             #expect(counter.count == 0)
@@ -225,7 +230,8 @@ import TestSupport
     }
 
     @Test func aCertificateNamingNoServiceIsRefused() async throws {
-        try await expectRefused(presenting: TestPKI.material(commonName: "intruder"), with: [ErrorEnvelope.originRefused])
+        try await expectRefused(
+            presenting: TestPKI.material(commonName: "intruder"), with: [ErrorEnvelope.originRefused])
     }
 
     @Test func aMalformedBodyIsA400() async throws {

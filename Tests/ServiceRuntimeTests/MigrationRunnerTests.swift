@@ -1,8 +1,8 @@
 import Logging
 import PostgresNIO
 import PostgresSupport
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(20))) struct MigrationRunnerTests {
     static let migrations: [any DatabaseMigration] = [

@@ -18,7 +18,9 @@ import Testing
         }
         var altered = Array(sealed.utf8)
         altered[10] = altered[10] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
-        #expect(throws: SecretBox.Unopenable.self) { try box.open(String(decoding: altered, as: UTF8.self), context: "push/apns/app1") }
+        #expect(throws: SecretBox.Unopenable.self) {
+            try box.open(String(decoding: altered, as: UTF8.self), context: "push/apns/app1")
+        }
         #expect(throws: SecretBox.Unopenable.self) { try box.open("v2.AAAA", context: "push/apns/app1") }
     }
 

@@ -7,11 +7,15 @@ import Testing
 /// Socket lanes in memory: two ends whose writers feed each other's readers.
 @Suite(.timeLimit(.minutes(2))) struct SocketLaneTests {
     static let frames: [LaneFrame] = [
-        .open(socket: 7, SocketOpening(resource: "rt/socket?EIO=4&x=é", headers: [.init(name: "x-baas-identity", value: "{\"a\":1}")])),
+        .open(
+            socket: 7,
+            SocketOpening(
+                resource: "rt/socket?EIO=4&x=é", headers: [.init(name: "x-baas-identity", value: "{\"a\":1}")])),
         .accepted(socket: 7),
         .refused(socket: 8, status: 404, body: ByteBuffer(string: #"{"code":404}"#)),
         .frame(socket: 7, .text("hello")),
-        .frame(socket: 7, SocketFrame(kind: .continuation, fin: false, payload: ByteBuffer(repeating: 1, count: 3_000))),
+        .frame(
+            socket: 7, SocketFrame(kind: .continuation, fin: false, payload: ByteBuffer(repeating: 1, count: 3_000))),
         .frame(socket: 7, .close(code: 4002, reason: "asked")),
         .credit(socket: 7, bytes: 131_072),
         .finish(socket: 7),
@@ -91,11 +95,17 @@ import Testing
         let pair = Pair()
         pair.start()
         let (refused, answer) = try await pair.open("refuse")
-        guard case .refused(404, let body) = answer else { Issue.record("\(answer)"); return }
+        guard case .refused(404, let body) = answer else {
+            Issue.record("\(answer)")
+            return
+        }
         #expect(String(buffer: body) == "no" && pair.gateway.count == 0 && refused.id != 0)
 
         let (socket, accepted) = try await pair.open()
-        guard case .accepted = accepted else { Issue.record("\(accepted)"); return }
+        guard case .accepted = accepted else {
+            Issue.record("\(accepted)")
+            return
+        }
         let served = try #require(pair.accepted.socket(socket.id))
         #expect(await socket.send(.text("ping")))
         #expect(await served.next() == .text("ping"))

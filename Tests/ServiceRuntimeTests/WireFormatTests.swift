@@ -17,7 +17,9 @@ import Testing
 
     @Test func identity() throws {
         let identity = Identity(appId: "A", keyKind: .ios, userId: "U", roles: ["AuthenticatedUser", "IOSUser"])
-        #expect(try json(identity) == #"{"appId":"A","keyKind":"IOS","roles":["AuthenticatedUser","IOSUser"],"userId":"U"}"#)
+        #expect(
+            try json(identity) == #"{"appId":"A","keyKind":"IOS","roles":["AuthenticatedUser","IOSUser"],"userId":"U"}"#
+        )
         #expect(try Identity(headerValue: identity.headerValue()) == identity)
         #expect(try !identity.headerValue().contains(where: { "+/=".contains($0) }))
     }
@@ -57,7 +59,9 @@ import Testing
         #expect(
             try json(ResolveAPIKey.Response(appId: "A", appName: "N", keyKind: .serverCode))
                 == #"{"appId":"A","appName":"N","keyKind":"SERVER_CODE"}"#)
-        #expect(try json(SystemStatus.Response(service: .geo, ready: false, detail: "x")) == #"{"detail":"x","ready":false,"service":"geo"}"#)
+        #expect(
+            try json(SystemStatus.Response(service: .geo, ready: false, detail: "x"))
+                == #"{"detail":"x","ready":false,"service":"geo"}"#)
         #expect(try json(GetApp.Response(appId: "A", name: "N")) == #"{"appId":"A","name":"N"}"#)
         #expect(try json(Empty()) == "{}")
         #expect(try json(ResolveUserToken.Request(appId: "A", token: "T")) == #"{"appId":"A","token":"T"}"#)
@@ -67,7 +71,9 @@ import Testing
         var withSession = Identity(appId: "A", keyKind: .rest, userId: "U", roles: [])
         withSession.sessionId = "S"
         #expect(try json(withSession) == #"{"appId":"A","keyKind":"REST","roles":[],"sessionId":"S","userId":"U"}"#)
-        #expect(try json(SaveUser.Request(objectId: "U", object: #"{"password":"p"}"#)) == #"{"object":"{\"password\":\"p\"}","objectId":"U"}"#)
+        #expect(
+            try json(SaveUser.Request(objectId: "U", object: #"{"password":"p"}"#))
+                == #"{"object":"{\"password\":\"p\"}","objectId":"U"}"#)
         #expect(try json(SaveUser.Request(objectId: nil, object: "{}")) == #"{"object":"{}"}"#)
         #expect(try json(SaveUser.Response(user: "{}", endedSessions: true)) == #"{"endedSessions":true,"user":"{}"}"#)
         #expect(SaveUser.callers == [.data] && !SaveUser.isIdempotent)
@@ -84,10 +90,11 @@ import Testing
     }
 
     @Test func serviceNames() {
-        #expect(ServiceName.allCases.map(\.executable) == [
-            "gateway", "users-service", "data-service", "relations-service", "messaging-service", "files-service",
-            "geo-service",
-        ])
+        #expect(
+            ServiceName.allCases.map(\.executable) == [
+                "gateway", "users-service", "data-service", "relations-service", "messaging-service", "files-service",
+                "geo-service",
+            ])
         #expect(ServiceName(executable: "data-service") == .data)
         #expect(ServiceName(executable: "intruder") == nil)
     }
@@ -109,7 +116,9 @@ import Testing
                 + #"{"container":"doc","decision":"GRANT","kind":"user","operation":"Update","principal":"U"}],"#
                 + #""owner":[{"container":"doc","decision":"GRANT","operation":"Remove"}]},"version":7}"#)
         #expect(try JSONDecoder().decode(PermissionRulesLookup.Response.self, from: Data(text.utf8)) == response)
-        #expect(try JSONEncoder.sortedKeys.encode(PermissionRulesLookup.Request(appId: "A")) == Data(#"{"appId":"A"}"#.utf8))
+        #expect(
+            try JSONEncoder.sortedKeys.encode(PermissionRulesLookup.Request(appId: "A")) == Data(#"{"appId":"A"}"#.utf8)
+        )
     }
 }
 
@@ -125,7 +134,9 @@ import Testing
             #expect(PercentEncoding.decode(text, plusAsSpace: plus) == expected, "\(text)")
         }
         for text in ["a%20b+c", "%C3%A9", "x%2Fy", "k%3D7&z"] {
-            #expect(PercentEncoding.decode(text, plusAsSpace: true) == text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding)
+            #expect(
+                PercentEncoding.decode(text, plusAsSpace: true)
+                    == text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding)
         }
     }
 }

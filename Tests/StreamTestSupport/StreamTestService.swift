@@ -26,7 +26,8 @@ package enum StreamTestService: BackendService {
         let streamed = RouteOptions.streamed(limit: uploadLimit, idleTimeout: .seconds(60))
         routes.stream(.put, "files/hash/:id", options: streamed, doc: .test("Hashes an upload"), hashUpload)
         routes.stream(
-            .put, "files/small", options: .streamed(limit: smallLimit, idleTimeout: .seconds(60)), doc: .test("Takes a small upload")
+            .put, "files/small", options: .streamed(limit: smallLimit, idleTimeout: .seconds(60)),
+            doc: .test("Takes a small upload")
         ) {
             request, _ in
             var count = 0
@@ -51,14 +52,17 @@ package enum StreamTestService: BackendService {
     /// aborted), `files/lane/slow?id=` never answers (logged aborted once cancelled), and
     /// `files/lane/broken` fails after its first 128 KiB.
     static func registerLaneRoutes(_ routes: inout PublicRoutes) {
-        routes.stream(.get, "files/lane/blob/:size", options: .json, doc: .test("Answers a blob on a lane")) { request, context in
+        routes.stream(.get, "files/lane/blob/:size", options: .json, doc: .test("Answers a blob on a lane")) {
+            request, context in
             let size = try context.parameters.require("size", as: Int.self)
             let id = request.uri.queryParameters["id"].map(String.init)
             return Response(
                 status: .ok, headers: [.contentType: "application/octet-stream"],
                 body: ResponseBody(contentLength: size) { writer in
                     try await logged(id) {
-                        for try await chunk in CountedChunks(base: BytePattern(range: 0..<size), id: id) { try await writer.write(chunk) }
+                        for try await chunk in CountedChunks(base: BytePattern(range: 0..<size), id: id) {
+                            try await writer.write(chunk)
+                        }
                         try await writer.finish(nil)
                     }
                 })
@@ -135,7 +139,9 @@ package enum StreamTestService: BackendService {
 
     /// `size` bytes of the pattern with an ETag, honouring `If-None-Match` and one `Range`.
     @Sendable static func download(_ request: Request, _ context: PublicRequestContext) async throws -> Response {
-        guard let size = context.decodedParameter("size").flatMap(Int.init) else { throw ErrorEnvelope.badRequest("size") }
+        guard let size = context.decodedParameter("size").flatMap(Int.init) else {
+            throw ErrorEnvelope.badRequest("size")
+        }
         let etag = "\"blob-\(size)\""
         if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: [.eTag: etag]) }
         var range = 0..<size
@@ -147,7 +153,8 @@ package enum StreamTestService: BackendService {
             headers[.contentRange] = "bytes \(asked.lowerBound)-\(asked.upperBound - 1)/\(size)"
         }
         headers[.contentLength] = "\(range.count)"
-        let counted = CountedChunks(base: BytePattern(range: range), id: request.uri.queryParameters["id"].map(String.init))
+        let counted = CountedChunks(
+            base: BytePattern(range: range), id: request.uri.queryParameters["id"].map(String.init))
         return Response(
             status: status, headers: headers,
             body: .paced(counted, contentLength: range.count, eventLoop: context.eventLoop))

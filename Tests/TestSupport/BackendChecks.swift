@@ -65,7 +65,8 @@ package enum BackendChecks {
 
     static func context() -> CallContext {
         // Longer than a readiness check may wait, with slack for a loaded machine.
-        CallContext(deadline: .now() + .seconds(TestPKI.readinessTimeout.components.seconds + 25), logger: TestDatabase.logger)
+        CallContext(
+            deadline: .now() + .seconds(TestPKI.readinessTimeout.components.seconds + 25), logger: TestDatabase.logger)
     }
 
     /// With its database up: live, ready on both ports, metrics exposed.
@@ -116,7 +117,8 @@ package enum BackendChecks {
     {
         let manifest = Mutex<RouteManifest?>(nil)
         try await with(backend, database: database) { running async throws in
-            let answer = try await running.client.call(SystemRoutes.self, Empty(), on: running.service, context: context())
+            let answer = try await running.client.call(
+                SystemRoutes.self, Empty(), on: running.service, context: context())
             manifest.withLock { $0 = answer }
         }
         return try #require(manifest.withLock { $0 })
@@ -142,8 +144,11 @@ package enum BackendChecks {
                         try await stranger.call(SystemRoutes.self, Empty(), on: running.service, context: context())
                     }
                     for route in manifest.routes {
-                        let path = route.path.split(separator: "/").map { $0.hasPrefix(":") || $0.hasPrefix("*") ? "x" : $0 }
-                        let answer = try await raw(stranger, route.method, path.joined(separator: "/"), running: running)
+                        let path = route.path.split(separator: "/").map {
+                            $0.hasPrefix(":") || $0.hasPrefix("*") ? "x" : $0
+                        }
+                        let answer = try await raw(
+                            stranger, route.method, path.joined(separator: "/"), running: running)
                         #expect(answer.status == 403, "\(route.method) \(route.path)")
                         #expect(answer.envelope == .callerRefused, "\(route.method) \(route.path)")
                     }

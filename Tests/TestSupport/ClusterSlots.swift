@@ -65,7 +65,10 @@ actor ClusterSlots {
     private static func report(asked: Duration, waited: Duration, held: Duration) {
         let name = Test.current.map { "\($0.name)" } ?? "?"
         let seconds = { (duration: Duration) in String(format: "%.1f", Double(duration.wholeMilliseconds) / 1_000) }
-        FileHandle.standardError.write(Data("[cluster slot] \(name) asked at \(seconds(asked)) s, waited \(seconds(waited)) s, held \(seconds(held)) s\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "[cluster slot] \(name) asked at \(seconds(asked)) s, waited \(seconds(waited)) s, held \(seconds(held)) s\n"
+                    .utf8))
     }
 
     /// Runs `body`, cancelling it once `limit` has passed.

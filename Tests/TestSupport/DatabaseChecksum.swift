@@ -39,13 +39,17 @@ package enum DatabaseChecksum {
             SELECT table_schema, table_name FROM information_schema.tables
             WHERE table_schema LIKE 'app\\_%' AND table_type = 'BASE TABLE' ORDER BY 1, 2
             """
-        for try await (schema, table) in try await client.query(list, logger: TestDatabase.logger).decode((String, String).self) {
+        for try await (schema, table) in try await client.query(list, logger: TestDatabase.logger).decode(
+            (String, String).self)
+        {
             tables.append((schema, table))
         }
         var digests: [String] = []
         for (schema, table) in tables {
-            let name = "\"\(schema.replacingOccurrences(of: "\"", with: "\"\""))\".\"\(table.replacingOccurrences(of: "\"", with: "\"\""))\""
-            let rows = PostgresQuery(unsafeSQL: "SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) FROM \(name) t")
+            let name =
+                "\"\(schema.replacingOccurrences(of: "\"", with: "\"\""))\".\"\(table.replacingOccurrences(of: "\"", with: "\"\""))\""
+            let rows = PostgresQuery(
+                unsafeSQL: "SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) FROM \(name) t")
             for try await digest in try await client.query(rows, logger: TestDatabase.logger).decode(String.self) {
                 digests.append("\(table)=\(digest)")
             }

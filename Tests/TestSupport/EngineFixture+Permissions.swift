@@ -41,7 +41,10 @@ extension EngineFixture {
                     VALUES ($1, $2, $3, $4, $5, $6)
                     ON CONFLICT (app_id, table_name, principal_kind, principal, operation) DO UPDATE SET decision = excluded.decision
                     """,
-                    [appID, fact.kind == .table ? "doc" : "", kind, name, fact.operation.rawValue, fact.decision.rawValue])
+                    [
+                        appID, fact.kind == .table ? "doc" : "", kind, name, fact.operation.rawValue,
+                        fact.decision.rawValue,
+                    ])
             case .owner:
                 try await sql(
                     """
@@ -74,7 +77,9 @@ extension EngineFixture {
     }
 
     /// The ids the oracle lets `caller` perform `operation` on, in `ids`' order.
-    package func allowed(_ scenario: PermissionScenario, _ caller: Identity, _ operation: DataOperation, _ ids: [String])
+    package func allowed(
+        _ scenario: PermissionScenario, _ caller: Identity, _ operation: DataOperation, _ ids: [String]
+    )
         -> [String]
     {
         ids.indices.filter { scenario.allows(caller, operation, object: $0, owner: PermissionCallers.owner(of: $0)) }

@@ -19,8 +19,9 @@ package enum FreePort {
             try Task.checkCancellation()
             let port = Int.random(in: 20_000..<32_000)
             guard await ledger.claim(port) else { continue }
-            guard let channel = try? await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .bind(host: "127.0.0.1", port: port).get()
+            guard
+                let channel = try? await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .bind(host: "127.0.0.1", port: port).get()
             else { continue }
             try await channel.close()
             return port

@@ -44,10 +44,13 @@ package enum PeerProcess {
 
     /// The repository's root.
     package static var repository: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
-    private static func waitForReady(_ folder: URL, process: Process, script: String, hint: String, log: URL) async throws {
+    private static func waitForReady(_ folder: URL, process: Process, script: String, hint: String, log: URL)
+        async throws
+    {
         for _ in 0..<1_200 {
             if FileManager.default.fileExists(atPath: folder.appendingPathComponent("ready").path) { return }
             guard !process.hasExited else {
@@ -61,12 +64,17 @@ package enum PeerProcess {
 
     /// Writes the test CA and a leaf it issued for `localhost` and 127.0.0.1 into `folder`:
     /// the arguments `--cert <path> --key <path>` and the CA's path.
-    package static func writeTLSFiles(into folder: URL, commonName: String) throws -> (arguments: [String], caFile: String) {
+    package static func writeTLSFiles(into folder: URL, commonName: String) throws -> (
+        arguments: [String], caFile: String
+    ) {
         let leaf = TestPKI.material(commonName: commonName).leaf
         let files = [
-            ("ca.pem", try TestPKI.authority.certificatePEM), ("cert.pem", try leaf.certificatePEM), ("key.pem", leaf.privateKeyPEM),
+            ("ca.pem", try TestPKI.authority.certificatePEM), ("cert.pem", try leaf.certificatePEM),
+            ("key.pem", leaf.privateKeyPEM),
         ]
-        for (name, text) in files { try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        for (name, text) in files {
+            try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
         let path = { (name: String) in folder.appendingPathComponent(name).path }
         return (["--cert", path("cert.pem"), "--key", path("key.pem")], path("ca.pem"))
     }

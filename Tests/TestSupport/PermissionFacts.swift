@@ -27,7 +27,8 @@ package struct PermissionFact: Sendable, CustomStringConvertible {
     package static let objectCount = 8
 
     /// Creates a fact.
-    package init(kind: Kind, principal: Principal, operation: DataOperation, decision: PermissionDecision, object: Int) {
+    package init(kind: Kind, principal: Principal, operation: DataOperation, decision: PermissionDecision, object: Int)
+    {
         self.kind = kind
         self.principal = principal
         self.operation = operation
@@ -68,7 +69,8 @@ package struct PermissionScenario: Sendable {
     package init(_ facts: [PermissionFact]) {
         for fact in facts {
             switch fact.kind {
-            case .table: rules.containers["doc", default: PermissionCells()].set(fact.principal, fact.operation, fact.decision)
+            case .table:
+                rules.containers["doc", default: PermissionCells()].set(fact.principal, fact.operation, fact.decision)
             case .global: rules.global.set(fact.principal, fact.operation, fact.decision)
             case .owner: rules.owner["doc", default: [:]][fact.operation] = fact.decision
             case .acl:
@@ -81,7 +83,8 @@ package struct PermissionScenario: Sendable {
     /// Whether the oracle lets `caller` perform `operation` on object `index` owned by `owner`.
     package func allows(_ caller: Identity, _ operation: DataOperation, object index: Int, owner: String?) -> Bool {
         PermissionOracle.allows(
-            PermissionCaller(caller), operation, container: "Doc", ownerID: owner, acl: acls[index] ?? PermissionCells(),
+            PermissionCaller(caller), operation, container: "Doc", ownerID: owner,
+            acl: acls[index] ?? PermissionCells(),
             rules: rules)
     }
 }

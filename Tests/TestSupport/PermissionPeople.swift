@@ -18,7 +18,8 @@ package struct PermissionPeople: Sendable {
     package var principals: [(kind: String, value: String, principal: Principal)] {
         [
             ("user", bob.id, .user(bob.id)), ("user", ann.id, .user(ann.id)), ("user", "*", .user("*")),
-            ("role", "AuthenticatedUser", .role("AuthenticatedUser")), ("role", "NotAuthenticatedUser", .role("NotAuthenticatedUser")),
+            ("role", "AuthenticatedUser", .role("AuthenticatedUser")),
+            ("role", "NotAuthenticatedUser", .role("NotAuthenticatedUser")),
             ("role", "RestUser", .role("RestUser")), ("role", "*", .role("*")),
         ]
     }
@@ -26,8 +27,14 @@ package struct PermissionPeople: Sendable {
     /// Bob, Ann and a guest with the REST key: their tokens and callers.
     package var callers: [(token: String?, caller: PermissionCaller)] {
         [
-            (bob.token, PermissionCaller(userID: bob.id, customRoles: [], systemRoles: ["RestUser", "AuthenticatedUser"])),
-            (ann.token, PermissionCaller(userID: ann.id, customRoles: [], systemRoles: ["RestUser", "AuthenticatedUser"])),
+            (
+                bob.token,
+                PermissionCaller(userID: bob.id, customRoles: [], systemRoles: ["RestUser", "AuthenticatedUser"])
+            ),
+            (
+                ann.token,
+                PermissionCaller(userID: ann.id, customRoles: [], systemRoles: ["RestUser", "AuthenticatedUser"])
+            ),
             (nil, PermissionCaller(userID: nil, customRoles: [], systemRoles: ["RestUser", "NotAuthenticatedUser"])),
         ]
     }

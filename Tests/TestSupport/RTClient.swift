@@ -28,8 +28,12 @@ package final class RTClient: @unchecked Sendable {
         defer { try? FileManager.default.removeItem(at: folder) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", PeerProcess.repository.appendingPathComponent("Tests/Peers/rt-client.py").path,
-            "--url", gatewayURL, "--app", app, "--key", key, "--out", folder.path, "--client-id", clientID, "--transports", transports]
+        process.arguments =
+            [
+                "python3", PeerProcess.repository.appendingPathComponent("Tests/Peers/rt-client.py").path,
+                "--url", gatewayURL, "--app", app, "--key", key, "--out", folder.path, "--client-id", clientID,
+                "--transports", transports,
+            ]
             + (token.map { ["--token", $0] } ?? []) + (reconnect ? ["--reconnect"] : [])
         let input = Pipe()
         process.standardInput = input
@@ -62,7 +66,8 @@ package final class RTClient: @unchecked Sendable {
             }
             guard !process.hasExited else {
                 let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-                throw PeerProcess.Failure(description: "rt-client.py exited (is python-socketio installed?): \(output.suffix(2_000))")
+                throw PeerProcess.Failure(
+                    description: "rt-client.py exited (is python-socketio installed?): \(output.suffix(2_000))")
             }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -96,10 +101,14 @@ package final class RTClient: @unchecked Sendable {
 
     /// Every event received so far, oldest first: `(name, payload)`.
     package func events() throws -> [(name: String, data: Any?)] {
-        guard let text = try? String(contentsOf: folder.appendingPathComponent("events.jsonl"), encoding: .utf8) else { return [] }
+        guard let text = try? String(contentsOf: folder.appendingPathComponent("events.jsonl"), encoding: .utf8) else {
+            return []
+        }
         // The peer may be writing the last line as it is read: only whole lines count.
         return try text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { line in
-            let object = try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]) as? [String: Any] ?? [:]
+            let object =
+                try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]) as? [String: Any]
+                ?? [:]
             return (object["event"] as? String ?? "", object["data"].flatMap { $0 is NSNull ? nil : $0 })
         }
     }
@@ -107,7 +116,9 @@ package final class RTClient: @unchecked Sendable {
     /// The payloads of `name` events for subscription or request `id`.
     package func payloads(_ name: String, id: String) throws -> [[String: Any]] {
         try events().compactMap { event in
-            guard event.name == name, let data = event.data as? [String: Any], data["id"] as? String == id else { return nil }
+            guard event.name == name, let data = event.data as? [String: Any], data["id"] as? String == id else {
+                return nil
+            }
             return data
         }
     }
@@ -123,7 +134,8 @@ package final class RTClient: @unchecked Sendable {
             guard !process.hasExited else { throw PeerProcess.Failure(description: "rt-client.py exited") }
             guard ContinuousClock.now < deadline else {
                 let received = try events().map { "\($0.name) \($0.data.map { "\($0)" } ?? "")" }
-                throw PeerProcess.Failure(description: "the awaited events did not arrive; received: \(received.suffix(40))")
+                throw PeerProcess.Failure(
+                    description: "the awaited events did not arrive; received: \(received.suffix(40))")
             }
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -39,7 +39,8 @@ package enum RawConnection {
             }
         }
 
-        private static func read(_ stream: NIOAsyncChannelInboundStream<ByteBuffer>, limit: Int) async throws -> String {
+        private static func read(_ stream: NIOAsyncChannelInboundStream<ByteBuffer>, limit: Int) async throws -> String
+        {
             var received = ByteBuffer()
             do {
                 for try await var chunk in stream {

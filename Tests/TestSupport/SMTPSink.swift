@@ -24,14 +24,17 @@ package struct SMTPSink: Sendable {
         var arguments = ["--port", "\(sink.port)", "--out", folder.path]
         if tls { arguments += try PeerProcess.writeTLSFiles(into: folder, commonName: "smtp-sink").arguments }
         if let credentials { arguments += ["--user", credentials.user, "--password", credentials.password] }
-        return try await PeerProcess.run(script: "Deploy/smtp-sink.py", arguments: arguments, folder: folder, hint: "is aiosmtpd installed?") {
+        return try await PeerProcess.run(
+            script: "Deploy/smtp-sink.py", arguments: arguments, folder: folder, hint: "is aiosmtpd installed?"
+        ) {
             try await body(sink)
         }
     }
 
     /// The messages received so far, oldest first.
     package func messages() throws -> [[String: Any]] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
+            .sorted()
         return try names.map { name in
             let data = try Data(contentsOf: folder.appendingPathComponent(name))
             return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]

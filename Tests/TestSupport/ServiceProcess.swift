@@ -24,12 +24,16 @@ package final class ServiceProcess: @unchecked Sendable {
         environment extra: [String: String] = [:]
     ) async throws -> ServiceProcess {
         guard let bin = ProcessInfo.processInfo.environment["BAAS_TEST_BIN_DIR"] else {
-            throw PeerProcess.Failure(description: "BAAS_TEST_BIN_DIR is unset: run the suite with Deploy/test.sh, which builds \(service.executable)")
+            throw PeerProcess.Failure(
+                description:
+                    "BAAS_TEST_BIN_DIR is unset: run the suite with Deploy/test.sh, which builds \(service.executable)")
         }
         let opsPort = try await FreePort.next()
         var environment = [
-            "BAAS_POSTGRES_HOST": database.host, "BAAS_POSTGRES_PORT": "\(database.port)", "BAAS_POSTGRES_USER": database.username,
-            "BAAS_POSTGRES_DATABASE": database.database, "BAAS_POSTGRES_MAX_CONNECTIONS": "4", "BAAS_PKI_DIR": pkiDirectory,
+            "BAAS_POSTGRES_HOST": database.host, "BAAS_POSTGRES_PORT": "\(database.port)",
+            "BAAS_POSTGRES_USER": database.username,
+            "BAAS_POSTGRES_DATABASE": database.database, "BAAS_POSTGRES_MAX_CONNECTIONS": "4",
+            "BAAS_PKI_DIR": pkiDirectory,
             "BAAS_OPS_PORT": "\(opsPort)", "BAAS_RPC_PORT": "\(try await FreePort.next())", "BAAS_LOG_LEVEL": "warning",
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
         ]
@@ -39,7 +43,9 @@ package final class ServiceProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: bin).appendingPathComponent(service.executable)
         process.arguments = ["serve"]
         process.environment = environment
-        if !FileManager.default.fileExists(atPath: log.path) { _ = FileManager.default.createFile(atPath: log.path, contents: nil) }
+        if !FileManager.default.fileExists(atPath: log.path) {
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        }
         let output = try FileHandle(forWritingTo: log)
         try output.seekToEnd()
         process.standardOutput = output

@@ -17,7 +17,8 @@ package actor ServiceReplica {
     private let gateway: ServiceProcess
 
     private init(
-        gatewayURL: String, folder: URL, cluster: TestCluster, messagingEnvironment: [String: String], messaging: ServiceProcess,
+        gatewayURL: String, folder: URL, cluster: TestCluster, messagingEnvironment: [String: String],
+        messaging: ServiceProcess,
         gateway: ServiceProcess
     ) {
         self.gatewayURL = gatewayURL
@@ -37,7 +38,8 @@ package actor ServiceReplica {
         try TestPKI.write(to: folder.appendingPathComponent("pki").path)
         var peers: [String: String] = [:]
         for service in ServiceName.backends {
-            peers["BAAS_PEER_\(service.rawValue.uppercased())_URL"] = "https://127.0.0.1:\(await cluster.ports[service]!.port(.rpc))"
+            peers["BAAS_PEER_\(service.rawValue.uppercased())_URL"] =
+                "https://127.0.0.1:\(await cluster.ports[service]!.port(.rpc))"
         }
         let messagingPort = try await FreePort.next()
         let shared = TestPKI.timeoutEnvironment.merging(environment) { $1 }
@@ -57,7 +59,8 @@ package actor ServiceReplica {
             throw error
         }
         let replica = ServiceReplica(
-            gatewayURL: "http://127.0.0.1:\(gatewayPort)", folder: folder, cluster: cluster, messagingEnvironment: messagingEnvironment,
+            gatewayURL: "http://127.0.0.1:\(gatewayPort)", folder: folder, cluster: cluster,
+            messagingEnvironment: messagingEnvironment,
             messaging: messaging, gateway: gateway)
         do {
             let result = try await body(replica)
@@ -90,7 +93,8 @@ package actor ServiceReplica {
 
     /// Starts the messaging-service again, on the port the gateway knows.
     package func startMessaging() async throws {
-        messaging = try await Self.start(.messaging, cluster: cluster, folder: folder, environment: messagingEnvironment)
+        messaging = try await Self.start(
+            .messaging, cluster: cluster, folder: folder, environment: messagingEnvironment)
     }
 
     /// The messaging-service's `/metrics` text.

@@ -22,7 +22,8 @@ extension TestCluster {
         try await ClusterSlots.withSlot(timeLimit: timeLimit) {
             let host = try await SharedClusterHost.instance.cluster()
             let app = try await PostgresClient.with(host.database, logger: TestDatabase.logger) { client in
-                try await AppRepository(database: client).create(name: "test app \(UUID().uuidString)", logger: TestDatabase.logger)
+                try await AppRepository(database: client).create(
+                    name: "test app \(UUID().uuidString)", logger: TestDatabase.logger)
             }
             return try await body(host.serving(app))
         }

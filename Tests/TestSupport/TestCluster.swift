@@ -6,8 +6,8 @@ import GatewayService
 import GeoService
 import InternalProtocol
 import Logging
-import NIOHTTP1
 import MessagingService
+import NIOHTTP1
 import PostgresNIO
 import PostgresSupport
 import RelationsService
@@ -198,7 +198,8 @@ package struct TestCluster: Sendable {
         environment["BAAS_POSTGRES_PASSWORD"] = database.password
         environment.merge(TestPKI.timeoutEnvironment) { $1 }
         for service in ServiceName.backends {
-            environment["BAAS_PEER_\(service.rawValue.uppercased())_URL"] = "https://127.0.0.1:\(try await FreePort.next())"
+            environment["BAAS_PEER_\(service.rawValue.uppercased())_URL"] =
+                "https://127.0.0.1:\(try await FreePort.next())"
         }
         return environment
     }
@@ -241,12 +242,14 @@ extension TestCluster {
     package func manifests() async throws -> [RouteManifest] {
         var peers: [ServiceName: String] = [:]
         for service in ServiceName.backends { peers[service] = "https://127.0.0.1:\(await ports[service]!.port(.rpc))" }
-        let client = try InternalClient(tls: TestPKI.material(for: .gateway), peers: peers, connectTimeout: TestPKI.connectTimeout)
+        let client = try InternalClient(
+            tls: TestPKI.material(for: .gateway), peers: peers, connectTimeout: TestPKI.connectTimeout)
         return try await client.using { client in
             var manifests: [RouteManifest] = []
             for service in ServiceName.backends {
                 let context = CallContext(
-                    deadline: .now() + .seconds(TestPKI.internalTimeout.components.seconds), logger: TestDatabase.logger)
+                    deadline: .now() + .seconds(TestPKI.internalTimeout.components.seconds), logger: TestDatabase.logger
+                )
                 manifests.append(try await client.call(SystemRoutes.self, Empty(), on: service, context: context))
             }
             return manifests

@@ -37,31 +37,37 @@ package enum WebSocketTestClient {
         if let receiveBuffer {
             bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer))
         }
-        let connected: (any Channel, EventLoopFuture<NIOAsyncChannel<WebSocketFrame, WebSocketFrame>?>) = try await bootstrap.connect(
-            host: "127.0.0.1", port: port
-        ) { channel in
-            channel.eventLoop.makeCompletedFuture {
-                let upgrader = NIOTypedWebSocketClientUpgrader<NIOAsyncChannel<WebSocketFrame, WebSocketFrame>?>(
-                    maxFrameSize: 1 << 20,
-                    upgradePipelineHandler: { channel, _ in
-                        channel.eventLoop.makeCompletedFuture {
-                            try NIOAsyncChannel(wrappingChannelSynchronously: channel)
-                        }
-                    })
-                let head = HTTPRequestHead(
-                    version: .http1_1, method: .GET, uri: path, headers: ["host": "127.0.0.1:\(port)", "content-length": "0"])
-                let configuration = NIOTypedHTTPClientUpgradeConfiguration(
-                    upgradeRequestHead: head, upgraders: [upgrader],
-                    notUpgradingCompletionHandler: { channel in
-                        channel.close(promise: nil)
-                        return channel.eventLoop.makeSucceededFuture(nil)
-                    })
-                var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration)
-                // Frames the server sends at once may arrive with the 101 answer: keep them.
-                pipeline.leftOverBytesStrategy = .forwardBytes
-                return (channel, try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: pipeline))
+        let connected: (any Channel, EventLoopFuture<NIOAsyncChannel<WebSocketFrame, WebSocketFrame>?>) =
+            try await bootstrap.connect(
+                host: "127.0.0.1", port: port
+            ) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let upgrader = NIOTypedWebSocketClientUpgrader<NIOAsyncChannel<WebSocketFrame, WebSocketFrame>?>(
+                        maxFrameSize: 1 << 20,
+                        upgradePipelineHandler: { channel, _ in
+                            channel.eventLoop.makeCompletedFuture {
+                                try NIOAsyncChannel(wrappingChannelSynchronously: channel)
+                            }
+                        })
+                    let head = HTTPRequestHead(
+                        version: .http1_1, method: .GET, uri: path,
+                        headers: ["host": "127.0.0.1:\(port)", "content-length": "0"])
+                    let configuration = NIOTypedHTTPClientUpgradeConfiguration(
+                        upgradeRequestHead: head, upgraders: [upgrader],
+                        notUpgradingCompletionHandler: { channel in
+                            channel.close(promise: nil)
+                            return channel.eventLoop.makeSucceededFuture(nil)
+                        })
+                    var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration)
+                    // Frames the server sends at once may arrive with the 101 answer: keep them.
+                    pipeline.leftOverBytesStrategy = .forwardBytes
+                    return (
+                        channel,
+                        try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
+                            configuration: pipeline)
+                    )
+                }
             }
-        }
         let (connection, outcome) = connected
         // Closing the connection fails the upgrade, which is all that ends its wait.
         let deadline = connection.eventLoop.scheduleTask(in: upgradeBound) { connection.close(promise: nil) }
@@ -79,7 +85,9 @@ package enum WebSocketTestClient {
         let channel = try await ClientBootstrap(group: .singletonMultiThreadedEventLoopGroup).connect(
             host: "127.0.0.1", port: port
         ) { channel in
-            channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+            channel.eventLoop.makeCompletedFuture {
+                try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+            }
         }
         let answer = try await channel.executeThenClose { inbound, outbound in
             try await outbound.write(

@@ -5,8 +5,8 @@ import PostgresNIO
 import PostgresSupport
 import ServiceRuntime
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 import UsersService
 
 /// Registration, login, lockout and sessions against a real database, with the clock injected.
@@ -36,7 +36,8 @@ import UsersService
         func body(_ json: String) throws -> JSONObject { try #require(try JSONParser.parse(json).object) }
 
         func register(_ json: String, as callerID: String? = nil) async throws -> [String: Any] {
-            try decode(try await accounts.register(appID: appID, body: try body(json), callerID: callerID, logger: logger))
+            try decode(
+                try await accounts.register(appID: appID, body: try body(json), callerID: callerID, logger: logger))
         }
 
         func login(_ login: String, _ password: String) async throws -> [String: Any] {
@@ -53,17 +54,21 @@ import UsersService
         /// Sets policy columns for the app (name → SQL literal written by the test).
         func setPolicy(_ assignments: String) async throws {
             _ = try await database.query(
-                PostgresQuery(unsafeSQL: "INSERT INTO users.policies (app_id) VALUES ('\(appID)') ON CONFLICT DO NOTHING"),
+                PostgresQuery(
+                    unsafeSQL: "INSERT INTO users.policies (app_id) VALUES ('\(appID)') ON CONFLICT DO NOTHING"),
                 logger: logger
             ).collect()
             _ = try await database.query(
-                PostgresQuery(unsafeSQL: "UPDATE users.policies SET \(assignments) WHERE app_id = '\(appID)'"), logger: logger
+                PostgresQuery(unsafeSQL: "UPDATE users.policies SET \(assignments) WHERE app_id = '\(appID)'"),
+                logger: logger
             ).collect()
         }
 
         func strings(_ sql: String) async throws -> [String] {
             var values: [String] = []
-            for try await value in try await database.query(PostgresQuery(unsafeSQL: sql), logger: logger).decode(String.self) {
+            for try await value in try await database.query(PostgresQuery(unsafeSQL: sql), logger: logger).decode(
+                String.self)
+            {
                 values.append(value)
             }
             return values
@@ -85,27 +90,35 @@ import UsersService
     /// Runs `body` over fresh accounts; login attempts are effectively unlimited unless a test
     /// sets `attemptsPerMinute`.
     static func with(
-        attemptsPerMinute: (identity: Int, address: Int) = (10_000, 10_000), _ body: @Sendable (Fixture) async throws -> Void
+        attemptsPerMinute: (identity: Int, address: Int) = (10_000, 10_000),
+        _ body: @Sendable (Fixture) async throws -> Void
     ) async throws {
         let logger = TestDatabase.logger
         try await TestDatabase.with { configuration in
             try await PostgresClient.with(configuration, logger: logger) { client in
-                for (owner, migrations) in UsersService.sharedMigrations + [(UsersService.name, UsersService.migrations)] {
-                    try await MigrationRunner(owner: owner.rawValue, migrations: migrations).apply(on: client, logger: logger)
+                for (owner, migrations) in UsersService.sharedMigrations + [
+                    (UsersService.name, UsersService.migrations)
+                ] {
+                    try await MigrationRunner(owner: owner.rawValue, migrations: migrations).apply(
+                        on: client, logger: logger)
                 }
                 let engine = DataEngine(database: client, logger: logger)
                 let clock = ManualClock()
                 let outbox = Outbox()
-                let mail = AccountMail(publicURL: "http://public.example/") { request, _, _ in await outbox.add(request) }
+                let mail = AccountMail(publicURL: "http://public.example/") { request, _, _ in await outbox.add(request)
+                }
                 let accounts = Accounts(
                     engine: engine, database: client, bcryptCost: 4, attemptsPerMinute: attemptsPerMinute, mail: mail,
                     now: { clock.now })
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await engine.listener.run() }
                     defer { group.cancelAll() }
-                    for _ in 0..<3_000 where await !engine.cache.isListening { try await Task.sleep(for: .milliseconds(10)) }
+                    for _ in 0..<3_000 where await !engine.cache.isListening {
+                        try await Task.sleep(for: .milliseconds(10))
+                    }
                     #expect(await engine.cache.isListening)
-                    try await body(Fixture(accounts: accounts, engine: engine, database: client, clock: clock, outbox: outbox))
+                    try await body(
+                        Fixture(accounts: accounts, engine: engine, database: client, clock: clock, outbox: outbox))
                 }
             }
         }
@@ -113,9 +126,12 @@ import UsersService
 
     @Test func registerThenLoginStoresOnlyHashes() async throws {
         try await Self.with { fixture in
-            let user = try await fixture.register(#"{"email": "ann@example.com", "password": "s3cret!", "name": "Ann", "age": 30}"#)
+            let user = try await fixture.register(
+                #"{"email": "ann@example.com", "password": "s3cret!", "name": "Ann", "age": 30}"#)
             #expect(user["password"] == nil && user["user-token"] == nil)
-            #expect(user["userStatus"] as? String == "ENABLED" && user["age"] as? Int == 30 && user["___class"] as? String == "Users")
+            #expect(
+                user["userStatus"] as? String == "ENABLED" && user["age"] as? Int == 30
+                    && user["___class"] as? String == "Users")
             let userID = try #require(user["objectId"] as? String)
 
             let session = try await fixture.login("ann@example.com", "s3cret!")
@@ -128,7 +144,9 @@ import UsersService
             #expect(hashes.count == 1 && hashes[0].hasPrefix("$2b$04$") && !hashes[0].contains("s3cret"))
             let stored = try await fixture.strings("SELECT token_hash FROM users.sessions")
             #expect(stored.count == 1 && stored[0] != token && !stored[0].uppercased().contains(token))
-            #expect(try await fixture.accounts.resolve(appID: fixture.appID, token: token, logger: fixture.logger).userId == userID)
+            #expect(
+                try await fixture.accounts.resolve(appID: fixture.appID, token: token, logger: fixture.logger).userId
+                    == userID)
             await fixture.expectError(3064, status: 401) {
                 _ = try await fixture.accounts.resolve(appID: fixture.appID, token: stored[0], logger: fixture.logger)
             }
@@ -157,9 +175,12 @@ import UsersService
                 await fixture.expectError(code) { _ = try await fixture.register(json) }
             }
             try await fixture.setPolicy("registration_enabled = false")
-            await fixture.expectError(3009, status: 403) { _ = try await fixture.register(#"{"email": "c@example.com", "password": "p"}"#) }
+            await fixture.expectError(3009, status: 403) {
+                _ = try await fixture.register(#"{"email": "c@example.com", "password": "p"}"#)
+            }
             try await fixture.setPolicy("registration_enabled = true")
-            _ = try await fixture.engine.setDynamicSchema(false, identity: Self.serverCode(fixture), logger: fixture.logger)
+            _ = try await fixture.engine.setDynamicSchema(
+                false, identity: Self.serverCode(fixture), logger: fixture.logger)
             await fixture.expectError(3010) {
                 _ = try await fixture.register(#"{"email": "d@example.com", "password": "p", "hobby": "chess"}"#)
             }
@@ -172,7 +193,9 @@ import UsersService
             _ = try await fixture.engine.addColumns(
                 "Users", columns: [ColumnSchema(name: "nickname", type: .string, required: true)],
                 identity: Self.serverCode(fixture), logger: fixture.logger)
-            await fixture.expectError(3012) { _ = try await fixture.register(#"{"email": "e@example.com", "password": "p"}"#) }
+            await fixture.expectError(3012) {
+                _ = try await fixture.register(#"{"email": "e@example.com", "password": "p"}"#)
+            }
             _ = try await fixture.register(#"{"email": "e@example.com", "password": "p", "nickname": "E"}"#)
             #expect(try await fixture.strings("SELECT user_id FROM users.credentials").count == 1)
         }
@@ -200,7 +223,10 @@ import UsersService
             #expect(outcomes.filter { $0 == 0 }.count == 1)
             #expect(outcomes.filter { $0 == 3033 }.count == 49, "\(outcomes)")
             #expect(try await fixture.strings("SELECT user_id FROM users.credentials").count == 1)
-            #expect(try await fixture.strings(#"SELECT "objectId" FROM "\#(AppCatalog.schemaName(for: fixture.appID))"."Users""#).count == 1)
+            #expect(
+                try await fixture.strings(
+                    #"SELECT "objectId" FROM "\#(AppCatalog.schemaName(for: fixture.appID))"."Users""#
+                ).count == 1)
         }
     }
 
@@ -209,14 +235,20 @@ import UsersService
             await fixture.expectError(3003, status: 401) { _ = try await fixture.login("nobody@example.com", "p") }
             let user = try await fixture.register(#"{"email": "bob@example.com", "password": "right"}"#)
             await fixture.expectError(3038) {
-                _ = try await fixture.accounts.login(appID: fixture.appID, body: try fixture.body(#"{"login": "bob@example.com"}"#), logger: fixture.logger)
+                _ = try await fixture.accounts.login(
+                    appID: fixture.appID, body: try fixture.body(#"{"login": "bob@example.com"}"#),
+                    logger: fixture.logger)
             }
             await fixture.expectError(3006) { _ = try await fixture.login("", "right") }
             await fixture.expectError(3003, status: 401) { _ = try await fixture.login("bob@example.com", "wrong") }
             fixture.clock.advance(901)  // the first failure leaves the window
-            for _ in 0..<4 { await fixture.expectError(3003) { _ = try await fixture.login("bob@example.com", "wrong") } }
+            for _ in 0..<4 {
+                await fixture.expectError(3003) { _ = try await fixture.login("bob@example.com", "wrong") }
+            }
             _ = try await fixture.login("bob@example.com", "right")  // 4 failures in the window: not locked, and reset
-            for _ in 0..<5 { await fixture.expectError(3003) { _ = try await fixture.login("bob@example.com", "wrong") } }
+            for _ in 0..<5 {
+                await fixture.expectError(3003) { _ = try await fixture.login("bob@example.com", "wrong") }
+            }
             await fixture.expectError(3036) { _ = try await fixture.login("bob@example.com", "right") }
             fixture.clock.advance(899)
             await fixture.expectError(3036) { _ = try await fixture.login("bob@example.com", "right") }
@@ -252,11 +284,14 @@ import UsersService
             try await fixture.setPolicy("session_timeout_seconds = 600")
             fixture.clock.advance(599)
             #expect(try await fixture.accounts.isValid(appID: fixture.appID, token: third, logger: fixture.logger))
-            _ = try await fixture.accounts.resolve(appID: fixture.appID, token: third, logger: fixture.logger)  // activity
+            // Resolving the token counts as activity.
+            _ = try await fixture.accounts.resolve(appID: fixture.appID, token: third, logger: fixture.logger)
             fixture.clock.advance(599)
             #expect(try await fixture.accounts.isValid(appID: fixture.appID, token: third, logger: fixture.logger))
             fixture.clock.advance(601)
-            await fixture.expectError(3064) { _ = try await fixture.accounts.resolve(appID: fixture.appID, token: third, logger: fixture.logger) }
+            await fixture.expectError(3064) {
+                _ = try await fixture.accounts.resolve(appID: fixture.appID, token: third, logger: fixture.logger)
+            }
             _ = try await fixture.login("cy@example.com", "p")  // the expired session no longer blocks a login
         }
     }

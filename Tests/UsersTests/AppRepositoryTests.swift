@@ -3,18 +3,21 @@ import InternalProtocol
 import PostgresNIO
 import PostgresSupport
 import ServiceRuntime
-import Testing
 import TestSupport
+import Testing
 import UsersService
 
 @Suite(.timeLimit(.minutes(20))) struct AppRepositoryTests {
-    static var backendlessID: Regex<Substring> { /^[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}$/ }
+    static var backendlessID: Regex<Substring> {
+        /^[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}$/
+    }
     let logger = TestDatabase.logger
 
     private func withApps(_ body: @Sendable (AppRepository, PostgresClient) async throws -> Void) async throws {
         try await TestDatabase.with { database async throws in
             try await PostgresClient.with(database, logger: logger) { client async throws in
-                try await MigrationRunner(owner: "users", migrations: UsersService.migrations).apply(on: client, logger: logger)
+                try await MigrationRunner(owner: "users", migrations: UsersService.migrations).apply(
+                    on: client, logger: logger)
                 try await body(AppRepository(database: client), client)
             }
         }
@@ -105,20 +108,26 @@ import UsersService
             let created = try await AppsCommand.run(["create", "demo app"], database: database, logger: logger)
             let lines = created.split(separator: "\n").map(String.init)
             #expect(lines.first == "BAAS_APP_NAME='demo app'")
-            let values = Dictionary(uniqueKeysWithValues: lines.dropFirst().map {
-                let parts = $0.split(separator: "=", maxSplits: 1)
-                return (String(parts[0]), String(parts[1]))
-            })
-            #expect(Set(values.keys) == [
-                "BAAS_APP_ID", "BAAS_REST_KEY", "BAAS_JS_KEY", "BAAS_ANDROID_KEY", "BAAS_IOS_KEY", "BAAS_DOTNET_KEY",
-                "BAAS_AS_KEY", "BAAS_SERVER_KEY",
-            ])
+            let values = Dictionary(
+                uniqueKeysWithValues: lines.dropFirst().map {
+                    let parts = $0.split(separator: "=", maxSplits: 1)
+                    return (String(parts[0]), String(parts[1]))
+                })
+            #expect(
+                Set(values.keys) == [
+                    "BAAS_APP_ID", "BAAS_REST_KEY", "BAAS_JS_KEY", "BAAS_ANDROID_KEY", "BAAS_IOS_KEY",
+                    "BAAS_DOTNET_KEY",
+                    "BAAS_AS_KEY", "BAAS_SERVER_KEY",
+                ])
             let listed = try await AppsCommand.run(["list"], database: database, logger: logger)
             #expect(listed.hasPrefix("\(values["BAAS_APP_ID"]!)  demo app  "))
-            let rotated = try await AppsCommand.run(["rotate-key", "demo app", "server_code"], database: database, logger: logger)
+            let rotated = try await AppsCommand.run(
+                ["rotate-key", "demo app", "server_code"], database: database, logger: logger)
             #expect(rotated.hasPrefix("BAAS_APP_ID=\(values["BAAS_APP_ID"]!)\nBAAS_SERVER_KEY="))
             #expect(!rotated.contains(values["BAAS_SERVER_KEY"]!))
-            await #expect(throws: UsageError.self) { try await AppsCommand.run(["frobnicate"], database: database, logger: logger) }
+            await #expect(throws: UsageError.self) {
+                try await AppsCommand.run(["frobnicate"], database: database, logger: logger)
+            }
             await #expect(throws: UsageError.self) {
                 try await AppsCommand.run(["rotate-key", "demo app", "FAX"], database: database, logger: logger)
             }
@@ -128,16 +137,31 @@ import UsersService
     @Test func adminCommandManagesCustomRoles() async throws {
         try await TestDatabase.with { database async throws in
             _ = try await AppsCommand.run(["create", "shop"], database: database, logger: logger)
-            #expect(try await RolesCommand.run(["create", "shop", "Editors"], database: database, logger: logger) == "created Editors")
-            #expect(try await RolesCommand.run(["create", "shop", "Editors"], database: database, logger: logger) == "Editors exists")
+            #expect(
+                try await RolesCommand.run(["create", "shop", "Editors"], database: database, logger: logger)
+                    == "created Editors")
+            #expect(
+                try await RolesCommand.run(["create", "shop", "Editors"], database: database, logger: logger)
+                    == "Editors exists")
             _ = try await RolesCommand.run(["create", "shop", "Admins"], database: database, logger: logger)
-            #expect(try await RolesCommand.run(["list", "shop"], database: database, logger: logger) == "Admins\nEditors")
-            #expect(try await RolesCommand.run(["delete", "shop", "Admins"], database: database, logger: logger) == "deleted Admins")
+            #expect(
+                try await RolesCommand.run(["list", "shop"], database: database, logger: logger) == "Admins\nEditors")
+            #expect(
+                try await RolesCommand.run(["delete", "shop", "Admins"], database: database, logger: logger)
+                    == "deleted Admins")
             #expect(try await RolesCommand.run(["list", "shop"], database: database, logger: logger) == "Editors")
-            await #expect(throws: ErrorEnvelope.self) { try await RolesCommand.run(["delete", "shop", "Admins"], database: database, logger: logger) }
-            await #expect(throws: ErrorEnvelope.self) { try await RolesCommand.run(["create", "shop", "RestUser"], database: database, logger: logger) }
-            await #expect(throws: UsageError.self) { try await RolesCommand.run(["list"], database: database, logger: logger) }
-            await #expect(throws: AppAdminError.self) { try await RolesCommand.run(["list", "nope"], database: database, logger: logger) }
+            await #expect(throws: ErrorEnvelope.self) {
+                try await RolesCommand.run(["delete", "shop", "Admins"], database: database, logger: logger)
+            }
+            await #expect(throws: ErrorEnvelope.self) {
+                try await RolesCommand.run(["create", "shop", "RestUser"], database: database, logger: logger)
+            }
+            await #expect(throws: UsageError.self) {
+                try await RolesCommand.run(["list"], database: database, logger: logger)
+            }
+            await #expect(throws: AppAdminError.self) {
+                try await RolesCommand.run(["list", "nope"], database: database, logger: logger)
+            }
         }
     }
 }

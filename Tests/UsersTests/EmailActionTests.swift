@@ -1,8 +1,8 @@
 import DataEngine
 import Foundation
 import InternalProtocol
-import Testing
 import TestSupport
+import Testing
 import UsersService
 
 /// Reset and confirmation links on an injected clock: single use, expiry, replacement, and
@@ -27,9 +27,11 @@ import UsersService
         try await AccountsTests.with { fixture in
             _ = try await fixture.register(#"{"email": "ann@example.com", "password": "old", "name": "Ann <A&B>"}"#)
             await fixture.expectError(3020, status: 404) {
-                try await fixture.accounts.restorePassword(appID: fixture.appID, identity: "nobody@example.com", clientAddress: nil, logger: fixture.logger)
+                try await fixture.accounts.restorePassword(
+                    appID: fixture.appID, identity: "nobody@example.com", clientAddress: nil, logger: fixture.logger)
             }
-            try await fixture.accounts.restorePassword(appID: fixture.appID, identity: "ann@example.com", clientAddress: nil, logger: fixture.logger)
+            try await fixture.accounts.restorePassword(
+                appID: fixture.appID, identity: "ann@example.com", clientAddress: nil, logger: fixture.logger)
             let mail = try #require(await fixture.outbox.sent.last)
             #expect(mail.to == ["ann@example.com"] && mail.subject == "Reset your password")
             #expect(mail.html?.contains("Ann &lt;A&amp;B&gt;") == true && mail.text?.contains("60 minutes") == true)
@@ -38,27 +40,34 @@ import UsersService
             #expect(stored.count == 1 && !stored[0].uppercased().contains(token))
 
             let session = try #require(try await fixture.login("ann@example.com", "old")["user-token"] as? String)
-            _ = try await fixture.accounts.resetPassword(appID: fixture.appID, token: token, password: "new", logger: fixture.logger)
+            _ = try await fixture.accounts.resetPassword(
+                appID: fixture.appID, token: token, password: "new", logger: fixture.logger)
             #expect(try await !fixture.accounts.isValid(appID: fixture.appID, token: session, logger: fixture.logger))
             await fixture.expectError(3003) { _ = try await fixture.login("ann@example.com", "old") }
             _ = try await fixture.login("ann@example.com", "new")
             await fixture.expectError(3025) {
-                _ = try await fixture.accounts.resetPassword(appID: fixture.appID, token: token, password: "again", logger: fixture.logger)
+                _ = try await fixture.accounts.resetPassword(
+                    appID: fixture.appID, token: token, password: "again", logger: fixture.logger)
             }
             await fixture.expectError(3025) {
-                _ = try await fixture.accounts.resetPassword(appID: fixture.appID, token: stored[0], password: "x", logger: fixture.logger)
+                _ = try await fixture.accounts.resetPassword(
+                    appID: fixture.appID, token: stored[0], password: "x", logger: fixture.logger)
             }
 
-            try await fixture.accounts.restorePassword(appID: fixture.appID, identity: "ann@example.com", clientAddress: nil, logger: fixture.logger)
+            try await fixture.accounts.restorePassword(
+                appID: fixture.appID, identity: "ann@example.com", clientAddress: nil, logger: fixture.logger)
             let replaced = try await Self.lastToken(fixture, "reset-password")
-            try await fixture.accounts.restorePassword(appID: fixture.appID, identity: "ann@example.com", clientAddress: nil, logger: fixture.logger)
+            try await fixture.accounts.restorePassword(
+                appID: fixture.appID, identity: "ann@example.com", clientAddress: nil, logger: fixture.logger)
             let latest = try await Self.lastToken(fixture, "reset-password")
             await fixture.expectError(3025) {
-                _ = try await fixture.accounts.resetPassword(appID: fixture.appID, token: replaced, password: "x", logger: fixture.logger)
+                _ = try await fixture.accounts.resetPassword(
+                    appID: fixture.appID, token: replaced, password: "x", logger: fixture.logger)
             }
             fixture.clock.advance(3_601)
             await fixture.expectError(3025) {
-                _ = try await fixture.accounts.resetPassword(appID: fixture.appID, token: latest, password: "x", logger: fixture.logger)
+                _ = try await fixture.accounts.resetPassword(
+                    appID: fixture.appID, token: latest, password: "x", logger: fixture.logger)
             }
             _ = try await fixture.login("ann@example.com", "new")
         }
@@ -71,16 +80,24 @@ import UsersService
             #expect(user["userStatus"] as? String == "EMAIL_CONFIRMATION_PENDING")
             await fixture.expectError(3000, status: 401) { _ = try await fixture.login("bob@example.com", "pw") }
             let first = try await Self.lastToken(fixture, "confirm-email", count: 1)
-            try await fixture.accounts.resendConfirmation(appID: fixture.appID, identity: "bob@example.com", clientAddress: nil, logger: fixture.logger)
+            try await fixture.accounts.resendConfirmation(
+                appID: fixture.appID, identity: "bob@example.com", clientAddress: nil, logger: fixture.logger)
             let second = try await Self.lastToken(fixture, "confirm-email")
-            await fixture.expectError(3025) { try await fixture.accounts.confirmEmail(appID: fixture.appID, token: first, logger: fixture.logger) }
+            await fixture.expectError(3025) {
+                try await fixture.accounts.confirmEmail(appID: fixture.appID, token: first, logger: fixture.logger)
+            }
             fixture.clock.advance(172_801)
-            await fixture.expectError(3025) { try await fixture.accounts.confirmEmail(appID: fixture.appID, token: second, logger: fixture.logger) }
-            try await fixture.accounts.resendConfirmation(appID: fixture.appID, identity: "bob@example.com", clientAddress: nil, logger: fixture.logger)
-            try await fixture.accounts.confirmEmail(appID: fixture.appID, token: try await Self.lastToken(fixture, "confirm-email"), logger: fixture.logger)
+            await fixture.expectError(3025) {
+                try await fixture.accounts.confirmEmail(appID: fixture.appID, token: second, logger: fixture.logger)
+            }
+            try await fixture.accounts.resendConfirmation(
+                appID: fixture.appID, identity: "bob@example.com", clientAddress: nil, logger: fixture.logger)
+            try await fixture.accounts.confirmEmail(
+                appID: fixture.appID, token: try await Self.lastToken(fixture, "confirm-email"), logger: fixture.logger)
             _ = try await fixture.login("bob@example.com", "pw")
             await fixture.expectError(3025) {
-                try await fixture.accounts.resendConfirmation(appID: fixture.appID, identity: "bob@example.com", clientAddress: nil, logger: fixture.logger)
+                try await fixture.accounts.resendConfirmation(
+                    appID: fixture.appID, identity: "bob@example.com", clientAddress: nil, logger: fixture.logger)
             }
             try await fixture.setPolicy("identity_property = 'name'")
             await fixture.expectError(3041) { _ = try await fixture.register(#"{"name": "x", "password": "p"}"#) }

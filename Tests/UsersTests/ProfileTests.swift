@@ -1,8 +1,8 @@
 import DataEngine
 import Foundation
 import InternalProtocol
-import Testing
 import TestSupport
+import Testing
 import UsersService
 
 /// Updating users, their status, password checks, guests, the Users schema and login rate
@@ -26,7 +26,9 @@ import UsersService
 
     func update(_ fixture: Fixture, _ id: String, _ json: String, as identity: Identity) async throws -> [String: Any] {
         try fixture.decode(
-            try await fixture.accounts.updateUser(id: id, body: try fixture.body(json), identity: identity, logger: fixture.logger).user)
+            try await fixture.accounts.updateUser(
+                id: id, body: try fixture.body(json), identity: identity, logger: fixture.logger
+            ).user)
     }
 
     @Test func usersUpdateTheirOwnProfileOnly() async throws {
@@ -35,7 +37,8 @@ import UsersService
             let (bob, _) = try await Self.loggedIn(fixture, "bob@example.com")
             let annID = try #require(ann.userId)
             let updated = try await update(
-                fixture, annID, #"{"name": "Ann", "userstatus": "DISABLED", "LastLogin": 1, "objectid": "X", "OWNERID": "Y"}"#,
+                fixture, annID,
+                #"{"name": "Ann", "userstatus": "DISABLED", "LastLogin": 1, "objectid": "X", "OWNERID": "Y"}"#,
                 as: ann)
             #expect(updated["name"] as? String == "Ann" && updated["userStatus"] as? String == "ENABLED")
             #expect(updated["lastLogin"] as? Int == 1_800_000_000_000 && updated["password"] == nil)
@@ -87,7 +90,8 @@ import UsersService
 
             // The server-code key may reset anyone's password, which ends all of their sessions.
             _ = try await fixture.accounts.updateUser(
-                id: annID, body: try fixture.body(#"{"password": "reset"}"#), identity: AccountsTests.serverCode(fixture),
+                id: annID, body: try fixture.body(#"{"password": "reset"}"#),
+                identity: AccountsTests.serverCode(fixture),
                 logger: fixture.logger)
             #expect(try await !fixture.accounts.isValid(appID: fixture.appID, token: first, logger: fixture.logger))
         }
@@ -105,7 +109,9 @@ import UsersService
             await fixture.expectError(4000, status: 403) { try await set(#"{"userStatus": "DISABLED"}"#, as: ann) }
             await fixture.expectError(3038) { try await set(#"{}"#) }
             await fixture.expectError(3038) { try await set(#"{"userStatus": "GUEST"}"#) }
-            await fixture.expectError(3030, status: 404) { try await set(#"{"userStatus": "ENABLED"}"#, id: "NO-SUCH-USER") }
+            await fixture.expectError(3030, status: 404) {
+                try await set(#"{"userStatus": "ENABLED"}"#, id: "NO-SUCH-USER")
+            }
 
             try await set(#"{"userStatus": "DISABLED"}"#)
             #expect(try await !fixture.accounts.isValid(appID: fixture.appID, token: token, logger: fixture.logger))
@@ -121,7 +127,8 @@ import UsersService
         try await AccountsTests.with { fixture in
             let (ann, _) = try await Self.loggedIn(fixture, "ann@example.com")
             func verify(_ json: String, as identity: Identity = ann) async throws -> Bool {
-                try await fixture.accounts.verifyPassword(body: try fixture.body(json), identity: identity, logger: fixture.logger)
+                try await fixture.accounts.verifyPassword(
+                    body: try fixture.body(json), identity: identity, logger: fixture.logger)
             }
             #expect(try await verify(#"{"password": "pw"}"#))
             #expect(try await !verify(#"{"password": "wrong"}"#))
@@ -134,11 +141,14 @@ import UsersService
 
     @Test func guestsLogInAtOnceAndRegisterLater() async throws {
         try await AccountsTests.with { fixture in
-            let guest = try fixture.decode(try await fixture.accounts.registerGuest(appID: fixture.appID, logger: fixture.logger))
+            let guest = try fixture.decode(
+                try await fixture.accounts.registerGuest(appID: fixture.appID, logger: fixture.logger))
             let guestID = try #require(guest["objectId"] as? String)
             let token = try #require(guest["user-token"] as? String)
             #expect(guest["userStatus"] as? String == "GUEST")
-            #expect(try await fixture.accounts.resolve(appID: fixture.appID, token: token, logger: fixture.logger).userId == guestID)
+            #expect(
+                try await fixture.accounts.resolve(appID: fixture.appID, token: token, logger: fixture.logger).userId
+                    == guestID)
             #expect(try await fixture.strings("SELECT user_id FROM users.credentials").isEmpty)
 
             let (ann, _) = try await Self.loggedIn(fixture, "ann@example.com")
@@ -148,7 +158,8 @@ import UsersService
             }
             // Only the guest's own token converts it: objectIds are no secret.
             await fixture.expectError(3029, status: 403) {
-                _ = try await fixture.register(#"{"objectId": "\#(guestID)", "email": "thief@example.com", "password": "p"}"#)
+                _ = try await fixture.register(
+                    #"{"objectId": "\#(guestID)", "email": "thief@example.com", "password": "p"}"#)
             }
             await fixture.expectError(3029) {
                 _ = try await fixture.register(
@@ -168,7 +179,8 @@ import UsersService
             #expect(converted["objectId"] as? String == guestID && converted["userStatus"] as? String == "ENABLED")
             #expect(try await fixture.login("guest@example.com", "p")["objectId"] as? String == guestID)
             await fixture.expectError(3030) {
-                _ = try await fixture.register(#"{"objectId": "\#(guestID)", "email": "again@example.com", "password": "p"}"#, as: guestID)
+                _ = try await fixture.register(
+                    #"{"objectId": "\#(guestID)", "email": "again@example.com", "password": "p"}"#, as: guestID)
             }
             try await fixture.setPolicy("registration_enabled = false")
             await fixture.expectError(3009, status: 403) {
@@ -184,7 +196,8 @@ import UsersService
             let byName = Dictionary(uniqueKeysWithValues: properties.map { ($0["name"] as? String ?? "", $0) })
             #expect(byName["email"]?["identity"] as? Bool == true && byName["email"]?["type"] as? String == "STRING")
             #expect(byName["name"]?["identity"] as? Bool == false)
-            #expect(byName["password"]?["required"] as? Bool == true && byName["password"]?["identity"] as? Bool == false)
+            #expect(
+                byName["password"]?["required"] as? Bool == true && byName["password"]?["identity"] as? Bool == false)
             #expect(byName["objectId"]?["isPrimaryKey"] as? Bool == true)
             #expect(byName["lastLogin"]?["type"] as? String == "DATETIME")
         }
@@ -195,13 +208,18 @@ import UsersService
             _ = try await fixture.register(#"{"email": "ann@example.com", "password": "pw"}"#)
             func attempt(_ login: String, from address: String) async throws {
                 _ = try await fixture.accounts.login(
-                    appID: fixture.appID, body: JSONObject([("login", .string(login)), ("password", .string("wrong"))]),
+                    appID: fixture.appID,
+                    body: JSONObject([("login", .string(login)), ("password", .string("wrong"))]),
                     clientAddress: address, logger: fixture.logger)
             }
-            for _ in 0..<3 { await fixture.expectError(3003) { try await attempt("ann@example.com", from: "10.0.0.1") } }
+            for _ in 0..<3 {
+                await fixture.expectError(3003) { try await attempt("ann@example.com", from: "10.0.0.1") }
+            }
             await fixture.expectError(429, status: 429) { try await attempt("ANN@example.com", from: "10.0.0.2") }
             // The refused attempt spent nothing: the second address still has its full budget.
-            for index in 0..<5 { await fixture.expectError(3003) { try await attempt("u\(index)@example.com", from: "10.0.0.2") } }
+            for index in 0..<5 {
+                await fixture.expectError(3003) { try await attempt("u\(index)@example.com", from: "10.0.0.2") }
+            }
             await fixture.expectError(429) { try await attempt("fresh@example.com", from: "10.0.0.2") }
             await fixture.expectError(3003) { try await attempt("fresh@example.com", from: "10.0.0.3") }
         }

@@ -2,8 +2,8 @@ import DataEngine
 import Foundation
 import InternalProtocol
 import PostgresNIO
-import Testing
 import TestSupport
+import Testing
 import UsersService
 
 /// Custom roles: managing them, assigning them, and the roles a token resolves to.
@@ -24,17 +24,28 @@ import UsersService
         try await AccountsTests.with { fixture in
             let server = AccountsTests.serverCode(fixture)
             let rest = Identity.anonymous(appId: fixture.appID, keyKind: .rest)
-            await fixture.expectError(4000, status: 403) { _ = try await fixture.accounts.createRole("Editors", identity: rest, logger: fixture.logger) }
+            await fixture.expectError(4000, status: 403) {
+                _ = try await fixture.accounts.createRole("Editors", identity: rest, logger: fixture.logger)
+            }
             #expect(try await fixture.accounts.createRole("Editors", identity: server, logger: fixture.logger))
             #expect(try await !fixture.accounts.createRole("Editors", identity: server, logger: fixture.logger))
             #expect(try await fixture.accounts.createRole("Admins", identity: server, logger: fixture.logger))
             for name in ["AuthenticatedUser", "RestUser", String(repeating: "r", count: 101), "bad\u{7}name"] {
-                await fixture.expectError(400) { _ = try await fixture.accounts.createRole(name, identity: server, logger: fixture.logger) }
+                await fixture.expectError(400) {
+                    _ = try await fixture.accounts.createRole(name, identity: server, logger: fixture.logger)
+                }
             }
-            #expect(try await fixture.accounts.customRoles(identity: server, logger: fixture.logger) == ["Admins", "Editors"])
-            await fixture.expectError(4000) { _ = try await fixture.accounts.customRoles(identity: rest, logger: fixture.logger) }
+            #expect(
+                try await fixture.accounts.customRoles(identity: server, logger: fixture.logger) == [
+                    "Admins", "Editors",
+                ])
+            await fixture.expectError(4000) {
+                _ = try await fixture.accounts.customRoles(identity: rest, logger: fixture.logger)
+            }
             try await fixture.accounts.deleteRole("Admins", identity: server, logger: fixture.logger)
-            await fixture.expectError(2005, status: 404) { try await fixture.accounts.deleteRole("Admins", identity: server, logger: fixture.logger) }
+            await fixture.expectError(2005, status: 404) {
+                try await fixture.accounts.deleteRole("Admins", identity: server, logger: fixture.logger)
+            }
             #expect(try await fixture.accounts.customRoles(identity: server, logger: fixture.logger) == ["Editors"])
         }
     }
@@ -50,11 +61,19 @@ import UsersService
             try await change(fixture, assign: true, #"{"user": "ann@example.com", "roleName": "Editors"}"#)
             try await change(fixture, assign: true, #"{"user": "\#(annID)", "roleName": "Admins"}"#)
             try await change(fixture, assign: true, #"{"user": "\#(annID)", "roleName": "Admins"}"#)  // idempotent
-            let resolved = try await fixture.accounts.resolve(appID: fixture.appID, token: token, logger: fixture.logger)
+            let resolved = try await fixture.accounts.resolve(
+                appID: fixture.appID, token: token, logger: fixture.logger)
             #expect(resolved.roles == ["Admins", "Editors"])
-            #expect(try await fixture.accounts.roles(ofUser: annID, identity: server, logger: fixture.logger) == ["Admins", "Editors"])
-            await fixture.expectError(4000) { _ = try await fixture.accounts.roles(ofUser: annID, identity: ann, logger: fixture.logger) }
-            await fixture.expectError(3057, status: 404) { _ = try await fixture.accounts.roles(ofUser: "nobody", identity: server, logger: fixture.logger) }
+            #expect(
+                try await fixture.accounts.roles(ofUser: annID, identity: server, logger: fixture.logger) == [
+                    "Admins", "Editors",
+                ])
+            await fixture.expectError(4000) {
+                _ = try await fixture.accounts.roles(ofUser: annID, identity: ann, logger: fixture.logger)
+            }
+            await fixture.expectError(3057, status: 404) {
+                _ = try await fixture.accounts.roles(ofUser: "nobody", identity: server, logger: fixture.logger)
+            }
 
             let failures: [(Bool, String, Int)] = [
                 (true, #"{"roleName": "Editors"}"#, 3038),
@@ -68,12 +87,18 @@ import UsersService
             for (assign, json, code) in failures {
                 await fixture.expectError(code) { try await change(fixture, assign: assign, json) }
             }
-            await fixture.expectError(4000) { try await change(fixture, assign: true, #"{"user": "ann@example.com", "roleName": "Editors"}"#, as: ann) }
+            await fixture.expectError(4000) {
+                try await change(fixture, assign: true, #"{"user": "ann@example.com", "roleName": "Editors"}"#, as: ann)
+            }
 
             try await change(fixture, assign: false, #"{"user": "ann@example.com", "roleName": "Editors"}"#)
-            await fixture.expectError(3059) { try await change(fixture, assign: false, #"{"user": "ann@example.com", "roleName": "Editors"}"#) }
+            await fixture.expectError(3059) {
+                try await change(fixture, assign: false, #"{"user": "ann@example.com", "roleName": "Editors"}"#)
+            }
             try await fixture.accounts.deleteRole("Admins", identity: server, logger: fixture.logger)
-            #expect(try await fixture.accounts.resolve(appID: fixture.appID, token: token, logger: fixture.logger).roles.isEmpty)
+            #expect(
+                try await fixture.accounts.resolve(appID: fixture.appID, token: token, logger: fixture.logger).roles
+                    .isEmpty)
         }
     }
 
@@ -83,11 +108,16 @@ import UsersService
             _ = try await fixture.accounts.createRole("Team", identity: server, logger: fixture.logger)
             _ = try await fixture.accounts.createRole("Other", identity: server, logger: fixture.logger)
             for index in 0..<5 {
-                _ = try await fixture.register(#"{"email": "u\#(index)@example.com", "password": "p", "rank": \#(index)}"#)
-                if index < 4 { try await change(fixture, assign: true, #"{"user": "u\#(index)@example.com", "roleName": "Team"}"#) }
+                _ = try await fixture.register(
+                    #"{"email": "u\#(index)@example.com", "password": "p", "rank": \#(index)}"#)
+                if index < 4 {
+                    try await change(fixture, assign: true, #"{"user": "u\#(index)@example.com", "roleName": "Team"}"#)
+                }
             }
             try await change(fixture, assign: true, #"{"user": "u0@example.com", "roleName": "Other"}"#)
-            func members(_ role: String, _ items: [(String, String)], loadRoles: Bool = false) async throws -> [[String: Any]] {
+            func members(_ role: String, _ items: [(String, String)], loadRoles: Bool = false) async throws -> [[String:
+                Any]]
+            {
                 let query = try FindQuery(QueryParameters(queryItems: items))
                 let text = try await fixture.accounts.users(
                     inRole: role, query: query, loadRoles: loadRoles, identity: server, logger: fixture.logger)

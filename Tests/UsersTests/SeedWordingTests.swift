@@ -1,8 +1,8 @@
 import DataEngine
 import Foundation
 import InternalProtocol
-import Testing
 import TestSupport
+import Testing
 import UsersService
 
 /// Every users error the seed documents comes with the seed's wording (seed-inventory §2.2) and
@@ -13,15 +13,23 @@ import UsersService
     static let seed: [Int: (message: String, status: Int)] = [
         2005: ("Could not find role.", 404),
         3000: ("Login has been disabled for the user account.", 401),
-        3002: ("User cannot login because Multiple Logins disabled and there is a logged in user for the account.", 401),
+        3002: (
+            "User cannot login because Multiple Logins disabled and there is a logged in user for the account.", 401
+        ),
         3003: ("Invalid login or password.", 401),
         3006: ("Either login or password is an empty string value.", 400),
         3011: ("Missing \"password\" property", 400),
         3013: ("Missing value for the identity property", 400),
-        3018: ("The property marked as \"identity\" is being updated and another user already has the specified value which must be unique.", 409),
+        3018: (
+            "The property marked as \"identity\" is being updated and another user already has the specified value which must be unique.",
+            409
+        ),
         3020: ("Unable to find user with the specified login (invalid user identity).", 404),
         3028: ("User is not logged in.", 401),
-        3029: ("Cannot modify properties of another user. Returned when one user is logged and the call attempts to modify properties of another user.", 403),
+        3029: (
+            "Cannot modify properties of another user. Returned when one user is logged and the call attempts to modify properties of another user.",
+            403
+        ),
         3030: ("Unable to locate user account - invalid user id.", 404),
         3031: ("A new \"dynamic\" property is being added, but dynamic property definition is disabled.", 400),
         3033: ("User with the same identity already exists", 409),
@@ -53,8 +61,10 @@ import UsersService
         try await AccountsTests.with { fixture in
             let server = AccountsTests.serverCode(fixture)
             for (json, code) in [
-                (#"{"email": "a@example.com"}"#, 3011), (#"{"password": "p"}"#, 3013), (#"{"id": 1, "email": "a@example.com", "password": "p"}"#, 3039),
-                (#"{"email": "nope", "password": "p"}"#, 3040), (#"{"email": "a@example.com", "password": "\#(String(repeating: "x", count: 73))"}"#, 8000),
+                (#"{"email": "a@example.com"}"#, 3011), (#"{"password": "p"}"#, 3013),
+                (#"{"id": 1, "email": "a@example.com", "password": "p"}"#, 3039),
+                (#"{"email": "nope", "password": "p"}"#, 3040),
+                (#"{"email": "a@example.com", "password": "\#(String(repeating: "x", count: 73))"}"#, 8000),
             ] {
                 await expectSeed(code) { _ = try await fixture.register(json) }
             }
@@ -70,10 +80,13 @@ import UsersService
             await expectSeed(3044) { _ = try await fixture.login("ann@example.com", "pw") }
 
             func update(_ id: String, _ json: String, as identity: Identity) async throws {
-                _ = try await fixture.accounts.updateUser(id: id, body: try fixture.body(json), identity: identity, logger: fixture.logger)
+                _ = try await fixture.accounts.updateUser(
+                    id: id, body: try fixture.body(json), identity: identity, logger: fixture.logger)
             }
             let annID = ann.userId!
-            await expectSeed(3028) { try await update(annID, "{}", as: .anonymous(appId: fixture.appID, keyKind: .rest)) }
+            await expectSeed(3028) {
+                try await update(annID, "{}", as: .anonymous(appId: fixture.appID, keyKind: .rest))
+            }
             await expectSeed(3029) { try await update(annID, "{}", as: bob) }
             await expectSeed(3030) { try await update("nobody", "{}", as: server) }
             await expectSeed(3018) { try await update(annID, #"{"email": "bob@example.com"}"#, as: ann) }
@@ -81,11 +94,13 @@ import UsersService
             _ = try await fixture.engine.setDynamicSchema(false, identity: server, logger: fixture.logger)
             await expectSeed(3031) { try await update(annID, #"{"hobby": "x"}"#, as: ann) }
             await expectSeed(3020) {
-                try await fixture.accounts.restorePassword(appID: fixture.appID, identity: "x@example.com", clientAddress: nil, logger: fixture.logger)
+                try await fixture.accounts.restorePassword(
+                    appID: fixture.appID, identity: "x@example.com", clientAddress: nil, logger: fixture.logger)
             }
 
             _ = try await fixture.accounts.setStatus(
-                id: bob.userId!, body: try fixture.body(#"{"userStatus": "EMAIL_CONFIRMATION_PENDING"}"#), identity: server,
+                id: bob.userId!, body: try fixture.body(#"{"userStatus": "EMAIL_CONFIRMATION_PENDING"}"#),
+                identity: server,
                 logger: fixture.logger)
             await expectSeed(3000) { _ = try await fixture.login("bob@example.com", "pw") }
             try await fixture.setPolicy("max_failed_logins = 1")

@@ -3,8 +3,8 @@ import InternalProtocol
 import NIOHTTP1
 import PostgresNIO
 import PostgresSupport
-import Testing
 import TestSupport
+import Testing
 
 /// The users API through the gateway: cached identities and their invalidation, roles,
 /// profile operations and per-address login limits.
@@ -20,7 +20,9 @@ import TestSupport
     /// Waits (up to 30 s, a bound on a hang) for `token` to be refused by the gateway.
     private func eventuallyRefused(_ cluster: TestCluster, _ token: String) async throws -> Bool {
         for _ in 0..<600 {
-            if try await cluster.send(.GET, "/users/userroles", token: token).json["code"] as? Int == 3064 { return true }
+            if try await cluster.send(.GET, "/users/userroles", token: token).json["code"] as? Int == 3064 {
+                return true
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
         return false
@@ -50,7 +52,8 @@ import TestSupport
         try await TestCluster.with { cluster async throws in
             let (_, first) = try await loggedIn(cluster, "ann@example.com")
             #expect(try await cluster.send(.GET, "/users/userroles", token: first).status == 200)
-            let second = try await cluster.send(.POST, "/users/login", #"{"login": "ann@example.com", "password": "pw"}"#)
+            let second = try await cluster.send(
+                .POST, "/users/login", #"{"login": "ann@example.com", "password": "pw"}"#)
             #expect(second.json["user-token"] is String)
             #expect(try await eventuallyRefused(cluster, first))
         }
@@ -61,7 +64,9 @@ import TestSupport
             let (userID, token) = try await loggedIn(cluster, "ann@example.com")
             let anonymous = try await cluster.send(.GET, "/users/userroles")
             #expect(anonymous.text == #"["NotAuthenticatedUser","RestUser"]"#)
-            #expect(try await cluster.send(.GET, "/users/userroles", token: token).text == #"["AuthenticatedUser","RestUser"]"#)
+            #expect(
+                try await cluster.send(.GET, "/users/userroles", token: token).text
+                    == #"["AuthenticatedUser","RestUser"]"#)
 
             let denied = try await cluster.send(.PUT, "/users/roles/Editors")
             #expect(denied.status == 403 && denied.json["code"] as? Int == 4000)
@@ -73,12 +78,14 @@ import TestSupport
             #expect(assigned.status == 200, "\(assigned.text)")
             let roles = try await cluster.send(.GET, "/users/userroles", token: token)
             #expect(roles.text == #"["AuthenticatedUser","RestUser","Editors"]"#)
-            #expect(try await cluster.send(.GET, "/users/userroles/\(userID)", key: .serverCode).text == #"["Editors"]"#)
+            #expect(
+                try await cluster.send(.GET, "/users/userroles/\(userID)", key: .serverCode).text == #"["Editors"]"#)
             // Members are users: an anonymous caller may not find them (the Users table's default).
             let hidden = try await cluster.send(.GET, "/users/role/Editors?loadRoles=true&props=email")
             #expect(hidden.status == 403 && !hidden.text.contains("ann@example.com"), "\(hidden.text)")
             let members = try await cluster.send(.GET, "/users/role/Editors?loadRoles=true&props=email", token: token)
-            #expect(members.text.contains(#""email":"ann@example.com""#) && members.text.contains(#""roles":["Editors"]"#))
+            #expect(
+                members.text.contains(#""email":"ann@example.com""#) && members.text.contains(#""roles":["Editors"]"#))
             let missing = try await cluster.send(.GET, "/users/role/Nope")
             #expect(missing.status == 404 && missing.json["code"] as? Int == 2005)
 
@@ -86,7 +93,9 @@ import TestSupport
             // A deleted role reaches cached identities through the announcement of each former member.
             var dropped = false
             for _ in 0..<600 where !dropped {
-                dropped = try await cluster.send(.GET, "/users/userroles", token: token).text == #"["AuthenticatedUser","RestUser"]"#
+                dropped =
+                    try await cluster.send(.GET, "/users/userroles", token: token).text
+                    == #"["AuthenticatedUser","RestUser"]"#
                 if !dropped { try await Task.sleep(for: .milliseconds(50)) }
             }
             #expect(dropped)
@@ -97,33 +106,43 @@ import TestSupport
         try await TestCluster.with { cluster async throws in
             let (userID, token) = try await loggedIn(cluster, "ann@example.com")
             let updated = try await cluster.send(.PUT, "/users/\(userID)", #"{"name": "Ann"}"#, token: token)
-            #expect(updated.status == 200 && updated.json["name"] as? String == "Ann" && updated.json["password"] == nil)
+            #expect(
+                updated.status == 200 && updated.json["name"] as? String == "Ann" && updated.json["password"] == nil)
             let anonymous = try await cluster.send(.PUT, "/users/\(userID)", #"{"name": "X"}"#)
             #expect(anonymous.status == 401 && anonymous.json["code"] as? Int == 3028)
-            #expect(try await cluster.send(.POST, "/users/verifypassowrd", #"{"password": "pw"}"#, token: token).text == #"{"valid":true}"#)
-            #expect(try await cluster.send(.POST, "/users/verifypassowrd", #"{"password": "no"}"#, token: token).text == #"{"valid":false}"#)
+            #expect(
+                try await cluster.send(.POST, "/users/verifypassowrd", #"{"password": "pw"}"#, token: token).text
+                    == #"{"valid":true}"#)
+            #expect(
+                try await cluster.send(.POST, "/users/verifypassowrd", #"{"password": "no"}"#, token: token).text
+                    == #"{"valid":false}"#)
             let properties = try await cluster.send(.GET, "/users/userclassprops")
             #expect(properties.status == 200 && properties.text.contains(#""name":"password""#))
 
             let guest = try await cluster.send(.POST, "/users/register/guest")
             #expect(guest.json["userStatus"] as? String == "GUEST" && guest.json["user-token"] is String)
 
-            let refused = try await cluster.send(.PUT, "/users/\(userID)/status", #"{"userStatus": "DISABLED"}"#, token: token)
+            let refused = try await cluster.send(
+                .PUT, "/users/\(userID)/status", #"{"userStatus": "DISABLED"}"#, token: token)
             #expect(refused.status == 403 && refused.json["code"] as? Int == 4000)
-            let disabled = try await cluster.send(.PUT, "/users/\(userID)/status", #"{"userStatus": "DISABLED"}"#, key: .serverCode)
+            let disabled = try await cluster.send(
+                .PUT, "/users/\(userID)/status", #"{"userStatus": "DISABLED"}"#, key: .serverCode)
             #expect(disabled.status == 200, "\(disabled.text)")
             #expect(try await eventuallyRefused(cluster, token))
-            let login = try await cluster.send(.POST, "/users/login", #"{"login": "ann@example.com", "password": "pw"}"#)
+            let login = try await cluster.send(
+                .POST, "/users/login", #"{"login": "ann@example.com", "password": "pw"}"#)
             #expect(login.status == 401 && login.json["code"] as? Int == 3090)
         }
     }
 
     @Test func savingUsersThroughTheDataAPIHashesPasswords() async throws {
         try await TestCluster.with { cluster async throws in
-            let created = try await cluster.send(.POST, "/data/Users", #"{"email": "dee@example.com", "password": "first1", "name": "Dee"}"#)
+            let created = try await cluster.send(
+                .POST, "/data/Users", #"{"email": "dee@example.com", "password": "first1", "name": "Dee"}"#)
             #expect(created.status == 200 && created.json["password"] == nil, "\(created.text)")
             let id = try #require(created.json["objectId"] as? String)
-            let login = try await cluster.send(.POST, "/users/login", #"{"login": "dee@example.com", "password": "first1"}"#)
+            let login = try await cluster.send(
+                .POST, "/users/login", #"{"login": "dee@example.com", "password": "first1"}"#)
             let token = try #require(login.json["user-token"] as? String, "\(login.text)")
             let read = try await cluster.send(.GET, "/data/Users/\(id)", token: token)
             #expect(read.json["name"] as? String == "Dee" && read.json["password"] == nil)
@@ -131,15 +150,23 @@ import TestSupport
             // An update re-hashes (the SDKs' PUT /data/Users with the id in the body, and PUT …/{id}).
             let saved = try await cluster.send(
                 .PUT, "/data/Users", #"{"objectId": "\#(id)", "password": "second2"}"#, key: .serverCode)
-            #expect(saved.status == 200 && saved.json["password"] == nil && saved.json["name"] as? String == "Dee", "\(saved.text)")
-            #expect(try await eventuallyRefused(cluster, token), "a new password set with the server key ends every session")
-            let old = try await cluster.send(.POST, "/users/login", #"{"login": "dee@example.com", "password": "first1"}"#)
+            #expect(
+                saved.status == 200 && saved.json["password"] == nil && saved.json["name"] as? String == "Dee",
+                "\(saved.text)")
+            #expect(
+                try await eventuallyRefused(cluster, token), "a new password set with the server key ends every session"
+            )
+            let old = try await cluster.send(
+                .POST, "/users/login", #"{"login": "dee@example.com", "password": "first1"}"#)
             #expect(old.json["code"] as? Int == 3003)
-            let relogin = try await cluster.send(.POST, "/users/login", #"{"login": "dee@example.com", "password": "second2"}"#)
+            let relogin = try await cluster.send(
+                .POST, "/users/login", #"{"login": "dee@example.com", "password": "second2"}"#)
             let second = try #require(relogin.json["user-token"] as? String, "\(relogin.text)")
-            let byId = try await cluster.send(.PUT, "/data/Users/\(id)", #"{"password": "third3", "name": "D"}"#, token: second)
+            let byId = try await cluster.send(
+                .PUT, "/data/Users/\(id)", #"{"password": "third3", "name": "D"}"#, token: second)
             #expect(byId.status == 200 && byId.json["name"] as? String == "D", "\(byId.text)")
-            let third = try await cluster.send(.POST, "/users/login", #"{"login": "dee@example.com", "password": "third3"}"#)
+            let third = try await cluster.send(
+                .POST, "/users/login", #"{"login": "dee@example.com", "password": "third3"}"#)
             #expect(third.json["user-token"] is String, "\(third.text)")
 
             // Only the user itself (or the server-code key) may; bulk saves never carry passwords.
@@ -149,7 +176,8 @@ import TestSupport
             let bulk = try await cluster.send(
                 .POST, "/data/bulk/Users", #"[{"email": "f@example.com", "password": "x"}]"#, key: .serverCode)
             #expect(bulk.json["code"] as? Int == 1022)
-            let duplicate = try await cluster.send(.POST, "/data/Users", #"{"email": "dee@example.com", "password": "x"}"#)
+            let duplicate = try await cluster.send(
+                .POST, "/data/Users", #"{"email": "dee@example.com", "password": "x"}"#)
             #expect(duplicate.json["code"] as? Int == 3033, "\(duplicate.text)")
         }
     }
@@ -161,10 +189,12 @@ import TestSupport
         ]
         try await TestCluster.with(environment: environment) { cluster async throws in
             for index in 0..<2 {
-                let wrong = try await cluster.send(.POST, "/users/login", #"{"login": "u\#(index)@example.com", "password": "p"}"#)
+                let wrong = try await cluster.send(
+                    .POST, "/users/login", #"{"login": "u\#(index)@example.com", "password": "p"}"#)
                 #expect(wrong.json["code"] as? Int == 3003)
             }
-            let limited = try await cluster.send(.POST, "/users/login", #"{"login": "u9@example.com", "password": "p"}"#)
+            let limited = try await cluster.send(
+                .POST, "/users/login", #"{"login": "u9@example.com", "password": "p"}"#)
             #expect(limited.status == 429 && limited.json["code"] as? Int == 429, "\(limited.text)")
         }
     }

@@ -1,19 +1,21 @@
 import Foundation
 import InternalProtocol
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 
 /// The users API through the gateway: register, login, the token on later requests, logout.
 @Suite(.timeLimit(.minutes(20))) struct UserRoutesTests {
     @Test func aTokenActsForItsUserUntilLogout() async throws {
         try await TestCluster.shared { cluster async throws in
-            let registered = try await cluster.send(.POST, "/users/register", #"{"email": "ann@example.com", "password": "pw", "name": "Ann"}"#)
+            let registered = try await cluster.send(
+                .POST, "/users/register", #"{"email": "ann@example.com", "password": "pw", "name": "Ann"}"#)
             #expect(registered.status == 200, "\(registered.text)")
             let userID = try #require(registered.json["objectId"] as? String)
             #expect(registered.json["password"] == nil)
 
-            let login = try await cluster.send(.POST, "/users/login", #"{"login": "ann@example.com", "password": "pw"}"#)
+            let login = try await cluster.send(
+                .POST, "/users/login", #"{"login": "ann@example.com", "password": "pw"}"#)
             let token = try #require(login.json["user-token"] as? String, "\(login.text)")
 
             let note = try await cluster.send(.POST, "/data/Note", #"{"text": "mine"}"#, token: token)
@@ -26,9 +28,11 @@ import TestSupport
             let users = try await cluster.send(.GET, "/data/Users?props=*", token: token)
             #expect(users.text.contains(userID) && !users.text.contains("password") && !users.text.contains("pw\""))
             // A password saved through the data API is hashed by users-service, never stored as data.
-            let rehashed = try await cluster.send(.PUT, "/data/Users/\(userID)", #"{"password": "plain"}"#, token: token)
+            let rehashed = try await cluster.send(
+                .PUT, "/data/Users/\(userID)", #"{"password": "plain"}"#, token: token)
             #expect(rehashed.status == 200 && !rehashed.text.contains("plain"), "\(rehashed.text)")
-            let respelled = try await cluster.send(.PUT, "/data/Users/\(userID)", #"{"PassWord": "plain"}"#, token: token)
+            let respelled = try await cluster.send(
+                .PUT, "/data/Users/\(userID)", #"{"PassWord": "plain"}"#, token: token)
             #expect(respelled.status == 400 && respelled.json["code"] as? Int == 1022, "\(respelled.text)")
             let columns = try await cluster.send(.GET, "/data/Users/properties")
             #expect(!columns.text.lowercased().contains("password"), "\(columns.text)")
@@ -48,7 +52,8 @@ import TestSupport
 
     @Test func malformedBodiesUseTheSeedCodes() async throws {
         try await TestCluster.shared { cluster async throws in
-            let duplicate = try await cluster.send(.POST, "/users/register", #"{"email": "a@b.co", "email": "c@d.co", "password": "p"}"#)
+            let duplicate = try await cluster.send(
+                .POST, "/users/register", #"{"email": "a@b.co", "email": "c@d.co", "password": "p"}"#)
             #expect(duplicate.status == 400 && duplicate.json["code"] as? Int == 3043)
             let notJSON = try await cluster.send(.POST, "/users/register", "email=a")
             #expect(notJSON.json["code"] as? Int == 3038)

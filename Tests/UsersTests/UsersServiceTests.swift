@@ -1,8 +1,8 @@
 import Configuration
 import ServiceRuntime
-import UsersService
-import Testing
 import TestSupport
+import Testing
+import UsersService
 
 @Suite(.timeLimit(.minutes(20))) struct UsersServiceTests {
     @Test func readyWithItsDatabase() async throws {

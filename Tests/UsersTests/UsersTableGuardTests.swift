@@ -1,8 +1,8 @@
 import Foundation
 import InternalProtocol
 import NIOHTTP1
-import Testing
 import TestSupport
+import Testing
 
 /// `Users` rows through the data API follow the users API's rules, in every form a write takes:
 /// only the user or the server-code key changes or deletes a user's row, email, status and
@@ -25,7 +25,8 @@ import TestSupport
     }
 
     /// The user's row as the user reads it.
-    private static func row(_ cluster: TestCluster, _ id: String, token: String) async throws -> [String: any Sendable] {
+    private static func row(_ cluster: TestCluster, _ id: String, token: String) async throws -> [String: any Sendable]
+    {
         let read = try await cluster.send(.GET, "/data/Users/\(id)", token: token)
         #expect(read.status == 200, "\(read.text)")
         return read.json
@@ -41,25 +42,31 @@ import TestSupport
             #expect((400..<500).contains(takeover.status), "\(takeover.text)")
             let reset = try await cluster.send(.GET, "/users/restorepassword/attacker%40example.com")
             #expect(reset.status == 404 && reset.json["code"] as? Int == 3020, "\(reset.text)")
-            for body in [#"{"userStatus": "DISABLED"}"#, #"{"name": "Mallory"}"#, #"{"EMAIL": "attacker@example.com"}"#] {
+            for body in [
+                #"{"userStatus": "DISABLED"}"#, #"{"name": "Mallory"}"#, #"{"EMAIL": "attacker@example.com"}"#,
+            ] {
                 let refused = try await cluster.send(.PUT, "/data/Users/\(annID)", body)
                 #expect((400..<500).contains(refused.status), "\(body): \(refused.text)")
             }
             let saved = try await cluster.send(.PUT, "/data/Users", #"{"objectId": "\#(annID)", "name": "Mallory"}"#)
             #expect((400..<500).contains(saved.status), "\(saved.text)")
-            let upserted = try await cluster.send(.PUT, "/data/Users/upsert", #"{"objectId": "\#(annID)", "name": "Mallory"}"#)
+            let upserted = try await cluster.send(
+                .PUT, "/data/Users/upsert", #"{"objectId": "\#(annID)", "name": "Mallory"}"#)
             #expect((400..<500).contains(upserted.status), "\(upserted.text)")
             let bulk = try await cluster.send(.PUT, "/data/bulk/Users?\(Self.whereID(annID))", #"{"name": "Mallory"}"#)
             #expect(bulk.status == 403, "\(bulk.text)")
-            let work = try await cluster.send(.POST, "/transaction/unit-of-work", Self.unitUpdating(annID, name: "Mallory"))
+            let work = try await cluster.send(
+                .POST, "/transaction/unit-of-work", Self.unitUpdating(annID, name: "Mallory"))
             #expect(work.json["success"] as? Bool == false, "\(work.text)")
 
             // An account an administrator disabled stays disabled.
-            let disabled = try await cluster.send(.PUT, "/users/\(bobID)/status", #"{"userStatus": "DISABLED"}"#, key: .serverCode)
+            let disabled = try await cluster.send(
+                .PUT, "/users/\(bobID)/status", #"{"userStatus": "DISABLED"}"#, key: .serverCode)
             #expect(disabled.status == 200, "\(disabled.text)")
             let enabled = try await cluster.send(.PUT, "/data/Users/\(bobID)", #"{"userStatus": "ENABLED"}"#)
             #expect((400..<500).contains(enabled.status), "\(enabled.text)")
-            let login = try await cluster.send(.POST, "/users/login", #"{"login": "bob@example.com", "password": "pw"}"#)
+            let login = try await cluster.send(
+                .POST, "/users/login", #"{"login": "bob@example.com", "password": "pw"}"#)
             #expect(login.json["code"] as? Int == 3090, "\(login.text)")
 
             // No listing of users or their addresses, not even one by one.
@@ -95,7 +102,8 @@ import TestSupport
             let upserted = try await cluster.send(
                 .PUT, "/data/Users/upsert", #"{"objectId": "\#(annID)", "name": "Mallory"}"#, token: bobToken)
             #expect(upserted.status == 403, "\(upserted.text)")
-            let bulk = try await cluster.send(.PUT, "/data/bulk/Users?\(Self.whereID(annID))", #"{"name": "Mallory"}"#, token: bobToken)
+            let bulk = try await cluster.send(
+                .PUT, "/data/bulk/Users?\(Self.whereID(annID))", #"{"name": "Mallory"}"#, token: bobToken)
             #expect(bulk.status == 200 && bulk.text == "0", "\(bulk.text)")
             let work = try await cluster.send(
                 .POST, "/transaction/unit-of-work", Self.unitUpdating(annID, name: "Mallory"), token: bobToken)
@@ -103,7 +111,8 @@ import TestSupport
             #expect((work.json["error"] as? [String: Any])?["code"] as? Int == 1023, "\(work.text)")
             let deleted = try await cluster.send(.DELETE, "/data/Users/\(annID)", token: bobToken)
             #expect(deleted.status == 403, "\(deleted.text)")
-            let bulkDeleted = try await cluster.send(.DELETE, "/data/bulk/Users?\(Self.whereID(annID))", token: bobToken)
+            let bulkDeleted = try await cluster.send(
+                .DELETE, "/data/bulk/Users?\(Self.whereID(annID))", token: bobToken)
             #expect(bulkDeleted.status == 200 && bulkDeleted.text == "0", "\(bulkDeleted.text)")
             // Not his own status either, nor an address outside the users API's checks in bulk.
             let ownStatus = try await cluster.send(
@@ -147,7 +156,8 @@ import TestSupport
             let (bobID, bobToken) = try await cluster.account("bob@example.com")
             let (carlID, carlToken) = try await cluster.account("carl@example.com")
             let (_, danToken) = try await cluster.account("dan@example.com")
-            #expect((200..<300).contains(try await cluster.send(.PUT, "/users/roles/moderator", key: .serverCode).status))
+            #expect(
+                (200..<300).contains(try await cluster.send(.PUT, "/users/roles/moderator", key: .serverCode).status))
             let assigned = try await cluster.send(
                 .POST, "/users/assignRole", #"{"user": "\#(annID)", "roleName": "moderator"}"#, key: .serverCode)
             #expect(assigned.status == 200, "\(assigned.text)")
@@ -170,7 +180,8 @@ import TestSupport
             #expect(ghost.status == 401, "\(ghost.text)")
 
             // No login with the old password, and a new account of the same address has no old role.
-            let login = try await cluster.send(.POST, "/users/login", #"{"login": "ann@example.com", "password": "pw"}"#)
+            let login = try await cluster.send(
+                .POST, "/users/login", #"{"login": "ann@example.com", "password": "pw"}"#)
             #expect(login.status >= 400 && login.json["user-token"] == nil, "\(login.text)")
             let (_, newAnnToken) = try await cluster.account("ann@example.com")
             let roles = try await cluster.send(.GET, "/users/userroles", token: newAnnToken)
@@ -211,7 +222,8 @@ import TestSupport
 
             // The app may let guests find users, as it may anonymous callers.
             let grant = try await cluster.send(
-                .PUT, "/data/Users/permissions/GRANT", #"{"permission": "FIND", "role": "GuestUser"}"#, key: .serverCode)
+                .PUT, "/data/Users/permissions/GRANT", #"{"permission": "FIND", "role": "GuestUser"}"#, key: .serverCode
+            )
             #expect(grant.status == 200, "\(grant.text)")
             var allowed = try await cluster.send(.GET, "/data/Users/count", token: token)
             for _ in 0..<100 where allowed.status != 200 {
@@ -220,12 +232,14 @@ import TestSupport
             }
             #expect(allowed.status == 200, "\(allowed.text)")
             let deny = try await cluster.send(
-                .PUT, "/data/Users/permissions/INHERIT", #"{"permission": "FIND", "role": "GuestUser"}"#, key: .serverCode)
+                .PUT, "/data/Users/permissions/INHERIT", #"{"permission": "FIND", "role": "GuestUser"}"#,
+                key: .serverCode)
             #expect(deny.status == 200, "\(deny.text)")
 
             // Converted, the guest is a registered user: its session lists users as theirs may.
             let converted = try await cluster.send(
-                .POST, "/users/register", #"{"objectId": "\#(guestID)", "email": "was-guest@example.com", "password": "pw"}"#, token: token)
+                .POST, "/users/register",
+                #"{"objectId": "\#(guestID)", "email": "was-guest@example.com", "password": "pw"}"#, token: token)
             #expect(converted.status == 200, "\(converted.text)")
             var after = try await cluster.send(.GET, "/users/userroles", token: token)
             for _ in 0..<100 where after.text.contains("GuestUser") {
@@ -252,21 +266,26 @@ import TestSupport
                 let moved = try await cluster.send(
                     .PUT, "/data/Users/\(annID)", #"{"email": "ann.new@example.com"}"#, token: annToken)
                 #expect(moved.status == 200 && moved.json["email"] as? String == "ann.new@example.com", "\(moved.text)")
-                let back = try await cluster.send(.PUT, "/users/\(annID)", #"{"email": "ann@example.com"}"#, token: annToken)
+                let back = try await cluster.send(
+                    .PUT, "/users/\(annID)", #"{"email": "ann@example.com"}"#, token: annToken)
                 #expect(back.status == 200, "\(back.text)")
 
                 let json = [("Content-Type", "application/json")]
-                let refused = try await HTTPTestClient.send(.POST, stale, headers: json, body: Data(#"{"password": "stolen1"}"#.utf8))
+                let refused = try await HTTPTestClient.send(
+                    .POST, stale, headers: json, body: Data(#"{"password": "stolen1"}"#.utf8))
                 #expect(refused.status == 400 && refused.json["code"] as? Int == 3025, "\(refused.text)")
-                let kept = try await cluster.send(.POST, "/users/login", #"{"login": "ann@example.com", "password": "pw"}"#)
+                let kept = try await cluster.send(
+                    .POST, "/users/login", #"{"login": "ann@example.com", "password": "pw"}"#)
                 #expect(kept.json["user-token"] is String, "\(kept.text)")
 
                 // A link mailed to the current address works.
                 #expect(try await cluster.send(.GET, "/users/restorepassword/ann%40example.com").status == 200)
                 let fresh = try await Self.link(in: sink, cluster, count: 2)
-                let saved = try await HTTPTestClient.send(.POST, fresh, headers: json, body: Data(#"{"password": "n3w1"}"#.utf8))
+                let saved = try await HTTPTestClient.send(
+                    .POST, fresh, headers: json, body: Data(#"{"password": "n3w1"}"#.utf8))
                 #expect(saved.status == 200, "\(saved.text)")
-                let login = try await cluster.send(.POST, "/users/login", #"{"login": "ann@example.com", "password": "n3w1"}"#)
+                let login = try await cluster.send(
+                    .POST, "/users/login", #"{"login": "ann@example.com", "password": "n3w1"}"#)
                 #expect(login.json["user-token"] is String, "\(login.text)")
             }
         }

@@ -17,7 +17,8 @@ struct DataServiceMain {
             Observability.bootstrapLogging(level: .warning)
             print(
                 try await PermissionsCommand.run(
-                    Array(arguments.dropFirst()), database: configuration.database, logger: Logger(label: "permissions")))
+                    Array(arguments.dropFirst()), database: configuration.database, logger: Logger(label: "permissions")
+                ))
         }
     }
 }

@@ -1,6 +1,6 @@
-import Foundation
 import Configuration
 import DataEngine
+import Foundation
 import InternalProtocol
 import NIOCore
 import PostgresSupport
@@ -42,10 +42,12 @@ package enum FilesService: BackendService {
         guard grace >= 0, interval >= 1, upload >= 1, idle >= 1 else {
             throw UsageError("BAAS_FILES_* settings must be positive (the grace may be 0)")
         }
-        let catalog = FileCatalog(database: environment.database, logger: environment.logger, deletionGrace: Int64(grace) * 1000)
+        let catalog = FileCatalog(
+            database: environment.database, logger: environment.logger, deletionGrace: Int64(grace) * 1000)
         let storage = try storage(reader)
         environment.background.add(GarbageCollector(catalog: catalog, storage: storage, interval: .seconds(interval)))
-        let urls = FileURLs(publicURL: String(reader.string(forKey: "publicUrl", default: "http://localhost:8080").trimmingSuffix("/")))
+        let urls = FileURLs(
+            publicURL: String(reader.string(forKey: "publicUrl", default: "http://localhost:8080").trimmingSuffix("/")))
         let allowed = reader.string(forKey: "urlAllowedHosts", default: "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
         let sources = URLSource(allowList: try SourceAllowList(parsing: allowed), idleTimeout: .seconds(Int64(idle)))
@@ -54,8 +56,10 @@ package enum FilesService: BackendService {
         environment.background.add(engine.listener)
         let objects = ObjectFiles(engine: engine, logger: environment.logger)
         let files = FileRoutes(
-            catalog: catalog, storage: storage, urls: urls, limits: FileLimits(upload: upload, idleTimeout: .seconds(idle)),
-            sources: sources, renditions: try renditions(reader, catalog: catalog, storage: storage, environment: environment),
+            catalog: catalog, storage: storage, urls: urls,
+            limits: FileLimits(upload: upload, idleTimeout: .seconds(idle)),
+            sources: sources,
+            renditions: try renditions(reader, catalog: catalog, storage: storage, environment: environment),
             objects: objects)
         routes.publish(FileSchemas.all)
         files.add(to: &routes)
@@ -75,14 +79,17 @@ extension FilesService {
             maxBytes: Int64(images.int(forKey: "maxBytes", default: 64 << 20)),
             maxSide: images.int(forKey: "maxSide", default: 4096),
             concurrency: images.int(forKey: "concurrency", default: 2), queue: images.int(forKey: "queue", default: 16))
-        guard limits.maxPixels >= 1, limits.maxBytes >= 1, limits.maxSide >= 1, limits.concurrency >= 1, limits.queue >= 0 else {
+        guard limits.maxPixels >= 1, limits.maxBytes >= 1, limits.maxSide >= 1, limits.concurrency >= 1,
+            limits.queue >= 0
+        else {
             throw UsageError("BAAS_FILES_IMAGE_* settings must be positive (the queue may be 0)")
         }
         try ImageResizer.start()
         let threads = ResizeThreads(count: limits.concurrency)
         environment.background.add(threads)
         return Renditions(
-            catalog: catalog, storage: storage, resizer: ImageResizer(maxPixels: limits.maxPixels, logger: environment.logger), threads: threads.pool,
+            catalog: catalog, storage: storage,
+            resizer: ImageResizer(maxPixels: limits.maxPixels, logger: environment.logger), threads: threads.pool,
             gate: ResizeGate(running: limits.concurrency, waiting: limits.queue), limits: limits,
             scratch: reader.string(forKey: "scratch", default: NSTemporaryDirectory() + "baas-files"))
     }

@@ -21,6 +21,7 @@ final class APIDescription: Sendable {
         guard let built = document.withLock({ $0 }) else {
             throw ErrorEnvelope(code: 503, message: "The API description waits for every service's routes", status: 503)
         }
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: try built.get()))
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: try built.get()))
     }
 }

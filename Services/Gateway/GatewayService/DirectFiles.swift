@@ -45,7 +45,9 @@ struct DirectFiles: Sendable {
         guard parts.count == 3, parts[0] == app, !app.isEmpty, !app.contains("."), parts[2].utf8.count == 32 else {
             return false
         }
-        let hex = parts[2].utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+        let hex = parts[2].utf8.allSatisfy {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+        }
         return hex && parts[1] == parts[2].prefix(2)
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 import Configuration
+import Foundation
 
 /// The gateway's own settings.
 ///
@@ -69,11 +69,14 @@ package struct GatewayConfiguration: Sendable {
             gateway.string(forKey: "trustedProxies", default: "").split(separator: ",")
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         let origins = gateway.string(forKey: "corsOrigins", default: "*")
-        corsOrigins = origins == "*" ? [] : origins.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        corsOrigins =
+            origins == "*" ? [] : origins.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         infoDeadlineMilliseconds = gateway.int(forKey: "infoDeadlineMs", default: 2_000)
         headTimeoutMilliseconds = max(100, gateway.int(forKey: "headTimeoutMs", default: 30_000))
         routesRefreshSeconds = max(1, gateway.int(forKey: "routesRefreshSeconds", default: 30))
         filesRoot = gateway.string(forKey: "filesRoot").flatMap { $0.isEmpty ? nil : $0 }
-        realTimeURL = gateway.string(forKey: "rtUrl").flatMap { $0.isEmpty ? nil : $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        realTimeURL = gateway.string(forKey: "rtUrl").flatMap {
+            $0.isEmpty ? nil : $0.hasSuffix("/") ? String($0.dropLast()) : $0
+        }
     }
 }

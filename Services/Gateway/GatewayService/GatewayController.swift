@@ -44,7 +44,8 @@ struct GatewayController: Sendable {
             try await gate.check(DataRequest(table: table, operation: operation), identity: identity, context: call)
         }
         if route.transfer == .bidirectional {
-            return try await openSocket(request, context: context, route: route, service: service, credentials: credentials, call: call)
+            return try await openSocket(
+                request, context: context, route: route, service: service, credentials: credentials, call: call)
         }
         var limited = route
         limited.bodyLimit = limit
@@ -74,7 +75,8 @@ struct GatewayController: Sendable {
         call.clientAddress = ClientAddress.resolve(
             peer: context.clientAddress, forwardedFor: request.headers[.forwardedFor], trusted: trustedProxies)
         let queryKey = credentials == .query ? request.uri.queryParameters["apiKey"].map(String.init) : nil
-        var resolved = try await resolver.resolve(credentials, context: context, headers: request.headers, queryKey: queryKey, call: call)
+        var resolved = try await resolver.resolve(
+            credentials, context: context, headers: request.headers, queryKey: queryKey, call: call)
         if let token = Self.userToken(request, credentials: credentials) {
             resolved.identity = try await resolver.authenticate(resolved.identity, token: token, context: call)
         }
@@ -87,7 +89,8 @@ struct GatewayController: Sendable {
     /// parameter, where clients send `null` for none.
     static func userToken(_ request: Request, credentials: Credentials) -> String? {
         ResolveUserToken.presented(
-            credentials == .query ? request.uri.queryParameters["userToken"].map(String.init) : request.headers[.userToken])
+            credentials == .query
+                ? request.uri.queryParameters["userToken"].map(String.init) : request.headers[.userToken])
     }
 
     /// Passes a permission change on and drops the app's cached rules, even when the answer is
@@ -108,7 +111,9 @@ struct GatewayController: Sendable {
 
     private func pass(_ request: Request, to target: Target, context: CallContext) async throws -> Response {
         // At the app's root the path names no route: the route's own path does.
-        let resource = target.credentials == .query ? target.route.path : Self.resource(path: request.uri.path, credentials: target.credentials)
+        let resource =
+            target.credentials == .query
+            ? target.route.path : Self.resource(path: request.uri.path, credentials: target.credentials)
         let answer = try await peers.pass(
             request, resource: resource,
             route: target.route, to: target.service, context: context, eventLoop: target.eventLoop,
@@ -136,7 +141,8 @@ struct GatewayController: Sendable {
             throw ErrorEnvelope(code: 426, message: "This endpoint takes a WebSocket upgrade", status: 426)
         }
         // At the app's root the path names no route: the route's own path does.
-        let resource = credentials == .query ? route.path : Self.resource(path: request.uri.path, credentials: credentials)
+        let resource =
+            credentials == .query ? route.path : Self.resource(path: request.uri.path, credentials: credentials)
         let socket = try await peers.openSocket(request, resource: resource, route: route, to: service, context: call)
         slot.fill(OpenedSocket(socket: socket, route: route))
         return Response(status: .switchingProtocols)
@@ -159,7 +165,9 @@ struct GatewayController: Sendable {
     }
 
     /// `GET …/openapi.json`: the API's description, to a caller with a valid key.
-    private func describe(_ request: Request, context: GatewayRequestContext, credentials: Credentials) async throws -> Response {
+    private func describe(_ request: Request, context: GatewayRequestContext, credentials: Credentials) async throws
+        -> Response
+    {
         _ = try await resolve(request, context: context, credentials: credentials)
         return try description.response()
     }
@@ -177,7 +185,9 @@ struct GatewayController: Sendable {
 
     /// `GET …/rt/lookup`: where real-time clients connect, as a JSON string (what the Swift SDK
     /// and JS SDKs before 7.4 ask).
-    func realTimeLookup(_ request: Request, context: GatewayRequestContext, credentials: Credentials) async throws -> Response {
+    func realTimeLookup(_ request: Request, context: GatewayRequestContext, credentials: Credentials) async throws
+        -> Response
+    {
         _ = try await resolve(request, context: context, credentials: credentials)
         return try .json(realTimeURL(request))
     }

@@ -10,7 +10,8 @@ enum GatewayRoute: String, CaseIterable, Sendable {
     var doc: RouteDoc {
         switch self {
         case .info:
-            RouteDoc("Names the app, the caller's key kind and roles, and every service's readiness", json: .ref("AppInfo"))
+            RouteDoc(
+                "Names the app, the caller's key kind and roles, and every service's readiness", json: .ref("AppInfo"))
         case .realTimeLookup:
             RouteDoc("Names the URL real-time (socket.io) clients connect to", json: .string)
         case .openAPI:
@@ -24,7 +25,8 @@ enum GatewayRoute: String, CaseIterable, Sendable {
             [
                 "appId": .string, "name": .string, "keyKind": .choice(APIKeyKind.allCases.map(\.rawValue)),
                 "roles": .array(.string), "ready": .boolean, "rtURL": .string,
-                "services": .array(.object(["name": .string, "ready": .boolean, "detail": .string], required: ["name", "ready"])),
+                "services": .array(
+                    .object(["name": .string, "ready": .boolean, "detail": .string], required: ["name", "ready"])),
             ], required: ["appId", "name", "keyKind", "roles", "ready", "services", "rtURL"])
     ]
 }

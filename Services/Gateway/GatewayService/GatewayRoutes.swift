@@ -35,9 +35,11 @@ final class GatewayRoutes: Sendable {
         self.services = services
         self.description = description
         self.handler = handler
-        self.unmatched = unmatched ?? { request, _ in
-            throw ErrorEnvelope.endpointNotFound(method: request.method.rawValue, path: String(request.uri.path.dropFirst()))
-        }
+        self.unmatched =
+            unmatched ?? { request, _ in
+                throw ErrorEnvelope.endpointNotFound(
+                    method: request.method.rawValue, path: String(request.uri.path.dropFirst()))
+            }
     }
 
     /// The services whose manifests have not arrived yet.
@@ -76,7 +78,9 @@ final class GatewayRoutes: Sendable {
     /// The gateway's own routes: `GET …/info`, `GET …/rt/lookup` and `GET …/openapi.json`.
     static let gatewayManifest = RouteManifest(
         service: .gateway,
-        routes: GatewayRoute.allCases.map { RouteDescriptor(method: "GET", path: $0.rawValue, bodyLimit: 0, doc: $0.doc) },
+        routes: GatewayRoute.allCases.map {
+            RouteDescriptor(method: "GET", path: $0.rawValue, bodyLimit: 0, doc: $0.doc)
+        },
         schemas: GatewayRoute.schemas)
 
     private static func build(_ manifests: [RouteManifest], handler: Handler, notFound: @escaping Unmatched)
@@ -90,7 +94,10 @@ final class GatewayRoutes: Sendable {
             for route in manifest.routes {
                 guard let method = HTTPRequest.Method(route.method) else { continue }
                 let answer = handler(route, manifest.service)
-                router.on(RouterPath("/:\(Credentials.appParameter)/:\(Credentials.keyParameter)/\(route.path)"), method: method) {
+                router.on(
+                    RouterPath("/:\(Credentials.appParameter)/:\(Credentials.keyParameter)/\(route.path)"),
+                    method: method
+                ) {
                     request, context in try await answer(request, context, .path)
                 }
                 router.on(RouterPath("/api/\(route.path)"), method: method) { request, context in

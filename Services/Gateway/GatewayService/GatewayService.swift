@@ -39,10 +39,13 @@ package enum GatewayService {
         controller.trustedProxies = configuration.trustedProxies
         controller.directFiles = configuration.filesRoot.map(DirectFiles.init)
         controller.realTimeURL = configuration.realTimeURL
-        let routes = GatewayRoutes(services: services, description: controller.description, unmatched: controller.unmatched) { [controller] route, service in
+        let routes = GatewayRoutes(
+            services: services, description: controller.description, unmatched: controller.unmatched
+        ) { [controller] route, service in
             guard service != .gateway else { return controller.answer(GatewayRoute(rawValue: route.path)!) }
             return { request, context, credentials in
-                try await controller.handle(request, context: context, route: route, service: service, credentials: credentials)
+                try await controller.handle(
+                    request, context: context, route: route, service: service, credentials: credentials)
             }
         }
         let loader = ManifestLoader(
@@ -53,7 +56,8 @@ package enum GatewayService {
             server: .http1AndH2C(
                 webSockets: webSocketUpgrades(router: publicRouter, maximumFrameSize: maximumWebSocketFrame),
                 headTimeout: .milliseconds(Int64(configuration.headTimeoutMilliseconds))),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "gateway"),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "gateway"),
             onServerRunning: { channel in await ports.bound(.publicAPI, channel.localAddress?.port ?? 0) },
             logger: logger)
         let operations = OperationsServer.make(
@@ -97,7 +101,9 @@ package enum GatewayService {
         for method: HTTPRequest.Method in [.get, .post, .put, .delete, .patch, .head] {
             // `/api/**` too: the trie does not fall back from the `/api` literal to a root wildcard.
             for path: RouterPath in ["**", "/api/**"] {
-                router.on(path, method: method) { request, context in try await routes.respond(to: request, context: context) }
+                router.on(path, method: method) { request, context in
+                    try await routes.respond(to: request, context: context)
+                }
             }
         }
         return router

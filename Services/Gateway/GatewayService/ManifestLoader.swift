@@ -34,7 +34,8 @@ struct ManifestLoader: Service {
                         guard manifest.service == service else { return }
                         routes.update(manifest)
                     } catch {
-                        logger.debug("routes not loaded", metadata: ["peer": "\(service.executable)", "error": "\(error)"])
+                        logger.debug(
+                            "routes not loaded", metadata: ["peer": "\(service.executable)", "error": "\(error)"])
                     }
                 }
             }

@@ -149,15 +149,21 @@ struct OpenAPIDocument: Encodable {
             Parameter(name: $0.name, in: "query", required: $0.required, description: $0.description, schema: $0.schema)
         }
         let parameters = pathParameters + queryParameters
-        var responses = ["default": Answer(description: "The error", content: ["application/json": MediaType(schema: .ref("Error"))])]
+        var responses = [
+            "default": Answer(description: "The error", content: ["application/json": MediaType(schema: .ref("Error"))])
+        ]
         for status in [doc.status] + doc.otherStatuses {
             responses[String(status)] = Answer(description: doc.summary, content: content(doc.answer))
         }
         return Operation(
             operationId: operationID(route, service: service), summary: doc.summary,
-            description: route.permission.map { "Checks the \($0.operation) permission on {\($0.containerParameter)}." },
+            description: route.permission.map {
+                "Checks the \($0.operation) permission on {\($0.containerParameter)}."
+            },
             tags: [service.executable], parameters: parameters.isEmpty ? nil : parameters,
-            requestBody: doc.body.map { RequestBody(required: $0.required, content: [$0.mediaType: MediaType(schema: $0.schema)]) },
+            requestBody: doc.body.map {
+                RequestBody(required: $0.required, content: [$0.mediaType: MediaType(schema: $0.schema)])
+            },
             responses: responses)
     }
 

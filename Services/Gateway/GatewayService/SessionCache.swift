@@ -61,7 +61,7 @@ actor SessionCache: NotificationListener.Consumer {
 
     /// Reads a ``SessionsChannel`` payload naming one user; anything else drops every entry.
     func receive(_ payload: String) {
-        if case let (appID, userID?)? = SessionsChannel.announced(payload) {
+        if case (let appID, let userID?)? = SessionsChannel.announced(payload) {
             invalidate(appID: appID, userID: userID)
         } else {
             invalidateAll()

@@ -47,7 +47,9 @@ final class SocketRelay: ChannelInboundHandler, RemovableChannelHandler {
         guard !clientDone else { return }
         guard frame.maskKey != nil else {
             // RFC 6455 §5.1: a client's frames are masked.
-            context.writeAndFlush(wrapOutboundOut(Self.close(code: SocketCloseCode.protocolError, reason: "unmasked frame")), promise: nil)
+            context.writeAndFlush(
+                wrapOutboundOut(Self.close(code: SocketCloseCode.protocolError, reason: "unmasked frame")), promise: nil
+            )
             return clientEnded(sending: .close(code: SocketCloseCode.protocolError), context: context)
         }
         let data = frame.unmaskedData
@@ -59,12 +61,15 @@ final class SocketRelay: ChannelInboundHandler, RemovableChannelHandler {
         case .connectionClose:
             var payload = data
             let code = payload.readInteger(as: UInt16.self) ?? SocketCloseCode.noStatus
-            clientEnded(sending: .close(code: code, reason: payload.readString(length: payload.readableBytes) ?? ""), context: context)
+            clientEnded(
+                sending: .close(code: code, reason: payload.readString(length: payload.readableBytes) ?? ""),
+                context: context)
         case .text, .binary, .continuation:
             guard data.readableBytes <= route.bodyLimit else {
                 return clientEnded(sending: .close(code: SocketCloseCode.tooLarge), context: context)
             }
-            let kind: SocketFrame.Kind = frame.opcode == .text ? .text : frame.opcode == .binary ? .binary : .continuation
+            let kind: SocketFrame.Kind =
+                frame.opcode == .text ? .text : frame.opcode == .binary ? .binary : .continuation
             send(SocketFrame(kind: kind, fin: frame.fin, payload: data), context: context)
         default:
             clientEnded(sending: .close(code: SocketCloseCode.protocolError), context: context)

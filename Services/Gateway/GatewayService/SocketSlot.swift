@@ -53,7 +53,9 @@ extension GatewayService {
                 slot.take()?.socket.release()
                 return .refuse(response)
             }
-            return .upgrade({ channel in try channel.pipeline.syncOperations.addHandler(relay.handler()) }, abandon: { relay.socket.release() })
+            return .upgrade(
+                { channel in try channel.pipeline.syncOperations.addHandler(relay.handler()) },
+                abandon: { relay.socket.release() })
         }
     }
 }

@@ -1,6 +1,6 @@
-import InternalProtocol
 import Configuration
 import GatewayService
+import InternalProtocol
 import Logging
 import ServiceRuntime
 
@@ -12,7 +12,9 @@ struct GatewayMain {
         await ServiceCommand.exitOnError {
             let reader = ConfigReader.fromEnvironment()
             let runtime = RuntimeConfiguration(service: .gateway, reader: reader)
-            guard arguments.first ?? "serve" == "serve" else { return try ServiceCommand.runCommon(arguments, configuration: runtime) }
+            guard arguments.first ?? "serve" == "serve" else {
+                return try ServiceCommand.runCommon(arguments, configuration: runtime)
+            }
             Observability.bootstrapLogging(level: runtime.logLevel)
             let logger = Logger(label: "gateway")
             let tls = try TLSMaterial(directory: runtime.pkiDirectory, name: "gateway")

@@ -5,7 +5,8 @@ import InternalProtocol
 package enum GeoError {
     /// 4000, 403: the caller may not do this in this category.
     package static func noPermission(_ operation: String, category: String) -> ErrorEnvelope {
-        ErrorEnvelope(code: 4000, message: "User has no permission to \(operation) in geo category '\(category)'", status: 403)
+        ErrorEnvelope(
+            code: 4000, message: "User has no permission to \(operation) in geo category '\(category)'", status: 403)
     }
 
     /// 4000, 403: an operation only the server-code key may perform.
@@ -33,7 +34,8 @@ package enum GeoError {
     /// 4005, 400: a category name that is empty, too long or holds a comma or control character.
     package static func invalidCategoryName(_ name: String) -> ErrorEnvelope {
         ErrorEnvelope(
-            code: 4005, message: "Invalid geo category name '\(name)': 1 to 100 characters without commas or control characters",
+            code: 4005,
+            message: "Invalid geo category name '\(name)': 1 to 100 characters without commas or control characters",
             status: 400)
     }
 

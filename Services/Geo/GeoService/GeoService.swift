@@ -17,10 +17,14 @@ package enum GeoService: BackendService {
         let engine = DataEngine(
             database: environment.database, logger: environment.logger, prepared: environment.preparedStatements)
         let table = store.categoryRuleTable
-        let rules = CategoryRulesCache(channel: table.channel) { app in CategoryRules(rules: try await table.rules(app: app)) }
+        let rules = CategoryRulesCache(channel: table.channel) { app in
+            CategoryRules(rules: try await table.rules(app: app))
+        }
         environment.background.add(engine.listener)
         environment.background.add(
-            NotificationListener(database: environment.database, channel: rules.channel, consumer: rules, logger: environment.logger))
-        GeoRoutes(store: store, objects: GeoDataObjects(engine: engine), access: GeoAccess(rules: rules)).add(to: &routes)
+            NotificationListener(
+                database: environment.database, channel: rules.channel, consumer: rules, logger: environment.logger))
+        GeoRoutes(store: store, objects: GeoDataObjects(engine: engine), access: GeoAccess(rules: rules)).add(
+            to: &routes)
     }
 }

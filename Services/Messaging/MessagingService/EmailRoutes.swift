@@ -41,7 +41,8 @@ struct EmailRoutes {
         do {
             body = try JSONDecoder().decode(Body.self, from: Data(call.body.readableBytesView))
         } catch {
-            throw MailError.invalid("The body must be {subject, bodyparts: {textmessage, htmlmessage}, to: [addresses]}")
+            throw MailError.invalid(
+                "The body must be {subject, bodyparts: {textmessage, htmlmessage}, to: [addresses]}")
         }
         let request = SendEmail.Request(
             to: body.to ?? [], cc: body.cc ?? [], bcc: body.bcc ?? [], subject: body.subject ?? "",

@@ -134,7 +134,6 @@ private enum MessagingDocs {
     }
 }
 
-
 // MARK: Publish and subscribe
 
 extension RouteDoc {
@@ -174,7 +173,8 @@ extension RouteDoc {
     static let setMessagingSettings = RouteDoc(
         "Sets how long messages published from now on can be polled (server-code key).",
         body: .json(
-            .object(["messageRetention": APISchema.integer.within(1...604_800).described("Seconds")],
+            .object(
+                ["messageRetention": APISchema.integer.within(1...604_800).described("Seconds")],
                 required: ["messageRetention"])),
         json: .ref("MessagingSettings"))
 }

@@ -26,7 +26,8 @@ package enum MessagingService: BackendService {
     package static func register(
         operations: inout OperationRegistry, routes: inout PublicRoutes, environment: ServiceEnvironment
     ) throws {
-        let attachmentLimit = environment.configuration.reader.scoped(to: "smtp").int(forKey: "maxAttachmentBytes", default: 10 << 20)
+        let attachmentLimit = environment.configuration.reader.scoped(to: "smtp").int(
+            forKey: "maxAttachmentBytes", default: 10 << 20)
         guard attachmentLimit >= 1 else { throw UsageError("BAAS_SMTP_MAX_ATTACHMENT_BYTES must be positive") }
         let mailer = Mailer(
             relay: try MailRelay.read(environment.configuration.reader),
@@ -41,32 +42,40 @@ package enum MessagingService: BackendService {
             database: environment.database, logger: environment.logger, prepared: environment.preparedStatements)
         let templates = EmailTemplateStore(database: environment.database, logger: environment.logger)
         EmailTemplateRoutes(
-            store: templates, mailer: TemplateMailer(templates: templates, mailer: mailer, engine: engine, logger: environment.logger)
+            store: templates,
+            mailer: TemplateMailer(templates: templates, mailer: mailer, engine: engine, logger: environment.logger)
         ).add(to: &routes)
         try registerPubSub(routes: &routes, engine: engine, environment: environment)
     }
 
     /// Channels, their permissions, registrations and push credentials, with the background work
     /// that keeps them: the rules listener, the sweepers and the scheduler.
-    private static func registerPubSub(routes: inout PublicRoutes, engine: DataEngine, environment: ServiceEnvironment) throws {
+    private static func registerPubSub(routes: inout PublicRoutes, engine: DataEngine, environment: ServiceEnvironment)
+        throws
+    {
         let (database, logger) = (environment.database, environment.logger)
         let store = MessageStore(database: database, logger: logger)
         let table = ChannelAccess.table(store)
         let rules = ChannelRulesCache(channel: table.channel) { app in try await table.rules(app: app) }
         let access = ChannelAccess(rules: rules)
         let registrations = RegistrationStore(database: database, logger: logger)
-        let credentials = PushCredentialStore(database: database, logger: logger, box: try SecretBox.read(environment.configuration.reader))
+        let credentials = PushCredentialStore(
+            database: database, logger: logger, box: try SecretBox.read(environment.configuration.reader))
         let push = PushQueue(database: database, logger: logger)
         PubSubRoutes(store: store, access: access, push: push).add(to: &routes)
         ChannelSettingsRoutes(store: store, rules: rules).add(to: &routes)
         RegistrationRoutes(store: registrations, access: access).add(to: &routes)
         PushCredentialRoutes(store: credentials).add(to: &routes)
-        PushTemplateRoutes(templates: PushTemplateStore(database: database, logger: logger), messages: store, access: access).add(to: &routes)
+        PushTemplateRoutes(
+            templates: PushTemplateStore(database: database, logger: logger), messages: store, access: access
+        ).add(to: &routes)
         environment.background.add(
             PushDeliveryService(
-                settings: PushSettings.read(environment.configuration.reader), queue: push, credentials: credentials, logger: logger))
+                settings: PushSettings.read(environment.configuration.reader), queue: push, credentials: credentials,
+                logger: logger))
 
-        try registerRealTime(routes: &routes, store: store, access: access, rules: rules, engine: engine, environment: environment)
+        try registerRealTime(
+            routes: &routes, store: store, access: access, rules: rules, engine: engine, environment: environment)
         // Messages past their retention, idle subscriptions, expired registrations and day-old
         // push jobs go; due schedules publish (each occurrence once across replicas:
         // MessageStore.fireDue); queued pushes go out (PushDeliveryService).
@@ -89,7 +98,8 @@ package enum MessagingService: BackendService {
     /// feeds them: one listener (schema, channel rules, publishes, change log), the change relay,
     /// watch renewals and the change log's sweeper.
     private static func registerRealTime(
-        routes: inout PublicRoutes, store: MessageStore, access: ChannelAccess, rules: ChannelRulesCache, engine: DataEngine,
+        routes: inout PublicRoutes, store: MessageStore, access: ChannelAccess, rules: ChannelRulesCache,
+        engine: DataEngine,
         environment: ServiceEnvironment
     ) throws {
         let (database, logger) = (environment.database, environment.logger)
@@ -104,12 +114,16 @@ package enum MessagingService: BackendService {
             NotificationListener(
                 database: database,
                 channels: [
-                    (CatalogChannel.name, engine.cache), (rules.channel, rules), (ChannelFeed.channel, feed), (ChangeLog.channel, dataFeed),
+                    (CatalogChannel.name, engine.cache), (rules.channel, rules), (ChannelFeed.channel, feed),
+                    (ChangeLog.channel, dataFeed),
                     (CommandFeed.channel, commands), (SessionsChannel.name, RTRevocations(live: live)),
                 ], logger: logger))
-        environment.background.add(ChangeRelay(log: log, feed: dataFeed, pollInterval: settings.changePollInterval, logger: logger))
         environment.background.add(
-            PeriodicService(every: RealTimeSettings.watchRenewal, logger: logger, failure: "real-time watches not renewed") {
+            ChangeRelay(log: log, feed: dataFeed, pollInterval: settings.changePollInterval, logger: logger))
+        environment.background.add(
+            PeriodicService(
+                every: RealTimeSettings.watchRenewal, logger: logger, failure: "real-time watches not renewed"
+            ) {
                 try await feed.renewWatches()
                 try await dataFeed.renewWatches()
             })
@@ -126,8 +140,10 @@ package enum MessagingService: BackendService {
         environment.background.add(live)
         RTEndpoint(
             services: RTServices(
-                feed: feed, data: dataFeed, commands: commands, log: log, access: access, peers: environment.peers, settings: settings,
-                context: CallContext(deadline: .now(), logger: logger), filesPublicURL: environment.configuration.filesPublicURL),
+                feed: feed, data: dataFeed, commands: commands, log: log, access: access, peers: environment.peers,
+                settings: settings,
+                context: CallContext(deadline: .now(), logger: logger),
+                filesPublicURL: environment.configuration.filesPublicURL),
             polling: PollingSessions(), live: live
         ).add(to: &routes)
     }

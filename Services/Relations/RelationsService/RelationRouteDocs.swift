@@ -20,7 +20,8 @@ extension RouteDoc {
     /// `GET data/:table/:id/:relation`.
     static let loadRelation = RouteDoc(
         "Lists a page of a parent's children in a relation.",
-        query: [QueryParameter("whereClause", .string, "A condition on the children (as `where`)")] + FindQueryDocs.find,
+        query: [QueryParameter("whereClause", .string, "A condition on the children (as `where`)")]
+            + FindQueryDocs.find,
         json: .array(.ref("DataObject")))
 
     /// `POST data/:table/:id/:relation/load`.
@@ -43,7 +44,6 @@ extension RouteDoc {
             .either(
                 APISchema.string, APISchema.integer, APISchema.object(["objectId": .string], required: ["objectId"]))),
         required: false)
-
 
     /// The same query as body members (lists may also be arrays).
     private static let relationFindBody: [String: APISchema] = [

@@ -43,7 +43,8 @@ struct RelationRoutes {
     private func load(_ call: PublicCall, _ query: FindQuery) async throws -> Response {
         .jsonArray(
             try await engine.loadRelation(
-                table: call.table, parentID: call.parameters["id"] ?? "", argument: try Self.argument(call), query: query,
+                table: call.table, parentID: call.parameters["id"] ?? "", argument: try Self.argument(call),
+                query: query,
                 identity: call.identity, logger: call.context.logger))
     }
 
@@ -66,7 +67,9 @@ struct RelationRoutes {
     /// The JS SDK sends `whereClause`; the rest of the data API reads `where`.
     private static func renamingWhereClause(_ parameters: QueryParameters) -> QueryParameters {
         var renamed = parameters
-        if let clause = parameters.scalar("whereClause"), parameters.scalar("where") == nil { renamed.add("where", clause) }
+        if let clause = parameters.scalar("whereClause"), parameters.scalar("where") == nil {
+            renamed.add("where", clause)
+        }
         return renamed
     }
 }

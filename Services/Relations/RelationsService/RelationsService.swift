@@ -21,7 +21,9 @@ package enum RelationsService: BackendService {
         // A table or column made through another service a moment ago may not have reached this
         // process's catalog cache: such a miss is checked against the committed schema.
         routes.around = { call, handler in
-            try await engine.retryingOnStaleSchema(app: call.identity.appId, logger: call.context.logger) { try await handler(call) }
+            try await engine.retryingOnStaleSchema(app: call.identity.appId, logger: call.context.logger) {
+                try await handler(call)
+            }
         }
         RelationRoutes(engine: engine).add(to: &routes)
     }

@@ -1,7 +1,7 @@
 import Configuration
-import NIOCore
 import DataEngine
 import InternalProtocol
+import NIOCore
 import PostgresSupport
 import ServiceRuntime
 
@@ -73,14 +73,17 @@ package enum UsersService: BackendService {
         let reader = configuration.reader.scoped(to: "users").scoped(to: "loginAttempts")
         let identity = reader.int(forKey: "perMinute", default: 10)
         let address = reader.int(forKey: "perAddressPerMinute", default: 60)
-        guard identity >= 1, address >= 1 else { throw UsageError("login attempt limits must be at least 1 per minute") }
+        guard identity >= 1, address >= 1 else {
+            throw UsageError("login attempt limits must be at least 1 per minute")
+        }
         return (identity, address)
     }
 
     /// `BAAS_USERS_LOGIN_ATTEMPTS_WINDOW_SECONDS`: the window the login limits count over
     /// (default 60, so they are per minute).
     package static func loginWindow(_ configuration: RuntimeConfiguration) throws -> Int {
-        let seconds = configuration.reader.scoped(to: "users").scoped(to: "loginAttempts").int(forKey: "windowSeconds", default: 60)
+        let seconds = configuration.reader.scoped(to: "users").scoped(to: "loginAttempts").int(
+            forKey: "windowSeconds", default: 60)
         guard seconds >= 1 else { throw UsageError("BAAS_USERS_LOGIN_ATTEMPTS_WINDOW_SECONDS must be at least 1") }
         return seconds
     }

@@ -21,8 +21,13 @@ enum CatalogStore {
         columns.bind(.text(appID))
         columns.append(" ORDER BY t.name, c.position")
         for row in try await session.rows(columns) {
-            let (table, isGeoPoints, name, type, required, unique, indexed, defaultText, related, cardinality, autoLoad, link) =
-                try row.decode((String, Bool, String?, String?, Bool?, Bool?, Bool?, String?, String?, String?, Bool?, String?).self)
+            let (
+                table, isGeoPoints, name, type, required, unique, indexed, defaultText, related, cardinality, autoLoad,
+                link
+            ) =
+                try row.decode(
+                    (String, Bool, String?, String?, Bool?, Bool?, Bool?, String?, String?, String?, Bool?, String?)
+                        .self)
             var schema = catalog.tables[table.lowercased()] ?? TableSchema(name: table, columns: ColumnSchema.system)
             schema.isGeoPoints = isGeoPoints
             if let name, let related, let cardinality, let link {
@@ -45,12 +50,15 @@ enum CatalogStore {
     /// The app's global and table permissions and owner policies.
     static func loadPermissions(appID: String, session: DatabaseSession) async throws -> PermissionRules {
         var rules = PermissionRules()
-        var cells = SQL("SELECT table_name, principal_kind, principal, operation, decision FROM data.permissions WHERE app_id = ")
+        var cells = SQL(
+            "SELECT table_name, principal_kind, principal, operation, decision FROM data.permissions WHERE app_id = ")
         cells.bind(.text(appID))
         for row in try await session.rows(cells) {
-            let (table, kind, name, operationText, decisionText) = try row.decode((String, String, String, String, String).self)
+            let (table, kind, name, operationText, decisionText) = try row.decode(
+                (String, String, String, String, String).self)
             guard let operation = DataOperation(rawValue: operationText),
-                let decision = PermissionDecision(rawValue: decisionText), let principal = Principal(kind: kind, name: name)
+                let decision = PermissionDecision(rawValue: decisionText),
+                let principal = Principal(kind: kind, name: name)
             else { continue }
             if table.isEmpty {
                 rules.global.set(principal, operation, decision)

@@ -21,7 +21,8 @@ package struct ChangeSlot: Sendable {
     /// The slot that serves the database `connection` is on: slots are named across the whole
     /// cluster, so the name is derived from the database's.
     package static func shared(on connection: PostgresConnection, logger: Logger) async throws -> ChangeSlot {
-        let rows = try await connection.query("SELECT 'baas_changes_' || left(md5(current_database()), 24)", logger: logger)
+        let rows = try await connection.query(
+            "SELECT 'baas_changes_' || left(md5(current_database()), 24)", logger: logger)
         var name = ""
         for try await value in rows.decode(String.self) { name = value }
         return ChangeSlot(name: name, connection: connection, logger: logger)
@@ -30,14 +31,16 @@ package struct ChangeSlot: Sendable {
     /// Creates a slot that lives as long as `connection` (for tests).
     package static func temporary(on connection: PostgresConnection, logger: Logger) async throws -> ChangeSlot {
         let name = "baas_tmp_" + (0..<4).map { _ in String(UInt32.random(in: .min ... .max), radix: 16) }.joined()
-        try await connection.query("SELECT pg_create_logical_replication_slot(\(name)::name, 'pgoutput', true)", logger: logger)
+        try await connection.query(
+            "SELECT pg_create_logical_replication_slot(\(name)::name, 'pgoutput', true)", logger: logger)
         return ChangeSlot(name: name, connection: connection, logger: logger)
     }
 
     /// Creates the slot (persistent): events committed after this returns will be read. It
     /// waits for the transactions under way to end.
     package func create() async throws {
-        try await connection.query("SELECT pg_create_logical_replication_slot(\(name)::name, 'pgoutput')", logger: logger)
+        try await connection.query(
+            "SELECT pg_create_logical_replication_slot(\(name)::name, 'pgoutput')", logger: logger)
     }
 
     /// What the server says of the slot: nil when there is none.
@@ -78,7 +81,8 @@ package struct ChangeSlot: Sendable {
 
     /// Whether any table is watched now.
     package func anyWatched() async throws -> Bool {
-        let rows = try await connection.query("SELECT EXISTS (SELECT 1 FROM data.watched_tables WHERE watched_until > now())", logger: logger)
+        let rows = try await connection.query(
+            "SELECT EXISTS (SELECT 1 FROM data.watched_tables WHERE watched_until > now())", logger: logger)
         var watched = false
         for try await value in rows.decode(Bool.self) { watched = value }
         return watched
@@ -103,7 +107,8 @@ package struct ChangeSlot: Sendable {
             decoder.take(&record)
         }
         let complete = decoder.count < records
-        return Batch(records: decoder.records, advance: complete ? limit ?? decoder.lastCommitEnd : decoder.lastCommitEnd)
+        return Batch(
+            records: decoder.records, advance: complete ? limit ?? decoder.lastCommitEnd : decoder.lastCommitEnd)
     }
 
     /// Marks everything before log position `position` read.
@@ -115,7 +120,8 @@ package struct ChangeSlot: Sendable {
 
     /// The database's log position up to which everything is on disk (and decodable).
     package static func flushedPosition(on connection: PostgresConnection, logger: Logger) async throws -> UInt64 {
-        let rows = try await connection.query("SELECT (pg_current_wal_flush_lsn() - '0/0'::pg_lsn)::bigint", logger: logger)
+        let rows = try await connection.query(
+            "SELECT (pg_current_wal_flush_lsn() - '0/0'::pg_lsn)::bigint", logger: logger)
         var position: Int64 = 0
         for try await value in rows.decode(Int64.self) { position = value }
         return UInt64(bitPattern: position)
@@ -153,7 +159,9 @@ package struct ChangeSlot: Sendable {
                     let content = row.readString(length: Int(length))
                 else { return }
                 index += 1
-                if let record = ChangeRecord(prefix: prefix, content: content, position: ChangePosition(commit: commit, index: index)) {
+                if let record = ChangeRecord(
+                    prefix: prefix, content: content, position: ChangePosition(commit: commit, index: index))
+                {
                     records.append(record)
                 }
             case UInt8(ascii: "C"):

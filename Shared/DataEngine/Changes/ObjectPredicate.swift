@@ -58,7 +58,9 @@ package struct ObjectPredicate: Sendable {
         case .compare(let left, let op, let right):
             return compare(value(left, object), value(right, object), &budget).map { op.holds(for: $0) }
         case .like(let term, let pattern, let negated):
-            guard case .text(let text) = value(term, object), case .text(let mask) = value(pattern, object) else { return nil }
+            guard case .text(let text) = value(term, object), case .text(let mask) = value(pattern, object) else {
+                return nil
+            }
             // The pattern may be a column's value: reading it is paid for too.
             guard budget.spend(mask.utf8.count) else { return nil }
             return LikePattern(mask).matches(text, budget: &budget).map { $0 != negated }
@@ -73,7 +75,8 @@ package struct ObjectPredicate: Sendable {
         case .between(let term, let low, let high, let negated):
             // `x BETWEEN a AND b` is `x >= a AND x <= b`.
             let subject = value(term, object)
-            let inside = ThreeValuedLogic.all([(low, ComparisonOperator.greaterOrEqual), (high, .lessOrEqual)]) { bound, op in
+            let inside = ThreeValuedLogic.all([(low, ComparisonOperator.greaterOrEqual), (high, .lessOrEqual)]) {
+                bound, op in
                 compare(subject, value(bound, object), &budget).map { op.holds(for: $0) }
             }
             return negated ? inside.map { !$0 } : inside
@@ -112,7 +115,9 @@ package struct ObjectPredicate: Sendable {
     /// ``compare(_:_:)``, paying `budget` for the characters two texts may compare; nil once it
     /// has run out.
     private static func compare(_ left: Scalar, _ right: Scalar, _ budget: inout MatchBudget) -> Int? {
-        if case .text(let a) = left, case .text(let b) = right, !budget.spend(min(a.utf8.count, b.utf8.count)) { return nil }
+        if case .text(let a) = left, case .text(let b) = right, !budget.spend(min(a.utf8.count, b.utf8.count)) {
+            return nil
+        }
         return compare(left, right)
     }
 

@@ -42,7 +42,9 @@ package struct ObjectReadAccess: Sendable {
         case .constant(let allowed): return allowed
         case .perObject(let plan):
             for layer in plan.rowLayers {
-                if let decided = Self.decide(layer, objectId: objectId, ownerId: ownerId, acls: acls) { return decided == .grant }
+                if let decided = Self.decide(layer, objectId: objectId, ownerId: ownerId, acls: acls) {
+                    return decided == .grant
+                }
             }
             return plan.fallback == .grant
         }

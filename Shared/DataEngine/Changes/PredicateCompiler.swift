@@ -21,7 +21,9 @@ struct PredicateCompiler {
             let context = try types.staticType(left) ?? types.staticType(right)
             try types.requireComparable(context, left)
             if left == .null || right == .null {
-                guard op == .equal || op == .notEqual else { throw DataError.invalidQuery("Only = and != compare with null") }
+                guard op == .equal || op == .notEqual else {
+                    throw DataError.invalidQuery("Only = and != compare with null")
+                }
                 return try node(.nullCheck(right == .null ? left : right, isNull: op == .equal))
             }
             return .compare(try term(left, context), op, try term(right, context))
@@ -49,11 +51,16 @@ struct PredicateCompiler {
     private func term(_ value: ValueExpression, _ context: ColumnType?) throws -> ObjectPredicate.Term {
         switch value {
         case .property(let path):
-            guard let name = path.column else { throw DataError.notSupportedYet("Relation paths in real-time where clauses ('\(path)')") }
-            guard let column = table.column(named: name) else { throw DataError.columnNotFound(name, table: table.name) }
+            guard let name = path.column else {
+                throw DataError.notSupportedYet("Relation paths in real-time where clauses ('\(path)')")
+            }
+            guard let column = table.column(named: name) else {
+                throw DataError.columnNotFound(name, table: table.name)
+            }
             switch column.type {
             case .json, .fileReference, .relation:
-                throw DataError.notSupportedYet("\(column.type.rawValue) columns in real-time where clauses ('\(column.name)')")
+                throw DataError.notSupportedYet(
+                    "\(column.type.rawValue) columns in real-time where clauses ('\(column.name)')")
             case .autoIncrement: return .column(column.name, .int)
             default: return .column(column.name, column.type)
             }

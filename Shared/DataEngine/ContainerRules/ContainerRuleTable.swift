@@ -41,8 +41,11 @@ package struct ContainerRuleTable<Operation: PermissionOperation>: Sendable {
             WHERE app_id = \(app)
             """, logger: logger)
         var rules = ContainerPermissions<Operation>()
-        for try await (container, kind, name, operationText, decisionText) in rows.decode((String, String, String, String, String).self) {
-            guard let operation = Operation(rawValue: operationText), let decision = PermissionDecision(rawValue: decisionText)
+        for try await (container, kind, name, operationText, decisionText) in rows.decode(
+            (String, String, String, String, String).self)
+        {
+            guard let operation = Operation(rawValue: operationText),
+                let decision = PermissionDecision(rawValue: decisionText)
             else { continue }
             if kind == ContainerPrincipal.ownerKind {
                 rules.owner[container, default: [:]][operation] = decision
@@ -59,7 +62,8 @@ package struct ContainerRuleTable<Operation: PermissionOperation>: Sendable {
 
     /// Sets (`decision` nil: clears) one cell of `container` (`*` for the global matrix).
     package func set(
-        app: String, container: String, principal: ContainerPrincipal, operation: Operation, decision: PermissionDecision?
+        app: String, container: String, principal: ContainerPrincipal, operation: Operation,
+        decision: PermissionDecision?
     ) async throws {
         let key = Self.key(container)
         let (kind, name) = principal.parts

@@ -30,7 +30,8 @@ package struct JSONParser {
     /// Parses `bytes` as one JSON document nested at most `maximumDepth` deep, with at most
     /// `maximumKeys` keys in any one object.
     package static func parse(
-        _ bytes: [UInt8], maximumDepth: Int = JSONParser.defaultMaximumDepth, maximumKeys: Int = JSONParser.defaultMaximumKeys
+        _ bytes: [UInt8], maximumDepth: Int = JSONParser.defaultMaximumDepth,
+        maximumKeys: Int = JSONParser.defaultMaximumKeys
     ) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(bytes: bytes, maximumDepth: maximumDepth, maximumKeys: maximumKeys)
         parser.skipWhitespace()
@@ -42,7 +43,8 @@ package struct JSONParser {
 
     /// Parses a string as one JSON document, within the same limits.
     package static func parse(
-        _ text: String, maximumDepth: Int = JSONParser.defaultMaximumDepth, maximumKeys: Int = JSONParser.defaultMaximumKeys
+        _ text: String, maximumDepth: Int = JSONParser.defaultMaximumDepth,
+        maximumKeys: Int = JSONParser.defaultMaximumKeys
     ) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8), maximumDepth: maximumDepth, maximumKeys: maximumKeys)
     }
@@ -64,7 +66,9 @@ package struct JSONParser {
     private mutating func value() throws(JSONParseError) -> JSONValue {
         guard index < bytes.count else { throw failure("unexpected end") }
         values += 1
-        guard values <= Self.maximumValues else { throw failure("a document holds more than \(Self.maximumValues) values") }
+        guard values <= Self.maximumValues else {
+            throw failure("a document holds more than \(Self.maximumValues) values")
+        }
         switch bytes[index] {
         case UInt8(ascii: "{"): return .object(try object())
         case UInt8(ascii: "["): return .array(try array())

@@ -75,7 +75,9 @@ struct ExpressionCompiler {
         if right == .null || left == .null {
             // `x = null` means IS NULL to SDK users, as in Backendless.
             let other = right == .null ? left : right
-            guard op == .equal || op == .notEqual else { throw DataError.invalidQuery("Only = and != compare with null") }
+            guard op == .equal || op == .notEqual else {
+                throw DataError.invalidQuery("Only = and != compare with null")
+            }
             return try condition(.nullCheck(other, isNull: op == .equal), into: &sql)
         }
         sql.append("(")
@@ -186,7 +188,9 @@ struct ExpressionCompiler {
         let type = context ?? naturalType(json)
         if type.isTextual, case .integer(let integer) = json { return (.text(String(integer)), type) }
         guard let encoded = ValueEncoding.encode(json, as: type) else {
-            if type == .datetime { throw DataError.invalidQuery("Invalid date format '\(json.string ?? json.jsonText)'") }
+            if type == .datetime {
+                throw DataError.invalidQuery("Invalid date format '\(json.string ?? json.jsonText)'")
+            }
             throw DataError.invalidQuery("The value \(json.jsonText) is not a valid \(type.rawValue)")
         }
         return (encoded, type)

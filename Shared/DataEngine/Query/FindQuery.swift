@@ -94,7 +94,8 @@ package struct FindQuery: Sendable {
             $0.trimmingCharacters(in: .whitespaces)
         }
         guard segments.count <= maximumRelationsDepth + 1 else {
-            throw DataError.queryTooComplex("Relation path '\(text)' is deeper than \(maximumRelationsDepth + 1) levels")
+            throw DataError.queryTooComplex(
+                "Relation path '\(text)' is deeper than \(maximumRelationsDepth + 1) levels")
         }
         for segment in segments where segment != "*" && !Identifier.isValid(segment) {
             throw DataError.invalidName(segment)

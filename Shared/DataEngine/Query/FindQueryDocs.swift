@@ -18,9 +18,11 @@ package enum FindQueryDocs {
     /// The parameters loading related objects with each object.
     package static let relations: [Parameter] = [
         Parameter("loadRelations", .string, "Relation paths (a.b.c; * for all) to load, comma-separated"),
-        Parameter("relationsDepth", APISchema.integer.within(0...FindQuery.maximumRelationsDepth), "Relation levels to load"),
         Parameter(
-            "relationsPageSize", APISchema.integer.within(1...FindQuery.maximumPageSize), "Children per 1:N relation (default 10)"),
+            "relationsDepth", APISchema.integer.within(0...FindQuery.maximumRelationsDepth), "Relation levels to load"),
+        Parameter(
+            "relationsPageSize", APISchema.integer.within(1...FindQuery.maximumPageSize),
+            "Children per 1:N relation (default 10)"),
     ]
 
     /// The parameters grouping rows or dropping duplicates.

@@ -49,7 +49,10 @@ struct FindStatement {
     }
 
     private var selectItems: [SelectItem]? {
-        guard var items = query.properties?.map({ SelectItem(expression: JoinedPaths.expand($0.expression, table: table), alias: $0.alias) })
+        guard
+            var items = query.properties?.map({
+                SelectItem(expression: JoinedPaths.expand($0.expression, table: table), alias: $0.alias)
+            })
         else { return nil }
         let excluded = Set(query.excluded.map { $0.lowercased() })
         items.removeAll { item in
@@ -170,7 +173,8 @@ struct FindStatement {
     private func defaultName(_ expression: ValueExpression) -> String {
         switch expression {
         // A related column comes back under its own name (`groupBy=address.city` → `city`), as in Backendless.
-        case .property(let path) where path.segments.count > 1: joins?.target(path)?.column.name ?? path.segments.last ?? "value"
+        case .property(let path) where path.segments.count > 1:
+            joins?.target(path)?.column.name ?? path.segments.last ?? "value"
         case .property(let path): table.column(named: path.description)?.name ?? path.description
         case .function(let name, _) where ScalarFunctions.all[name] != nil: ScalarFunctions.key(name)
         case .function(let name, _): name
@@ -180,7 +184,9 @@ struct FindStatement {
 
     /// Whether the item names one of the table's own columns, unaliased.
     private func isPlainColumn(_ item: SelectItem) -> Bool {
-        if case .property(let path) = item.expression, let name = path.column { return table.column(named: name) != nil }
+        if case .property(let path) = item.expression, let name = path.column {
+            return table.column(named: name) != nil
+        }
         return false
     }
 

@@ -10,7 +10,9 @@ enum Projection {
     }
 
     /// Every column of `table` except `excluded`, each followed by `, `.
-    static func columnList(of table: TableSchema, excluding excluded: Set<String>, rowAlias: String, into sql: inout SQL) {
+    static func columnList(
+        of table: TableSchema, excluding excluded: Set<String>, rowAlias: String, into sql: inout SQL
+    ) {
         for column in table.columns where !excluded.contains(column.name.lowercased()) {
             wire(column, rowAlias: rowAlias, into: &sql)
             sql.append(" AS ")

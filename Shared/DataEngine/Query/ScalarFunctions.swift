@@ -34,11 +34,14 @@ enum ScalarFunctions {
             separator: "", suffix: ") AT TIME ZONE 'UTC', '\(pattern)')")
     }
 
-    private static func text(_ function: String, result: ColumnType = .string, arguments: [Signature.Kind] = [.text], optional: Int = 0)
+    private static func text(
+        _ function: String, result: ColumnType = .string, arguments: [Signature.Kind] = [.text], optional: Int = 0
+    )
         -> Signature
     {
         Signature(
-            arguments: arguments, optional: optional, variadic: false, result: result, prefix: "\(function)(", separator: ", ",
+            arguments: arguments, optional: optional, variadic: false, result: result, prefix: "\(function)(",
+            separator: ", ",
             suffix: result == .int ? ")::bigint" : ")")
     }
 
@@ -51,14 +54,20 @@ enum ScalarFunctions {
             arguments: [.datetime], optional: 0, variadic: false, result: .int, prefix: "(extract(dow from (",
             separator: "", suffix: ") AT TIME ZONE 'UTC') + 1)::bigint"),
         "unixtimestamp": Signature(
-            arguments: [.datetime], optional: 0, variadic: false, result: .int, prefix: "extract(epoch from ", separator: "",
+            arguments: [.datetime], optional: 0, variadic: false, result: .int, prefix: "extract(epoch from ",
+            separator: "",
             suffix: ")::bigint"),
-        "now": Signature(arguments: [], optional: 0, variadic: false, result: .datetime, prefix: "now(", separator: "", suffix: ")"),
-        "upper": text("upper"), "lower": text("lower"), "trim": text("btrim"), "ltrim": text("ltrim"), "rtrim": text("rtrim"),
-        "reverse": text("reverse"), "length": text("char_length", result: .int), "char_length": text("char_length", result: .int),
+        "now": Signature(
+            arguments: [], optional: 0, variadic: false, result: .datetime, prefix: "now(", separator: "", suffix: ")"),
+        "upper": text("upper"), "lower": text("lower"), "trim": text("btrim"), "ltrim": text("ltrim"),
+        "rtrim": text("rtrim"),
+        "reverse": text("reverse"), "length": text("char_length", result: .int),
+        "char_length": text("char_length", result: .int),
         "substring": text("substr", arguments: [.text, .number, .number], optional: 1),
         "left": text("left", arguments: [.text, .number]), "right": text("right", arguments: [.text, .number]),
-        "concat": Signature(arguments: [.text], optional: 0, variadic: true, result: .string, prefix: "concat(", separator: ", ", suffix: ")"),
+        "concat": Signature(
+            arguments: [.text], optional: 0, variadic: true, result: .string, prefix: "concat(", separator: ", ",
+            suffix: ")"),
     ]
 
     /// The key a function's value answers under when no alias names it: `TIME` → `Time`.
@@ -69,12 +78,17 @@ enum ScalarFunctions {
 
 extension ExpressionCompiler {
     /// Writes scalar function `name` over `arguments`, each checked against its signature (1017).
-    func scalar(_ name: String, _ signature: ScalarFunctions.Signature, _ arguments: [ValueExpression], into sql: inout SQL)
+    func scalar(
+        _ name: String, _ signature: ScalarFunctions.Signature, _ arguments: [ValueExpression], into sql: inout SQL
+    )
         throws -> ColumnType
     {
-        let counts = signature.variadic ? 1...100 : (signature.arguments.count - signature.optional)...signature.arguments.count
+        let counts =
+            signature.variadic ? 1...100 : (signature.arguments.count - signature.optional)...signature.arguments.count
         guard counts.contains(arguments.count) else {
-            throw DataError.invalidQuery("\(name.uppercased())() takes \(counts.lowerBound == counts.upperBound ? "\(counts.lowerBound)" : "\(counts.lowerBound) to \(counts.upperBound)") arguments")
+            throw DataError.invalidQuery(
+                "\(name.uppercased())() takes \(counts.lowerBound == counts.upperBound ? "\(counts.lowerBound)" : "\(counts.lowerBound) to \(counts.upperBound)") arguments"
+            )
         }
         sql.append(signature.prefix)
         for (index, argument) in arguments.enumerated() {

@@ -33,7 +33,8 @@ enum TimestampRange {
     static func clamped(_ date: Date) -> Date {
         let value = date.timeIntervalSince1970 * 1000
         guard !value.isNaN else { return Date(timeIntervalSince1970: 0) }
-        return Date(timeIntervalSince1970: min(max(value, milliseconds.lowerBound), milliseconds.upperBound.nextDown) / 1000)
+        return Date(
+            timeIntervalSince1970: min(max(value, milliseconds.lowerBound), milliseconds.upperBound.nextDown) / 1000)
     }
 
     private static let postgresEpoch = Date(timeIntervalSince1970: 946_684_800)

@@ -43,21 +43,28 @@ extension DataEngine {
         if change != .delete, !parent.hasProperty(named: argument.column), let definition = argument.definition {
             // Refused for every row before any DDL; else declared in the change's own transaction,
             // so a refused change leaves no column behind (second probe, F4).
-            for operation in change.parentOperations { _ = try access.authorize(identity, operation, table: parent.name, catalog: catalog) }
-            guard catalog.dynamicSchema else { throw DataError.dynamicSchemaDisabled([argument.column], table: parent.name) }
+            for operation in change.parentOperations {
+                _ = try access.authorize(identity, operation, table: parent.name, catalog: catalog)
+            }
+            guard catalog.dynamicSchema else {
+                throw DataError.dynamicSchemaDisabled([argument.column], table: parent.name)
+            }
             return try await mappingErrors(table: parent.name, logger: logger) {
                 try await editor(logger).change(appID: identity.appId) { session, fresh in
                     try await Self.declare(definition, on: tableName, catalog: fresh, session: session)
                 } then: { session, updated in
                     let resolved = try declared(argument, on: tableName, catalog: updated)
-                    return try await changeRelation(change, resolved, parentID: parentID, children: children, identity: identity, session: session)
+                    return try await changeRelation(
+                        change, resolved, parentID: parentID, children: children, identity: identity, session: session)
                 }
             }
         }
-        let resolved = try await relation(argument, of: tableName, declaring: change != .delete, identity: identity, logger: logger)
+        let resolved = try await relation(
+            argument, of: tableName, declaring: change != .delete, identity: identity, logger: logger)
         return try await mappingErrors(table: resolved.parent.name, logger: logger) {
             try await session(logger).transaction { session in
-                try await changeRelation(change, resolved, parentID: parentID, children: children, identity: identity, session: session)
+                try await changeRelation(
+                    change, resolved, parentID: parentID, children: children, identity: identity, session: session)
             }
         }
     }
@@ -70,7 +77,8 @@ extension DataEngine {
     ) async throws -> Int {
         var parentGrants: [AccessGrant] = []
         for operation in change.parentOperations {
-            parentGrants.append(try access.authorize(identity, operation, table: resolved.parent.name, catalog: resolved.catalog))
+            parentGrants.append(
+                try access.authorize(identity, operation, table: resolved.parent.name, catalog: resolved.catalog))
         }
         let childGrant = try access.authorize(identity, .find, table: resolved.child.name, catalog: resolved.catalog)
         let statements = RelationStatements(
@@ -109,7 +117,8 @@ extension DataEngine {
             throw DataError.oneToOneHoldsOne(relation.name, table: parent.name, reason: "it takes one child object")
         }
         if change == .add, try await session.column(statements.countLinks(), as: Int64.self).first ?? 0 > 0 {
-            throw DataError.oneToOneHoldsOne(relation.name, table: parent.name, reason: "it already holds an object; set replaces it")
+            throw DataError.oneToOneHoldsOne(
+                relation.name, table: parent.name, reason: "it already holds an object; set replaces it")
         }
     }
 
@@ -120,15 +129,20 @@ extension DataEngine {
         identity: Identity, logger: Logger
     ) async throws -> [String] {
         let resolved = try await relation(argument, of: tableName, declaring: false, identity: identity, logger: logger)
-        let parentGrant = try access.authorize(identity, .loadRelations, table: resolved.parent.name, catalog: resolved.catalog)
+        let parentGrant = try access.authorize(
+            identity, .loadRelations, table: resolved.parent.name, catalog: resolved.catalog)
         let childGrant = try access.authorize(identity, .find, table: resolved.child.name, catalog: resolved.catalog)
         let session = session(logger)
         let statements = RelationStatements(resolved: resolved, parentID: parentID)
         guard try await session.column(statements.findParent(grant: parentGrant), as: Int64.self).first == 1 else {
-            throw try await missing(parentID, table: resolved.parent.name, appID: identity.appId, operation: .loadRelations, session: session)
+            throw try await missing(
+                parentID, table: resolved.parent.name, appID: identity.appId, operation: .loadRelations,
+                session: session)
         }
-        var find = FindStatement(query: query, table: resolved.child, schema: resolved.catalog.schemaName, grant: childGrant)
-        find.scope = LinkScope(schema: resolved.catalog.schemaName, linkTable: resolved.relation.linkTable, parentID: parentID)
+        var find = FindStatement(
+            query: query, table: resolved.child, schema: resolved.catalog.schemaName, grant: childGrant)
+        find.scope = LinkScope(
+            schema: resolved.catalog.schemaName, linkTable: resolved.relation.linkTable, parentID: parentID)
         find.relations = RelationPaths(catalog: resolved.catalog, access: access, identity: identity)
         let sql = try find.page()
         return try await mappingErrors(table: resolved.child.name, logger: logger) {
@@ -145,11 +159,15 @@ extension DataEngine {
         if let existing = parent.relation(named: argument.column) {
             return try resolved(existing, parent: parent, catalog: catalog, argument: argument)
         }
-        if parent.column(named: argument.column) != nil { throw DataError.notARelation(argument.column, table: parent.name) }
+        if parent.column(named: argument.column) != nil {
+            throw DataError.notARelation(argument.column, table: parent.name)
+        }
         guard declaring, let definition = argument.definition else {
             throw DataError.columnNotFound(argument.column, table: parent.name)
         }
-        guard catalog.dynamicSchema else { throw DataError.dynamicSchemaDisabled([argument.column], table: parent.name) }
+        guard catalog.dynamicSchema else {
+            throw DataError.dynamicSchemaDisabled([argument.column], table: parent.name)
+        }
         let updated = try await mappingErrors(table: parent.name, logger: logger) {
             try await editor(logger).change(appID: identity.appId) { session, fresh in
                 try await Self.declare(definition, on: tableName, catalog: fresh, session: session)
@@ -160,7 +178,9 @@ extension DataEngine {
 
     /// Declares `definition` on `tableName` inside a schema change, unless another request has
     /// since the cache was read.
-    private static func declare(_ definition: RelationDefinition, on tableName: String, catalog: AppCatalog, session: DatabaseSession)
+    private static func declare(
+        _ definition: RelationDefinition, on tableName: String, catalog: AppCatalog, session: DatabaseSession
+    )
         async throws
     {
         guard let table = catalog.table(named: tableName) else { throw DataError.tableNotFound(tableName) }
@@ -169,7 +189,9 @@ extension DataEngine {
     }
 
     /// The relation `argument` names on `tableName` once declared in `catalog`.
-    private func declared(_ argument: RelationColumnArgument, on tableName: String, catalog: AppCatalog) throws -> ResolvedRelation {
+    private func declared(_ argument: RelationColumnArgument, on tableName: String, catalog: AppCatalog) throws
+        -> ResolvedRelation
+    {
         guard let table = catalog.table(named: tableName), let relation = table.relation(named: argument.column) else {
             throw DataError.columnNotFound(argument.column, table: tableName)
         }
@@ -181,12 +203,17 @@ extension DataEngine {
         _ relation: RelationSchema, parent: TableSchema, catalog: AppCatalog, argument: RelationColumnArgument
     ) throws -> ResolvedRelation {
         if let table = argument.childTable, table.lowercased() != relation.relatedTable.lowercased() {
-            throw DataError.schemaConflict("Relation '\(relation.name)' of table '\(parent.name)' points at '\(relation.relatedTable)', not '\(table)'")
+            throw DataError.schemaConflict(
+                "Relation '\(relation.name)' of table '\(parent.name)' points at '\(relation.relatedTable)', not '\(table)'"
+            )
         }
         if let isMany = argument.isMany, isMany != relation.isMany {
-            throw DataError.schemaConflict("Relation '\(relation.name)' of table '\(parent.name)' is 1:\(relation.cardinality)")
+            throw DataError.schemaConflict(
+                "Relation '\(relation.name)' of table '\(parent.name)' is 1:\(relation.cardinality)")
         }
-        guard let child = catalog.table(named: relation.relatedTable) else { throw DataError.tableNotFound(relation.relatedTable) }
+        guard let child = catalog.table(named: relation.relatedTable) else {
+            throw DataError.tableNotFound(relation.relatedTable)
+        }
         return ResolvedRelation(catalog: catalog, parent: parent, relation: relation, child: child)
     }
 }

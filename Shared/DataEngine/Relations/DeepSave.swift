@@ -36,16 +36,21 @@ package struct DeepSave {
                 throw DataError.invalidBody("__originSubID '\(reference)' names no earlier __subID")
             }
             guard !open.contains(reference) else {
-                throw DataError.invalidBody("__originSubID '\(reference)' points back at an object that contains it (a cycle)")
+                throw DataError.invalidBody(
+                    "__originSubID '\(reference)' points back at an object that contains it (a cycle)")
             }
             return
         }
-        guard depth <= maximumDepth else { throw DataError.queryTooComplex("Deep save goes deeper than \(maximumDepth) levels") }
+        guard depth <= maximumDepth else {
+            throw DataError.queryTooComplex("Deep save goes deeper than \(maximumDepth) levels")
+        }
         shape.objects += 1
         guard shape.objects <= maximumObjects else { throw DataError.bulkLimit(maximumObjects) }
         var open = open
         if let id = object["__subID"]?.string {
-            guard shape.declared.insert(id).inserted else { throw DataError.invalidBody("__subID '\(id)' is declared twice") }
+            guard shape.declared.insert(id).inserted else {
+                throw DataError.invalidBody("__subID '\(id)' is declared twice")
+            }
             open.insert(id)
         }
         for (_, value) in object.members {
@@ -56,7 +61,8 @@ package struct DeepSave {
     /// The objects a property's value nests: an object, or the objects of an array.
     private static func nestedObjects(_ value: JSONValue) -> [JSONObject] {
         switch value {
-        case .object(let object) where object["___class"]?.string != "BackendlessExpression" && object["___operation"] == nil:
+        case .object(let object)
+        where object["___class"]?.string != "BackendlessExpression" && object["___operation"] == nil:
             [object]
         case .array(let items): items.compactMap(\.object)
         default: []
@@ -92,7 +98,9 @@ package struct DeepSave {
         var result = try await savePlain(plain, table: table)
         guard let id = result["objectId"]?.string else { throw ErrorEnvelope.internalError }
         for (relation, value) in related {
-            guard let child = catalog.table(named: relation.relatedTable) else { throw DataError.tableNotFound(relation.relatedTable) }
+            guard let child = catalog.table(named: relation.relatedTable) else {
+                throw DataError.tableNotFound(relation.relatedTable)
+            }
             var children: [JSONObject] = []
             for item in try Self.children(value, relation: relation) {
                 children.append(try await save(item, table: child.name, saved: &saved))
@@ -101,7 +109,8 @@ package struct DeepSave {
             let ids = children.compactMap { $0["objectId"]?.string }
             _ = try await engine.changeRelation(
                 .set, resolved, parentID: id, children: .ids(ids), identity: context.identity, session: context.session)
-            result[relation.name] = relation.isMany ? .array(children.map(JSONValue.object)) : children.first.map(JSONValue.object) ?? .null
+            result[relation.name] =
+                relation.isMany ? .array(children.map(JSONValue.object)) : children.first.map(JSONValue.object) ?? .null
         }
         if let subID = object["__subID"]?.string { saved[subID] = result }
         return result
@@ -134,9 +143,15 @@ package struct DeepSave {
                 var query = FindQuery()
                 query.condition = .comparison(.property(PropertyPath(["objectId"])), .equal, .string(id))
                 guard
-                    let found = try await engine.find(table.name, query: query, identity: context.identity, session: context.session)
-                        .first
-                else { throw try await engine.missing(id, table: table.name, appID: context.identity.appId, operation: .find, session: context.session) }
+                    let found = try await engine.find(
+                        table.name, query: query, identity: context.identity, session: context.session
+                    )
+                    .first
+                else {
+                    throw try await engine.missing(
+                        id, table: table.name, appID: context.identity.appId, operation: .find, session: context.session
+                    )
+                }
                 text = found
             } else {
                 text = try await engine.update(table.name, id: id, changes: object, context: context)

@@ -36,7 +36,8 @@ struct JoinedPaths {
     /// `Count(items)` counts linked children: a relation named alone stands for its `objectId`.
     static func expand(_ value: ValueExpression, table: TableSchema) -> ValueExpression {
         value.mapping { item in
-            guard case .function(let name, let arguments) = item, ExpressionCompiler.aggregates.contains(name), arguments.count == 1,
+            guard case .function(let name, let arguments) = item, ExpressionCompiler.aggregates.contains(name),
+                arguments.count == 1,
                 case .property(let path) = arguments[0], let column = path.column, table.relation(named: column) != nil
             else { return item }
             return .function(name, [.property(PropertyPath([column, "objectId"]))])
@@ -45,9 +46,13 @@ struct JoinedPaths {
 
     /// Joins every relation path of `plain` (props, sort and group items) and `aggregated`
     /// (aggregate arguments) from `table`.
-    init(plain: [ValueExpression], aggregated: [ValueExpression], from table: TableSchema, relations: RelationPaths) throws {
+    init(plain: [ValueExpression], aggregated: [ValueExpression], from table: TableSchema, relations: RelationPaths)
+        throws
+    {
         for value in plain {
-            for path in Self.paths(in: value) { _ = try join(path, from: table, relations: relations, insideAggregate: false) }
+            for path in Self.paths(in: value) {
+                _ = try join(path, from: table, relations: relations, insideAggregate: false)
+            }
         }
         // Rows multiplied by one 1:N join inflate every other aggregate: such a find aggregates over
         // that relation only.
@@ -57,7 +62,9 @@ struct JoinedPaths {
             let paths = Self.paths(in: value)
             if paths.isEmpty { ownAggregates = true }
             for path in paths {
-                if let prefix = try join(path, from: table, relations: relations, insideAggregate: true) { manyPrefixes.insert(prefix) }
+                if let prefix = try join(path, from: table, relations: relations, insideAggregate: true) {
+                    manyPrefixes.insert(prefix)
+                }
             }
         }
         if !manyPrefixes.isEmpty, manyPrefixes.count > 1 || ownAggregates {
@@ -77,10 +84,14 @@ struct JoinedPaths {
     }
 
     /// Joins `path`'s relations; answers the path's prefix up to its first 1:N relation, if any.
-    private mutating func join(_ path: PropertyPath, from table: TableSchema, relations: RelationPaths, insideAggregate: Bool)
+    private mutating func join(
+        _ path: PropertyPath, from table: TableSchema, relations: RelationPaths, insideAggregate: Bool
+    )
         throws -> [String]?
     {
-        guard path.inverse == nil else { throw DataError.notSupportedYet("Inverse relation paths outside where clauses ('\(path)')") }
+        guard path.inverse == nil else {
+            throw DataError.notSupportedYet("Inverse relation paths outside where clauses ('\(path)')")
+        }
         var current = table
         var from = "t"
         var prefix: [String] = []
@@ -103,7 +114,10 @@ struct JoinedPaths {
                 from = existing.alias
             } else {
                 let alias = "j\(joins.count)"
-                joins.append(Join(prefix: prefix, alias: alias, table: related, relation: relation, from: from, fromTable: current))
+                joins.append(
+                    Join(
+                        prefix: prefix, alias: alias, table: related, relation: relation, from: from, fromTable: current
+                    ))
                 from = alias
             }
             current = related

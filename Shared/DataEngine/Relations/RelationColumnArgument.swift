@@ -14,7 +14,9 @@ package struct RelationColumnArgument: Sendable, Equatable {
     /// Parses `text`; 1020 for a name that is not an identifier, 1027 for another shape.
     package init(_ text: String) throws {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        guard (1...3).contains(parts.count) else { throw DataError.invalidRelation("'\(text)' is not column or column:Table:1|n") }
+        guard (1...3).contains(parts.count) else {
+            throw DataError.invalidRelation("'\(text)' is not column or column:Table:1|n")
+        }
         column = parts[0]
         guard Identifier.isValid(column) else { throw DataError.invalidName(column) }
         guard parts.count > 1 else { return }

@@ -1,7 +1,7 @@
 import InternalProtocol
+import Permissions
 import PostgresNIO
 import QueryLanguage
-import Permissions
 
 /// Loads related objects for a page of found objects: one statement per relation and level,
 /// never per object. Each statement takes every parent of its level as one array and pages each
@@ -47,7 +47,8 @@ struct RelationLoader {
     func attach(to rows: [String], table: TableSchema, query: FindQuery) async throws -> [String] {
         let request = Request(paths: query.relationPaths, depth: query.relationsDepth)
         for path in request.paths { try validate(path[...], from: table) }
-        guard !rows.isEmpty, request.depth > 0 || !request.paths.isEmpty || table.relations.contains(where: \.autoLoad) else {
+        guard !rows.isEmpty, request.depth > 0 || !request.paths.isEmpty || table.relations.contains(where: \.autoLoad)
+        else {
             return rows
         }
         var root = Level(table: table, relation: nil, parent: nil)
@@ -65,7 +66,8 @@ struct RelationLoader {
             let (index, request, isRoot) = pending.removeFirst()
             for (relation, childRequest) in Self.relationsToLoad(levels[index].table, request, isRoot: isRoot) {
                 guard levels.count <= Self.statementLimit else {
-                    throw DataError.queryTooComplex("Loading these relations takes more than \(Self.statementLimit) statements")
+                    throw DataError.queryTooComplex(
+                        "Loading these relations takes more than \(Self.statementLimit) statements")
                 }
                 var child = try await load(
                     relation, of: levels[index], parentIndex: index, budget: Self.objectLimit - loaded,
@@ -92,7 +94,8 @@ struct RelationLoader {
                 child.copies[id, default: 0] += times
                 added += times
                 guard writtenSoFar + added <= objectLimit else {
-                    throw DataError.queryTooComplex("Loading these relations answers more than \(objectLimit) related objects")
+                    throw DataError.queryTooComplex(
+                        "Loading these relations answers more than \(objectLimit) related objects")
                 }
             }
         }
@@ -107,7 +110,9 @@ struct RelationLoader {
             if table.column(named: name) != nil { throw DataError.notARelation(name, table: table.name) }
             throw DataError.columnNotFound(name, table: table.name)
         }
-        guard let child = catalog.table(named: relation.relatedTable) else { throw DataError.tableNotFound(relation.relatedTable) }
+        guard let child = catalog.table(named: relation.relatedTable) else {
+            throw DataError.tableNotFound(relation.relatedTable)
+        }
         try validate(path.dropFirst(), from: child)
     }
 
@@ -129,7 +134,9 @@ struct RelationLoader {
             throw DataError.tableNotFound(relation.relatedTable)
         }
         var level = Level(table: childTable, relation: relation, parent: parentIndex)
-        guard let parentGrant = try access.grantUnlessDenied(identity, .loadRelations, table: parent.table.name, catalog: catalog),
+        guard
+            let parentGrant = try access.grantUnlessDenied(
+                identity, .loadRelations, table: parent.table.name, catalog: catalog),
             let childGrant = try access.grantUnlessDenied(identity, .find, table: childTable.name, catalog: catalog)
         else {
             return level

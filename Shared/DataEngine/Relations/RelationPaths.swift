@@ -46,7 +46,9 @@ struct RelationPaths {
 
     /// `(EXISTS (SELECT 1 FROM <links and related rows> WHERE <linked to the row> AND <filters> AND
     /// <condition on the last related table>))`.
-    func exists(_ condition: Condition, path: PropertyPath, from table: TableSchema, rowAlias: String, into sql: inout SQL)
+    func exists(
+        _ condition: Condition, path: PropertyPath, from table: TableSchema, rowAlias: String, into sql: inout SQL
+    )
         throws
     {
         let (hops, _) = try resolve(path, from: table)
@@ -98,20 +100,26 @@ struct RelationPaths {
             guard let parent = catalog.table(named: inverse.table) else { throw DataError.tableNotFound(inverse.table) }
             let relation = try relation(inverse.column, of: parent)
             guard relation.relatedTable.lowercased() == table.name.lowercased() else {
-                throw DataError.invalidQuery("'\(inverse.table)[\(inverse.column)]' does not point at table '\(table.name)'")
+                throw DataError.invalidQuery(
+                    "'\(inverse.table)[\(inverse.column)]' does not point at table '\(table.name)'")
             }
             hops.append(Hop(linkTable: relation.linkTable, table: parent, near: "child", far: "parent"))
             current = parent
         }
         for name in path.segments.dropLast() {
             let relation = try relation(name, of: current)
-            guard let child = catalog.table(named: relation.relatedTable) else { throw DataError.tableNotFound(relation.relatedTable) }
+            guard let child = catalog.table(named: relation.relatedTable) else {
+                throw DataError.tableNotFound(relation.relatedTable)
+            }
             hops.append(Hop(linkTable: relation.linkTable, table: child, near: "parent", far: "child"))
             current = child
         }
-        guard let column = path.segments.last, !hops.isEmpty else { throw DataError.invalidQuery("'\(path)' is not a relation path") }
+        guard let column = path.segments.last, !hops.isEmpty else {
+            throw DataError.invalidQuery("'\(path)' is not a relation path")
+        }
         if current.relation(named: column) != nil {
-            throw DataError.invalidQuery("'\(path)' ends on a relation; compare one of its columns, such as '\(path).objectId'")
+            throw DataError.invalidQuery(
+                "'\(path)' ends on a relation; compare one of its columns, such as '\(path).objectId'")
         }
         return (hops, column)
     }

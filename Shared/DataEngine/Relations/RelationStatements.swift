@@ -29,7 +29,9 @@ struct RelationStatements {
                 sql.append(") WITH ORDINALITY AS g(id, n) ON t.\"objectId\" = g.id WHERE ")
                 try DataEngine.filter(nil, grant: grant, table: table, into: &sql)
             case .matching(let condition):
-                sql.append("SELECT t.\"objectId\" AS id, row_number() OVER (ORDER BY t.\"created\", t.\"objectId\") AS n FROM ")
+                sql.append(
+                    "SELECT t.\"objectId\" AS id, row_number() OVER (ORDER BY t.\"created\", t.\"objectId\") AS n FROM "
+                )
                 sql.table(schema, table.name)
                 sql.append(" t WHERE ")
                 try DataEngine.filter(condition, grant: grant, table: table, relations: relations, into: &sql)
@@ -41,7 +43,8 @@ struct RelationStatements {
     /// refused here, before any statement runs.
     func selection(_ children: RelationChildren, grant: AccessGrant) throws -> Selection {
         let selection = Selection(
-            children: children, grant: grant, table: resolved.child, schema: resolved.catalog.schemaName, relations: relations)
+            children: children, grant: grant, table: resolved.child, schema: resolved.catalog.schemaName,
+            relations: relations)
         var probe = SQL()
         try selection.write(into: &probe)
         return selection

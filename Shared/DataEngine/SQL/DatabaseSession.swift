@@ -49,7 +49,9 @@ package struct DatabaseSession: Sendable {
         self.prepared = prepared
     }
 
-    private init(connection: PostgresConnection, logger: Logger, counter: StatementCounter, prepared: PreparedStatements) {
+    private init(
+        connection: PostgresConnection, logger: Logger, counter: StatementCounter, prepared: PreparedStatements
+    ) {
         target = .connection(connection)
         self.logger = logger
         self.counter = counter
@@ -105,7 +107,7 @@ package struct DatabaseSession: Sendable {
     private static func onceMoreIfStalePlan<Result>(_ work: () async throws -> Result) async throws -> Result {
         do {
             return try await work()
-        } catch where PreparedStatements.isStalePlan(error) {
+        } catch  where PreparedStatements.isStalePlan(error) {
             return try await work()
         }
     }

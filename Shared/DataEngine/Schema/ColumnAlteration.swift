@@ -11,7 +11,9 @@ struct ColumnAlteration {
 
     func apply() async throws {
         if let typeName = changes["type"]?.string {
-            guard let type = ColumnType(name: typeName) else { throw DataError.invalidBody("Unknown type '\(typeName)'") }
+            guard let type = ColumnType(name: typeName) else {
+                throw DataError.invalidBody("Unknown type '\(typeName)'")
+            }
             if type != column.type { try await changeType(to: type) }
         }
         if let required = changes["required"]?.boolValue, required != column.required {

@@ -22,7 +22,8 @@ enum ColumnLimits {
     static func checkTable(_ table: String, existing: Int, adding count: Int) throws {
         guard existing + count <= perTable else {
             throw DataError.columnLimit(
-                "Table '\(table)' may have at most \(perTable) columns; it has \(existing) and \(count) more were asked for")
+                "Table '\(table)' may have at most \(perTable) columns; it has \(existing) and \(count) more were asked for"
+            )
         }
     }
 

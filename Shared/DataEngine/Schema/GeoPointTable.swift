@@ -31,11 +31,14 @@ enum GeoPointTable {
 
     /// Creates the view and records it in the catalog (inside a ``SchemaEditor`` change).
     static func create(catalog: AppCatalog, session: DatabaseSession) async throws {
-        guard try await session.column(SQL("SELECT to_regclass('geo.points') IS NOT NULL"), as: Bool.self).first == true else {
+        guard try await session.column(SQL("SELECT to_regclass('geo.points') IS NOT NULL"), as: Bool.self).first == true
+        else {
             throw DataError.geoUnavailable
         }
         // DDL takes no parameters: the app id goes in as a literal, so it must be an id's characters only.
-        guard !catalog.appID.isEmpty, catalog.appID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else {
+        guard !catalog.appID.isEmpty,
+            catalog.appID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+        else {
             throw ErrorEnvelope.internalError
         }
         try await session.execute("CREATE SCHEMA IF NOT EXISTS \(SQL.quoted(catalog.schemaName))")

@@ -13,7 +13,8 @@ struct RelationAlteration {
 
     func apply() async throws {
         if let key = changes.members.map(\.key).first(where: { !Self.changeable.contains($0.lowercased()) }) {
-            throw DataError.schemaConflict("Relation column '\(relation.name)' cannot change '\(key)'; only its name and autoLoad")
+            throw DataError.schemaConflict(
+                "Relation column '\(relation.name)' cannot change '\(key)'; only its name and autoLoad")
         }
         try requireUnchanged("type", ColumnType.relation.rawValue) { ColumnType(name: $0)?.rawValue }
         try requireUnchanged("relatedTable", relation.relatedTable.lowercased()) { $0.lowercased() }

@@ -27,7 +27,9 @@ package struct RelationDefinition: Sendable, Hashable {
 extension SchemaEditor {
     /// Creates the link table of `definition` on `table` and records the column; the child table
     /// must exist (1009 otherwise) and the name must be free (1024).
-    static func addRelation(_ definition: RelationDefinition, table: TableSchema, catalog: AppCatalog, session: DatabaseSession)
+    static func addRelation(
+        _ definition: RelationDefinition, table: TableSchema, catalog: AppCatalog, session: DatabaseSession
+    )
         async throws
     {
         guard Identifier.isValid(definition.name) else { throw DataError.invalidName(definition.name) }
@@ -78,7 +80,8 @@ extension SchemaEditor {
             _ = try await session.rows(index)
         }
         var record = SQL(
-            "INSERT INTO data.columns (app_id, table_name, name, type, related_table, cardinality, auto_load, link_table) VALUES (")
+            "INSERT INTO data.columns (app_id, table_name, name, type, related_table, cardinality, auto_load, link_table) VALUES ("
+        )
         record.bind(all: [
             .text(catalog.appID), .text(table.name), .text(definition.name), .text(ColumnType.relation.rawValue),
             .text(child.name), .text(definition.isMany ? "n" : "1"), .boolean(definition.autoLoad), .text(link),

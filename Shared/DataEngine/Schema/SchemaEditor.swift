@@ -99,10 +99,15 @@ struct SchemaEditor: Sendable {
         alter.append(" " + column.type.sqlType)
         if column.required { alter.append(" NOT NULL") }
         _ = try await session.rows(alter)
-        if column.unique { try await setIndex(.unique, on: true, column: column.name, table: table, catalog: catalog, session: session) }
-        if column.indexed { try await setIndex(.plain, on: true, column: column.name, table: table, catalog: catalog, session: session) }
+        if column.unique {
+            try await setIndex(.unique, on: true, column: column.name, table: table, catalog: catalog, session: session)
+        }
+        if column.indexed {
+            try await setIndex(.plain, on: true, column: column.name, table: table, catalog: catalog, session: session)
+        }
         var record = SQL(
-            "INSERT INTO data.columns (app_id, table_name, name, type, required, is_unique, indexed, default_value) VALUES (")
+            "INSERT INTO data.columns (app_id, table_name, name, type, required, is_unique, indexed, default_value) VALUES ("
+        )
         let values: [SQLValue] = [
             .text(catalog.appID), .text(table), .text(column.name), .text(column.type.rawValue),
             .boolean(column.required), .boolean(column.unique), .boolean(column.indexed),

@@ -64,7 +64,8 @@ package enum DeletedUsers {
         create.table(schema, table)
         create.append(" REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION data.users_deleted(")
         // Trigger arguments are literals, never parameters: only an id of hex digits and hyphens is written.
-        guard !appID.isEmpty, appID.unicodeScalars.allSatisfy({ $0.isASCII && (Character($0).isHexDigit || $0 == "-") }) else {
+        guard !appID.isEmpty, appID.unicodeScalars.allSatisfy({ $0.isASCII && (Character($0).isHexDigit || $0 == "-") })
+        else {
             throw DataError.invalidName(appID)
         }
         create.append("'\(appID)')")

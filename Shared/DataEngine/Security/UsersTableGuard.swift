@@ -39,11 +39,13 @@ package enum UsersTableGuard {
     static func rowGrant(_ identity: Identity, _ operation: DataOperation, table: String) throws -> AccessGrant? {
         guard !identity.isSystem, identity.keyKind != .serverCode, guards(table) else { return nil }
         if operation == .create {
-            throw refusal(operation, "users are created by registration (POST /users/register, or a data save with a password)")
+            throw refusal(
+                operation, "users are created by registration (POST /users/register, or a data save with a password)")
         }
         guard rowWrites.contains(operation) else { return nil }
         guard let userID = identity.userId else {
-            throw refusal(operation, "a user's row is changed only by that user (with their user-token) or the server-code key")
+            throw refusal(
+                operation, "a user's row is changed only by that user (with their user-token) or the server-code key")
         }
         return AccessGrant { sql, alias in
             sql.append("\(alias).\"objectId\" = ")
@@ -75,7 +77,8 @@ package enum UsersTableGuard {
         for object in objects {
             if let key = managedProperty(in: object, table: table) {
                 throw DataError.invalidBody(
-                    "'\(key)' of a user is set through the users API (PUT /users/{id} or /users/{id}/status), not the data API")
+                    "'\(key)' of a user is set through the users API (PUT /users/{id} or /users/{id}/status), not the data API"
+                )
             }
         }
     }

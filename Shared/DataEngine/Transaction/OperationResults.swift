@@ -47,7 +47,8 @@ struct OperationResults: Sendable {
         }
         var value = try Self.parsed(result.value)
         if let index = reference["resultIndex"], index != .null {
-            guard let position = index.integerValue, let items = value.array, items.indices.contains(Int(position)) else {
+            guard let position = index.integerValue, let items = value.array, items.indices.contains(Int(position))
+            else {
                 throw DataError.invalidBody("A reference to '\(id)' has a resultIndex outside its result")
             }
             value = items[Int(position)]

@@ -68,7 +68,9 @@ enum ChangeEvents {
             sql.append(")")
         case .bulkCreate, .bulkUpsert:
             sql.append("(SELECT ")
-            emit(change, table: table, appID: appID, into: &sql) { sql in sql.append(", 'objects', json_agg(row_to_json(r))") }
+            emit(change, table: table, appID: appID, into: &sql) { sql in
+                sql.append(", 'objects', json_agg(row_to_json(r))")
+            }
             rendered(table: table, into: &sql)
             sql.append(" WHERE ")
             watched(table: table, appID: appID, into: &sql)
@@ -93,7 +95,8 @@ enum ChangeEvents {
 
     /// `pg_logical_emit_message(true, 'baas.data/{app}/{table}', json_build_object('event', …<members>)::text)`.
     private static func emit(
-        _ change: WriteStatements.Change, table: TableSchema, appID: String, into sql: inout SQL, members: (inout SQL) -> Void
+        _ change: WriteStatements.Change, table: TableSchema, appID: String, into sql: inout SQL,
+        members: (inout SQL) -> Void
     ) {
         sql.append("pg_logical_emit_message(true, ")
         sql.bind(.text("\(prefix)/\(appID)/\(table.name)"))

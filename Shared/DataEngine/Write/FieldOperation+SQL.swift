@@ -103,7 +103,8 @@ extension FieldOperation {
     /// The array without the elements `removed` matches (`e`), order kept.
     private static func keepingElements(of column: ColumnSchema, into sql: inout SQL, removed: (inout SQL) -> Void) {
         array(
-            column, into: &sql, prefix: "(SELECT COALESCE(jsonb_agg(e ORDER BY i), '[]'::jsonb) FROM jsonb_array_elements(",
+            column, into: &sql,
+            prefix: "(SELECT COALESCE(jsonb_agg(e ORDER BY i), '[]'::jsonb) FROM jsonb_array_elements(",
             suffix: ") WITH ORDINALITY AS a(e, i) WHERE NOT (")
         removed(&sql)
         sql.append("))")
@@ -123,7 +124,8 @@ extension FieldOperation {
             sql.append(") AND e \(symbol) ")
             sql.bind(bound)
         case .in, .nin:
-            sql.append(pullOperator == .in ? "e IN (SELECT jsonb_array_elements(" : "e NOT IN (SELECT jsonb_array_elements(")
+            sql.append(
+                pullOperator == .in ? "e IN (SELECT jsonb_array_elements(" : "e NOT IN (SELECT jsonb_array_elements(")
             sql.bind(bound)
             sql.append("))")
         }

@@ -66,7 +66,9 @@ enum FieldOperation: Sendable {
 extension FieldOperation {
     /// Reads `{"___operation": …, "args": …}` for `property`.
     init(_ object: JSONObject, property: String) throws {
-        guard let name = object["___operation"]?.string else { throw Self.invalid(property, "needs an ___operation name") }
+        guard let name = object["___operation"]?.string else {
+            throw Self.invalid(property, "needs an ___operation name")
+        }
         let args = object["args"] ?? .null
         switch name {
         case "JSON_SET", "JSON_INSERT", "JSON_REPLACE":
@@ -81,10 +83,11 @@ extension FieldOperation {
             }
             self = .json(steps.map { .arrayInsert($0, $1) })
         case "JSON_REMOVE":
-            self = .json(try Self.values(args, property).map { path in
-                guard let text = path.string else { throw Self.invalid(property, "takes an array of paths") }
-                return .remove(try JSONPath(text))
-            })
+            self = .json(
+                try Self.values(args, property).map { path in
+                    guard let text = path.string else { throw Self.invalid(property, "takes an array of paths") }
+                    return .remove(try JSONPath(text))
+                })
         case "ARRAY_PUSH": self = .push(try Self.values(args, property))
         case "ARRAY_PULL_ALL": self = .pullAll(try Self.values(args, property))
         case "ARRAY_ADD_TO_SET": self = .addToSet(try Self.values(args, property))

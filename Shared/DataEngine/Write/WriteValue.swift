@@ -58,7 +58,8 @@ enum ObjectReader {
         }
         guard let object = value.object, let className = object["___class"]?.string else { return .value(value) }
         guard className == "BackendlessExpression" else {
-            throw DataError.notSupportedYet("Saving related objects inline (property '\(property)'); use the relations API")
+            throw DataError.notSupportedYet(
+                "Saving related objects inline (property '\(property)'); use the relations API")
         }
         guard let text = object["value"]?.string else {
             throw DataError.invalidBody("BackendlessExpression for '\(property)' needs a string 'value'")
@@ -149,7 +150,8 @@ enum ObjectReader {
     static func applyDefaults(_ prepared: inout PreparedObject, table: TableSchema) throws {
         let given = Set(prepared.assignments.map { $0.column.name })
         for column in table.columns where !column.isSystem && !given.contains(column.name) {
-            if let defaultValue = column.defaultValue, let encoded = ValueEncoding.encode(defaultValue, as: column.type) {
+            if let defaultValue = column.defaultValue, let encoded = ValueEncoding.encode(defaultValue, as: column.type)
+            {
                 prepared.assignments.append((column, .bound(encoded)))
             } else if column.required && column.type != .autoIncrement {
                 throw DataError.requiredMissing(column.name)

@@ -70,13 +70,18 @@ enum CallFrame: LaneFrameCoding {
         var payload = payload
         switch Kind(rawValue: kind) {
         case .call:
-            guard let method = LaneText.read(&payload).flatMap({ HTTPRequest.Method($0) }), let target = LaneText.read(&payload),
+            guard let method = LaneText.read(&payload).flatMap({ HTTPRequest.Method($0) }),
+                let target = LaneText.read(&payload),
                 let headers = LaneText.readFields(&payload)
             else { return nil }
             return .call(id: id, CallHead(method: method, target: target, headers: headers), body: payload)
         case .answer, .answerFin:
-            guard let status = payload.readInteger(as: UInt16.self), let headers = LaneText.readFields(&payload) else { return nil }
-            return .answer(id: id, AnswerHead(status: Int(status), headers: headers), part: payload, fin: kind == Kind.answerFin.rawValue)
+            guard let status = payload.readInteger(as: UInt16.self), let headers = LaneText.readFields(&payload) else {
+                return nil
+            }
+            return .answer(
+                id: id, AnswerHead(status: Int(status), headers: headers), part: payload,
+                fin: kind == Kind.answerFin.rawValue)
         case .part: return .part(id: id, payload, fin: false)
         case .partFin: return .part(id: id, payload, fin: true)
         case .credit: return payload.readInteger(as: UInt32.self).map { .credit(id: id, bytes: $0) }

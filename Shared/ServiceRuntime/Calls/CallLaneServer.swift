@@ -38,7 +38,8 @@ struct CallLaneServer: Sendable {
         _ call: ServedCall, head: CallHead, body: ByteBuffer, router: RouterSlot, context: RPCRequestContext
     ) async {
         let request = Request(
-            head: HTTPRequest(method: head.method, scheme: nil, authority: nil, path: head.target, headerFields: head.headers),
+            head: HTTPRequest(
+                method: head.method, scheme: nil, authority: nil, path: head.target, headerFields: head.headers),
             body: RequestBody(buffer: body))
         let sender = AnswerSender(call)
         do {
@@ -77,7 +78,9 @@ package final class RouterSlot: Sendable {
 
     var responder: RouterResponder<RPCRequestContext> {
         get throws {
-            guard let responder = slot.withLock({ $0 }) else { throw ErrorEnvelope(code: 503, message: "The service is starting", status: 503) }
+            guard let responder = slot.withLock({ $0 }) else {
+                throw ErrorEnvelope(code: 503, message: "The service is starting", status: 503)
+            }
             return responder
         }
     }

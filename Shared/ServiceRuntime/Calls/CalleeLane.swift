@@ -60,7 +60,8 @@ final class CalleeLane: LaneEnd {
     private static func unavailable(_ id: UInt32, _ message: String) -> CallFrame {
         var body = ByteBuffer()
         body.writeString(#"{"code":503,"message":"\#(message)"}"#)
-        return .answer(id: id, AnswerHead(status: 503, headers: [.contentType: "application/json"]), part: body, fin: true)
+        return .answer(
+            id: id, AnswerHead(status: 503, headers: [.contentType: "application/json"]), part: body, fin: true)
     }
 
     private func call(_ id: UInt32) -> ServedCall? {

@@ -34,12 +34,14 @@ extension InternalClient {
     }
 
     /// The envelope for a call on a lane that ended without its answer's head.
-    private static func failure(_ failure: PendingCall.Failure, service: ServiceName, context: CallContext) -> any Error {
+    private static func failure(_ failure: PendingCall.Failure, service: ServiceName, context: CallContext) -> any Error
+    {
         switch failure {
         case .deadline: return ErrorEnvelope.deadlineExceeded(service)
         case .lost where Task.isCancelled: return CancellationError()
         case .lost, .failed, .overrun:
-            context.logger.warning("internal call failed", metadata: ["peer": "\(service.executable)", "error": "\(failure)"])
+            context.logger.warning(
+                "internal call failed", metadata: ["peer": "\(service.executable)", "error": "\(failure)"])
             return ErrorEnvelope.serviceUnavailable(service)
         }
     }

@@ -22,7 +22,9 @@ extension InternalClient {
     static func travelsOnLane(
         _ request: Request, route: RouteDescriptor, hasBody: Bool, length: Int64?, offeringFiles: Bool
     ) -> Bool {
-        guard route.transfer == .buffered, !offeringFiles, request.method != .head, request.method != .connect else { return false }
+        guard route.transfer == .buffered, !offeringFiles, request.method != .head, request.method != .connect else {
+            return false
+        }
         guard hasBody else { return true }
         return length.map { $0 <= Self.smallAnswer } ?? false
     }
@@ -43,7 +45,8 @@ extension InternalClient {
         var body = ByteBuffer()
         if call.hasBody {
             let activity = TransferActivity(idle: nil)
-            body = try await Self.smallBody(of: request, route: call.route, activity: activity, service: call.service, context: context)
+            body = try await Self.smallBody(
+                of: request, route: call.route, activity: activity, service: call.service, context: context)
             headers[.contentLength] = String(body.readableBytes)
         }
         let (answer, ticket) = try await callOnLane(

@@ -47,7 +47,10 @@ final class PendingCall: Sendable {
     /// The answer's head arrived with its first part.
     func answered(_ head: AnswerHead, part: ByteBuffer, fin: Bool) {
         update { state in
-            guard state.head == nil else { state.failure = state.failure ?? .overrun; return }
+            guard state.head == nil else {
+                state.failure = state.failure ?? .overrun
+                return
+            }
             state.head = head
             state.append(part, fin: fin)
         }
@@ -56,7 +59,10 @@ final class PendingCall: Sendable {
     /// Another part of the answer arrived.
     func received(_ part: ByteBuffer, fin: Bool) {
         update { state in
-            guard state.head != nil else { state.failure = state.failure ?? .overrun; return }
+            guard state.head != nil else {
+                state.failure = state.failure ?? .overrun
+                return
+            }
             state.append(part, fin: fin)
         }
     }
@@ -111,17 +117,18 @@ final class PendingCall: Sendable {
     /// The next part of the answer, nil after the last; throws ``Failure`` when the answer
     /// ended short. Returns the credit of the part taken before.
     func next() async throws -> ByteBuffer? {
-        let part: ByteBuffer? = try await wait { state in
-            state.waitingForHead = false
-            if let failure = state.failure { throw failure }
-            if !state.parts.isEmpty {
-                let part = state.parts.removeFirst()
-                state.buffered -= part.readableBytes
-                return .some(part)
-            }
-            if state.finished { return .some(nil) }
-            return nil
-        } ?? nil
+        let part: ByteBuffer? =
+            try await wait { state in
+                state.waitingForHead = false
+                if let failure = state.failure { throw failure }
+                if !state.parts.isEmpty {
+                    let part = state.parts.removeFirst()
+                    state.buffered -= part.readableBytes
+                    return .some(part)
+                }
+                if state.finished { return .some(nil) }
+                return nil
+            } ?? nil
         returnCredit(adding: part?.readableBytes ?? 0)
         return part
     }

@@ -15,7 +15,8 @@ extension LaneFrameCoding {
     /// Appends a frame whose payload `writePayload` writes straight into `buffer` (no copy
     /// through a buffer of its own); the length is filled in after it.
     static func write(
-        _ kind: UInt8, _ number: UInt32, into buffer: inout ByteBuffer, payload writePayload: (inout ByteBuffer) -> Void = { _ in }
+        _ kind: UInt8, _ number: UInt32, into buffer: inout ByteBuffer,
+        payload writePayload: (inout ByteBuffer) -> Void = { _ in }
     ) {
         buffer.writeInteger(kind)
         buffer.writeInteger(number)
@@ -59,7 +60,9 @@ enum LaneText {
         var fields = HTTPFields()
         fields.reserveCapacity(Int(count))
         for _ in 0..<count {
-            guard let name = read(&buffer).flatMap({ HTTPField.Name($0) }), let value = read(&buffer) else { return nil }
+            guard let name = read(&buffer).flatMap({ HTTPField.Name($0) }), let value = read(&buffer) else {
+                return nil
+            }
             fields.append(HTTPField(name: name, value: value))
         }
         return fields
@@ -115,7 +118,9 @@ struct LaneFrameDecoder<Frame: LaneFrameCoding>: Sendable {
         } else if pending.readerIndex > 1 << 16 {
             pending.discardReadBytes()
         }
-        guard let frame = Frame.decode(kind: kind, number: number, payload: payload) else { throw SocketStreamError.malformed }
+        guard let frame = Frame.decode(kind: kind, number: number, payload: payload) else {
+            throw SocketStreamError.malformed
+        }
         return frame
     }
 }

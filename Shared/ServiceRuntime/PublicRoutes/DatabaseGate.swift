@@ -14,7 +14,7 @@ struct DatabaseGate: RouterMiddleware {
         guard health.isReachable else { throw ErrorEnvelope.databaseUnavailable }
         do {
             return try await next(request, context)
-        } catch where !health.isReachable {
+        } catch  where !health.isReachable {
             // Whatever failed, the outage that began meanwhile is the answer the client can use.
             throw ErrorEnvelope.databaseUnavailable
         }

@@ -37,7 +37,8 @@ extension PassthroughHeaders {
 
     /// ``checkSize(_:target:)`` for header fields (a call on a lane is held to the same budget).
     static func checkSize(_ headers: HTTPFields, target: String) throws {
-        try checkSize(fields: headers.reduce(0) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 32 }, target: target)
+        try checkSize(
+            fields: headers.reduce(0) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 32 }, target: target)
     }
 
     private static func checkSize(fields: Int, target: String) throws {
@@ -45,10 +46,12 @@ extension PassthroughHeaders {
         guard fields + path > budget else { return }
         if path > budget / 2 {
             throw ErrorEnvelope(
-                code: 414, message: "The request URI is longer than the gateway passes on; send long queries in a POST body",
+                code: 414,
+                message: "The request URI is longer than the gateway passes on; send long queries in a POST body",
                 status: 414)
         }
-        throw ErrorEnvelope(code: 431, message: "The request headers are larger than the gateway passes on", status: 431)
+        throw ErrorEnvelope(
+            code: 431, message: "The request headers are larger than the gateway passes on", status: 431)
     }
 }
 
@@ -65,7 +68,8 @@ package struct PassedResponse: Sendable {
     package var catalogVersion: Int64?
 
     /// The answer with the internal headers a service reports through it.
-    init(_ response: Response, reported headers: HTTPHeaders, fileLocation: (path: String, range: Range<Int64>)? = nil) {
+    init(_ response: Response, reported headers: HTTPHeaders, fileLocation: (path: String, range: Range<Int64>)? = nil)
+    {
         self.response = response
         self.sessionsChanged = headers.first(name: InternalHeader.sessionsChanged)
         self.fileLocation = fileLocation
@@ -102,7 +106,8 @@ extension InternalClient {
         let hasBody = Self.hasBody(request)
         let length = request.headers[.contentLength].flatMap(Int64.init)
         if Self.travelsOnLane(request, route: route, hasBody: hasBody, length: length, offeringFiles: offeringFiles) {
-            let call = PassedCall(target: "/\(resource)\(query)", prefix: prefix, route: route, service: service, hasBody: hasBody)
+            let call = PassedCall(
+                target: "/\(resource)\(query)", prefix: prefix, route: route, service: service, hasBody: hasBody)
             return try await passOnLane(request, call, context: context, eventLoop: eventLoop)
         }
         var outgoing = HTTPClientRequest(url: "\(base)/\(resource)\(query)")
@@ -111,7 +116,9 @@ extension InternalClient {
         outgoing.headers.add(name: InternalHeader.publicPrefix, value: prefix)
         if offeringFiles { outgoing.headers.add(name: InternalHeader.fileDirect, value: "1") }
         for field in PassthroughHeaders.requestFields {
-            for value in request.headers[values: field] { outgoing.headers.add(name: field.canonicalName, value: value) }
+            for value in request.headers[values: field] {
+                outgoing.headers.add(name: field.canonicalName, value: value)
+            }
         }
         try PassthroughHeaders.checkSize(outgoing.headers, target: "/\(resource)\(query)")
         let activity = TransferActivity(idle: route.idleTimeoutMilliseconds.map { .milliseconds($0) })
@@ -119,7 +126,9 @@ extension InternalClient {
         if hasBody, let length, length <= Self.smallAnswer {
             // A small body goes whole, so the request has ended before the service can answer:
             // an answer that comes first (a refusal) would otherwise race the stream's reset.
-            outgoing.body = .bytes(try await Self.smallBody(of: request, route: route, activity: activity, service: service, context: context))
+            outgoing.body = .bytes(
+                try await Self.smallBody(
+                    of: request, route: route, activity: activity, service: service, context: context))
         } else if hasBody {
             let pump = BodyPump(request.limitedBody(limit: route.bodyLimit, activity: activity))
             outgoing.body = .stream(pump.chunks, length: length.map { .known($0) } ?? .unknown)
@@ -131,7 +140,8 @@ extension InternalClient {
         let answer: HTTPClientResponse
         var small: ByteBuffer?
         do {
-            answer = try await activity.watch(service: service) { [outgoing, retry = !hasBody && request.method == .get] in
+            answer = try await activity.watch(service: service) {
+                [outgoing, retry = !hasBody && request.method == .get] in
                 try await self.attempt(on: service, retryingLostConnection: retry, context: context) {
                     try await self.http.execute(outgoing, deadline: deadline, logger: context.logger)
                 }
@@ -169,7 +179,8 @@ extension InternalClient {
     /// The file location and range of an answer, when it names both well formed.
     static func fileLocation(_ headers: HTTPHeaders) -> (path: String, range: Range<Int64>)? {
         guard let path = headers.first(name: InternalHeader.fileLocation),
-            let range = headers.first(name: InternalHeader.fileRange)?.split(separator: "-", omittingEmptySubsequences: false),
+            let range = headers.first(name: InternalHeader.fileRange)?.split(
+                separator: "-", omittingEmptySubsequences: false),
             range.count == 2,
             let start = Int64(range[0]), let end = Int64(range[1]), start >= 0, start < end
         else { return nil }
@@ -179,7 +190,8 @@ extension InternalClient {
     /// The whole of a small request body (``smallAnswer`` at most). A client that stops sending
     /// is bounded as the call would be: by the route's idle timeout, or by the call's deadline (408).
     static func smallBody(
-        of request: Request, route: RouteDescriptor, activity: TransferActivity, service: ServiceName, context: CallContext
+        of request: Request, route: RouteDescriptor, activity: TransferActivity, service: ServiceName,
+        context: CallContext
     ) async throws -> ByteBuffer {
         let body = request.limitedBody(limit: min(route.bodyLimit, Self.smallAnswer), activity: activity)
         let wait = Duration.nanoseconds(max(0, (context.deadline - .now()).nanoseconds))

@@ -107,7 +107,9 @@ package struct PublicRoutes: Sendable {
         }
         guard !sockets.isEmpty else { return }
         let lanes = SocketLaneServer(routes: sockets)
-        router.get(RouterPath(SocketLaneServer.path)) { request, context in try lanes.response(request, context: context) }
+        router.get(RouterPath(SocketLaneServer.path)) { request, context in
+            try lanes.response(request, context: context)
+        }
     }
 
     /// The whole body, refused with 413 by its declared length or once it crosses `limit`.

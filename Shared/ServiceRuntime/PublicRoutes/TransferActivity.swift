@@ -31,7 +31,8 @@ final class TransferActivity: Sendable {
             group.addTask {
                 while true {
                     try await Task.sleep(for: idle / 4)
-                    let silent = NIODeadline.now().uptimeNanoseconds.asInt64 - self.lastProgress.load(ordering: .relaxed)
+                    let silent =
+                        NIODeadline.now().uptimeNanoseconds.asInt64 - self.lastProgress.load(ordering: .relaxed)
                     if silent > idle.nanoseconds { throw ErrorEnvelope.idleTimeout(service) }
                 }
             }

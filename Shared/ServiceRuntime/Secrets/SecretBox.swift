@@ -39,7 +39,9 @@ package struct SecretBox: Sendable {
     /// The plaintext of a value sealed for `context`; ``Unopenable`` when it was sealed for
     /// another context or key, or altered.
     package func open(_ sealed: String, context: String) throws -> String {
-        guard sealed.hasPrefix("v1."), let combined = Data(base64Encoded: String(sealed.dropFirst(3))) else { throw Unopenable() }
+        guard sealed.hasPrefix("v1."), let combined = Data(base64Encoded: String(sealed.dropFirst(3))) else {
+            throw Unopenable()
+        }
         do {
             let box = try AES.GCM.SealedBox(combined: combined)
             let plaintext = try AES.GCM.open(box, using: key, authenticating: Data(context.utf8))

@@ -126,7 +126,9 @@ final class SocketLanes: Sendable {
     }
 
     /// Opens a socket with `opening` on a lane to `service` with room, opening a lane when none has.
-    func open(_ opening: SocketOpening, service: ServiceName, base: String, logger: Logger) throws -> (LaneSocket, Lease) {
+    func open(_ opening: SocketOpening, service: ServiceName, base: String, logger: Logger) throws -> (
+        LaneSocket, Lease
+    ) {
         let (lane, isNew) = try entries.withLock { entries in
             var lanes = entries[service, default: []].filter { !$0.lane.isClosed }
             defer { entries[service] = lanes }

@@ -38,7 +38,9 @@ enum LaneFrame: LaneFrameCoding, Equatable {
                 $0.writeImmutableBuffer(body)
             }
         case .frame(let socket, let frame):
-            Self.write(frame.kind.rawValue | (frame.fin ? 0x80 : 0), socket, into: &buffer) { $0.writeImmutableBuffer(frame.payload) }
+            Self.write(frame.kind.rawValue | (frame.fin ? 0x80 : 0), socket, into: &buffer) {
+                $0.writeImmutableBuffer(frame.payload)
+            }
         case .credit(let socket, let bytes):
             Self.write(Control.credit.rawValue, socket, into: &buffer) { $0.writeInteger(bytes) }
         case .finish(let socket):

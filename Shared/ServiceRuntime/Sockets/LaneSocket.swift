@@ -77,7 +77,10 @@ final class LaneSocket: Sendable {
                 if let ready { reader.resume(returning: ready) }
             }
         } onCancel: {
-            state.withLock { state in defer { state.reader = nil }; return state.reader }?.resume(returning: nil)
+            state.withLock { state in
+                defer { state.reader = nil }
+                return state.reader
+            }?.resume(returning: nil)
         }
         if let frame { consumed(Self.cost(frame)) }
         return frame
@@ -249,7 +252,10 @@ final class LaneSocket: Sendable {
                 if let ready { opener.resume(returning: ready) }
             }
         } onCancel: {
-            state.withLock { state in defer { state.opener = nil }; return state.opener }?.resume(returning: .lost)
+            state.withLock { state in
+                defer { state.opener = nil }
+                return state.opener
+            }?.resume(returning: .lost)
         }
     }
 
@@ -317,7 +323,10 @@ final class LaneSocket: Sendable {
     }
 
     private func releaseSenders() {
-        state.withLock { state in defer { state.senders = [] }; return state.senders }.forEach { $0.resume(returning: false) }
+        state.withLock { state in
+            defer { state.senders = [] }
+            return state.senders
+        }.forEach { $0.resume(returning: false) }
     }
 
     private func leaveIfDone() {

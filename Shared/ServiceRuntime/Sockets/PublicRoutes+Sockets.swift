@@ -40,7 +40,8 @@ extension PublicRoutes {
     }
 
     private mutating func declareSocket(
-        _ path: String, permission: RoutePermission?, options: RouteOptions, doc: RouteDoc, _ serving: SocketRoute.Serving
+        _ path: String, permission: RoutePermission?, options: RouteOptions, doc: RouteDoc,
+        _ serving: SocketRoute.Serving
     ) {
         precondition(options.transfer == .bidirectional, "a socket route needs RouteOptions.socket")
         stream(.get, path, permission: permission, options: options, doc: doc) { _, _ in

@@ -33,7 +33,8 @@ package final class ServedSocket: Sendable {
     /// then nil (after the close, or when the client was lost). A frame's credit returns when
     /// its `done` is called, so a service that takes its time slows the client, never queues
     /// more than the socket's window.
-    package func receive(_ receiver: @escaping @Sendable (SocketFrame?, _ done: @escaping @Sendable () -> Void) -> Void) {
+    package func receive(_ receiver: @escaping @Sendable (SocketFrame?, _ done: @escaping @Sendable () -> Void) -> Void)
+    {
         state.withLock { $0.receiving = true }
         socket.push { [self] frame, done in
             if frame == nil { clientEnded() }

@@ -65,7 +65,9 @@ final class SocketLane: LaneEnd {
     /// socket; `opened` is called for each socket the other end opens.
     func read<Bytes: AsyncSequence>(_ bytes: Bytes, opened: (UInt32, SocketOpening) -> Void = { _, _ in }) async throws
     where Bytes.Element == ByteBuffer {
-        try await dispatchFrames(from: bytes, maximumPayload: maximumPayload, heard: heard) { dispatch($0, opened: opened) }
+        try await dispatchFrames(from: bytes, maximumPayload: maximumPayload, heard: heard) {
+            dispatch($0, opened: opened)
+        }
     }
 
     func readFrames<Bytes: AsyncSequence>(from bytes: Bytes) async throws where Bytes.Element == ByteBuffer {

@@ -39,7 +39,9 @@ struct SocketLaneServer: Sendable {
     private func open(_ id: UInt32, _ opening: SocketOpening, on lane: SocketLane, context: RPCRequestContext) {
         guard let socket = lane.accept(id) else { return }
         do {
-            guard !lane.isDraining else { throw ErrorEnvelope(code: 503, message: "The service is shutting down", status: 503) }
+            guard !lane.isDraining else {
+                throw ErrorEnvelope(code: 503, message: "The service is shutting down", status: 503)
+            }
             let path = String(opening.resource.prefix { $0 != "?" })
             guard let route = routes[path] else { throw ErrorEnvelope.endpointNotFound(method: "GET", path: path) }
             var fields = HTTPFields()
@@ -50,11 +52,14 @@ struct SocketLaneServer: Sendable {
             socketContext.call = try RPCEdgeMiddleware.callContext(
                 fields, requestID: fields[.requestID] ?? CallContext.newRequestID(),
                 defaultTimeout: Self.defaultTimeout, logger: context.logger)
-            let (publicContext, query) = (try PublicRequestContext(context: socketContext), PublicRoutes.query(URI("/" + opening.resource)))
+            let (publicContext, query) = (
+                try PublicRequestContext(context: socketContext), PublicRoutes.query(URI("/" + opening.resource))
+            )
             lane.writer.enqueue(.accepted(socket: id))
             switch route.serving {
             case .task(let handler):
-                let session = SocketSession(socket: socket, route: route, handler: handler, context: publicContext, query: query)
+                let session = SocketSession(
+                    socket: socket, route: route, handler: handler, context: publicContext, query: query)
                 Task { await session.run() }
             case .pushed(let accept):
                 accept(ServedSocket(socket), publicContext, query)

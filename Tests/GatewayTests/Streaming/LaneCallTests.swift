@@ -4,8 +4,8 @@ import InternalProtocol
 import NIOCore
 import ServiceRuntime
 import StreamTestSupport
-import Testing
 import TestSupport
+import Testing
 
 /// Buffered routes travel from the gateway to their service as calls on a lane: answers larger
 /// than a frame arrive whole and in order, a client that leaves or a deadline that passes stops
@@ -18,7 +18,8 @@ import TestSupport
     static func withCluster(
         environment: [String: String] = [:], _ body: @Sendable (TestCluster, String) async throws -> Void
     ) async throws {
-        try await TestCluster.with(environment: environment, replacing: [.files: StreamTestService.self]) { cluster async throws in
+        try await TestCluster.with(environment: environment, replacing: [.files: StreamTestService.self]) {
+            cluster async throws in
             try await body(cluster, cluster.gatewayURL + cluster.prefix())
         }
     }
@@ -26,7 +27,8 @@ import TestSupport
     @Test func anAnswerOfManyPartsArrivesWholeAndInOrder() async throws {
         try await Self.withCluster { _, base async throws in
             let size = 3 << 20 + 12_345
-            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/files/lane/blob/\(size)"), timeout: .seconds(60))
+            let response = try await HTTPClient.shared.execute(
+                HTTPClientRequest(url: base + "/files/lane/blob/\(size)"), timeout: .seconds(60))
             #expect(response.status == .ok)
             #expect(response.headers.first(name: "content-length") == "\(size)")
             let body = try await response.body.collect(upTo: size + 1)
@@ -48,7 +50,9 @@ import TestSupport
                 if read >= 1 << 20 { break }
             }
             try await withTimeout(.seconds(60)) {
-                while await StreamTestService.transfers.outcome(id) == nil { try await Task.sleep(for: .milliseconds(50)) }
+                while await StreamTestService.transfers.outcome(id) == nil {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
             }
             #expect(await StreamTestService.transfers.outcome(id) == .aborted)
             #expect(StreamTestService.produced.bytes(id) < size / 4)
@@ -62,10 +66,13 @@ import TestSupport
             let response = try await HTTPClient.shared.execute(
                 HTTPClientRequest(url: base + "/files/lane/slow?id=\(id)"), timeout: .seconds(120))
             #expect(response.status.code == 504)
-            let envelope = try JSONDecoder().decode(ErrorEnvelope.self, from: try await response.body.collect(upTo: 1 << 16))
+            let envelope = try JSONDecoder().decode(
+                ErrorEnvelope.self, from: try await response.body.collect(upTo: 1 << 16))
             #expect(envelope.code == 504)
             try await withTimeout(.seconds(60)) {
-                while await StreamTestService.transfers.outcome(id) == nil { try await Task.sleep(for: .milliseconds(50)) }
+                while await StreamTestService.transfers.outcome(id) == nil {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
             }
             #expect(await StreamTestService.transfers.outcome(id) == .aborted)
         }
@@ -73,7 +80,8 @@ import TestSupport
 
     @Test func anAnswerFailingMidwayEndsTheClientsResponseWithAnError() async throws {
         try await Self.withCluster { _, base async throws in
-            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/files/lane/broken"), timeout: .seconds(60))
+            let response = try await HTTPClient.shared.execute(
+                HTTPClientRequest(url: base + "/files/lane/broken"), timeout: .seconds(60))
             #expect(response.status == .ok)
             await #expect(throws: (any Error).self) {
                 _ = try await response.body.collect(upTo: 2 << 20)

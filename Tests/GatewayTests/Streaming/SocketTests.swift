@@ -4,16 +4,19 @@ import NIOCore
 import NIOWebSocket
 import ServiceRuntime
 import StreamTestSupport
-import Testing
 import TestSupport
+import Testing
 
 /// WebSockets through the gateway: upgraded on its public port, relayed frame by frame over one
 /// internal stream to the route (declared only by this test target's service) that claims it.
 @Suite(.timeLimit(.minutes(20))) struct SocketTests {
     static func withSocket(
-        _ cluster: TestCluster, _ body: (NIOAsyncChannelInboundStream<WebSocketFrame>, NIOAsyncChannelOutboundWriter<WebSocketFrame>) async throws -> Void
+        _ cluster: TestCluster,
+        _ body: (NIOAsyncChannelInboundStream<WebSocketFrame>, NIOAsyncChannelOutboundWriter<WebSocketFrame>)
+            async throws -> Void
     ) async throws {
-        let socket = try #require(try await WebSocketTestClient.connect(port: cluster.port, path: cluster.prefix() + "/files/echo"))
+        let socket = try #require(
+            try await WebSocketTestClient.connect(port: cluster.port, path: cluster.prefix() + "/files/echo"))
         try await socket.executeThenClose { inbound, outbound in try await body(inbound, outbound) }
     }
 
@@ -124,7 +127,8 @@ import TestSupport
             let counter = UUID().uuidString
             let path = cluster.prefix() + "/files/echo"
             let stalled = try #require(
-                try await WebSocketTestClient.connect(port: cluster.port, path: path + "?counter=\(counter)", receiveBuffer: 1 << 16))
+                try await WebSocketTestClient.connect(
+                    port: cluster.port, path: path + "?counter=\(counter)", receiveBuffer: 1 << 16))
             let other = try #require(try await WebSocketTestClient.connect(port: cluster.port, path: path))
             let (count, size) = (1_024, 1 << 16)
             try await stalled.executeThenClose { stalledInbound, stalledOutbound in
@@ -147,10 +151,13 @@ import TestSupport
                     #expect(try await frames.next().map { String(buffer: $0.data) } == "through")
                     try await outbound.write(WebSocketTestClient.close(code: 1000))
                 }
-                #expect(await StreamTestService.echoed.count(counter) < count, "nothing held the stalled socket's echo up")
+                #expect(
+                    await StreamTestService.echoed.count(counter) < count, "nothing held the stalled socket's echo up")
                 var expected = 0
                 for try await frame in stalledInbound where frame.opcode == .binary {
-                    #expect(frame.data.readableBytes == size && frame.data.getInteger(at: 0, as: UInt32.self) == UInt32(expected))
+                    #expect(
+                        frame.data.readableBytes == size
+                            && frame.data.getInteger(at: 0, as: UInt32.self) == UInt32(expected))
                     expected += 1
                     if expected == count { break }
                 }
@@ -169,10 +176,13 @@ import TestSupport
                 port: cluster.port, path: "/\(cluster.app.id)/WRONG-KEY/files/echo")
             #expect(wrongKey.status == 401)
             #expect(wrongKey.body.contains(#""code":2002"#), "\(wrongKey.body)")
-            let unknown = try await WebSocketTestClient.refusal(port: cluster.port, path: cluster.prefix() + "/files/nowhere")
+            let unknown = try await WebSocketTestClient.refusal(
+                port: cluster.port, path: cluster.prefix() + "/files/nowhere")
             #expect(unknown.status == 404)
             #expect(unknown.body.contains(#""code":404"#), "\(unknown.body)")
-            #expect(try await WebSocketTestClient.connect(port: cluster.port, path: cluster.prefix() + "/files/nowhere") == nil)
+            #expect(
+                try await WebSocketTestClient.connect(port: cluster.port, path: cluster.prefix() + "/files/nowhere")
+                    == nil)
         }
     }
 

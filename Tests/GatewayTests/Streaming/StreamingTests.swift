@@ -6,8 +6,8 @@ import NIOCore
 import NIOFoundationCompat
 import ServiceRuntime
 import StreamTestSupport
-import Testing
 import TestSupport
+import Testing
 
 /// Bodies stream through the gateway and the internal HTTP/2 hop in both directions: a stalled
 /// reader holds the producer back, large bodies arrive whole and in order, headers for ranges and
@@ -21,7 +21,8 @@ import TestSupport
     static func withCluster(
         mostlyWaiting: Bool = false, _ body: @Sendable (TestCluster, String) async throws -> Void
     ) async throws {
-        try await TestCluster.with(replacing: [.files: StreamTestService.self], mostlyWaiting: mostlyWaiting) { cluster async throws in
+        try await TestCluster.with(replacing: [.files: StreamTestService.self], mostlyWaiting: mostlyWaiting) {
+            cluster async throws in
             try await body(cluster, cluster.gatewayURL + cluster.prefix())
         }
     }
@@ -120,7 +121,9 @@ import TestSupport
             }
             // The handler hears of it through the internal stream's reset, asynchronously.
             try await withTimeout(.seconds(30)) {
-                while await StreamTestService.transfers.outcome(id) == nil { try await Task.sleep(for: .milliseconds(50)) }
+                while await StreamTestService.transfers.outcome(id) == nil {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
             }
             #expect(await StreamTestService.transfers.outcome(id) == .aborted)
         }

@@ -27,7 +27,8 @@ package enum PermissionsCommand {
             administrator.isSystem = true
             let cells =
                 arguments.count == 4
-                ? try await engine.objectPermissions(table: table, objectID: arguments[3], identity: administrator, logger: logger)
+                ? try await engine.objectPermissions(
+                    table: table, objectID: arguments[3], identity: administrator, logger: logger)
                 : try await engine.rulePermissions(table: table == "*" ? nil : table, identity: administrator)
             return cells.jsonText
         }

@@ -113,7 +113,9 @@ extension RouteDoc {
             QueryParameter("sort_asc", .string, "A field to sort by, ascending"),
             QueryParameter("sort_desc", .string, "A field to sort by, descending"),
             QueryParameter("skip", APISchema.integer.within(0), "Objects to skip (default 0)"),
-            QueryParameter("limit", APISchema.integer.within(-1...FindQuery.maximumPageSize), "Objects per page (100; -1: the last)"),
+            QueryParameter(
+                "limit", APISchema.integer.within(-1...FindQuery.maximumPageSize),
+                "Objects per page (100; -1: the last)"),
             QueryParameter("count", .string, "1 to answer only the number of matches"),
             QueryParameter("output[include]", .string, "Fields to answer, comma-separated"),
             QueryParameter("output[exclude]", .string, "Fields to leave out, comma-separated"),
@@ -131,7 +133,8 @@ extension RouteDoc {
             .object([
                 "query": APISchema.string.described("[join r [having …]] where x > ?"),
                 "params": APISchema.array(.any).described("The values of the query's ? placeholders"),
-                "limit": APISchema.integer.within(1...FindQuery.maximumPageSize).described("Objects per page (default 10)"),
+                "limit": APISchema.integer.within(1...FindQuery.maximumPageSize).described(
+                    "Objects per page (default 10)"),
                 "offset": APISchema.integer.within(0).described("Objects to skip (default 0)"),
             ])),
         json: .object(
@@ -275,7 +278,6 @@ extension RouteDoc {
         body: .json(permissionChange), answer: emptyAnswer)
 
     // MARK: Shared pieces
-
 
     /// A delete's answer.
     private static let deletion = APISchema.object(

@@ -42,7 +42,8 @@ struct DataRoutes {
             guard let enabled = try call.object["dynamicSchema"]?.boolValue else {
                 throw DataError.invalidBody("Expected {\"dynamicSchema\": true|false}")
             }
-            return .json(try await engine.setDynamicSchema(enabled, identity: call.identity, logger: call.context.logger))
+            return .json(
+                try await engine.setDynamicSchema(enabled, identity: call.identity, logger: call.context.logger))
         }
     }
 
@@ -79,8 +80,11 @@ struct DataRoutes {
         var condition = try Self.condition(whereText)
         if condition == nil, let items = body?.array {
             let ids = items.compactMap { $0.string ?? $0.object?["objectId"]?.string }
-            guard ids.count == items.count else { throw DataError.invalidBody("Expected object ids or objects with objectId") }
-            condition = .membership(.property(PropertyPath(["objectId"])), ids.map(ValueExpression.string), negated: false)
+            guard ids.count == items.count else {
+                throw DataError.invalidBody("Expected object ids or objects with objectId")
+            }
+            condition = .membership(
+                .property(PropertyPath(["objectId"])), ids.map(ValueExpression.string), negated: false)
         }
         let count = try await engine.deleteBulk(
             call.table, condition: condition, identity: call.identity, logger: call.context.logger)

@@ -19,20 +19,27 @@ extension DataRoutes {
         }
         // The engine checks each object's table and rights; no one operation describes a tree.
         router.add(.put, "data/:table/deep-save", doc: .deepSave) { call in
-            .json(try await engine.deepSave(call.table, object: try call.object, identity: call.identity, logger: call.context.logger))
+            .json(
+                try await engine.deepSave(
+                    call.table, object: try call.object, identity: call.identity, logger: call.context.logger))
         }
         router.add(.put, "data/:table/upsert", doc: .upsertObject) { call in
-            .jsonText(try await engine.upsert(call.table, object: try call.object, identity: call.identity, logger: call.context.logger))
+            .jsonText(
+                try await engine.upsert(
+                    call.table, object: try call.object, identity: call.identity, logger: call.context.logger))
         }
         router.add(.post, "data/:table", permission: .data(.create), doc: .createObject) { call in
             let object = try call.object
             if let user = try await savingUser(call, object, id: nil) { return user }
-            return .jsonText(try await engine.create(call.table, object: object, identity: call.identity, logger: call.context.logger))
+            return .jsonText(
+                try await engine.create(
+                    call.table, object: object, identity: call.identity, logger: call.context.logger))
         }
         router.add(.put, "data/:table", doc: .saveObject) { call in
             let object = try call.object
             if let user = try await savingUser(call, object, id: object["objectId"]?.string) { return user }
-            return .jsonText(try await engine.save(call.table, object: object, identity: call.identity, logger: call.context.logger))
+            return .jsonText(
+                try await engine.save(call.table, object: object, identity: call.identity, logger: call.context.logger))
         }
         router.add(.delete, "data/:table", permission: .data(.remove), doc: .deleteObjectByBody) { call in
             guard let id = try call.object["objectId"]?.string else {
@@ -51,7 +58,8 @@ extension DataRoutes {
             let (id, changes) = (call.parameters["id"] ?? "", try call.object)
             if let user = try await savingUser(call, changes, id: id) { return user }
             return .jsonText(
-                try await engine.update(call.table, id: id, changes: changes, identity: call.identity, logger: call.context.logger))
+                try await engine.update(
+                    call.table, id: id, changes: changes, identity: call.identity, logger: call.context.logger))
         }
         router.add(.delete, "data/:table/:id", permission: .data(.remove), doc: .deleteObject) { call in
             try await delete(call, id: call.parameters["id"] ?? "")

@@ -14,7 +14,8 @@ extension DataRoutes {
     /// reads them back (the object's ACL with the Permission right, the rest with the server-code key).
     func addPermissions(to router: inout PublicRoutes) {
         router.add(.get, "data/:table/permissions", doc: .tablePermissions) { call in
-            .json(try await engine.rulePermissions(table: call.table == "*" ? nil : call.table, identity: call.identity))
+            .json(
+                try await engine.rulePermissions(table: call.table == "*" ? nil : call.table, identity: call.identity))
         }
         router.add(.get, "data/:table/permissions/:target", doc: .objectPermissions) { call in
             .json(
@@ -60,7 +61,9 @@ extension DataRoutes {
         }
         let body = try call.object
         guard let name = body["permission"]?.string, let operation = DataOperation(permissionName: name) else {
-            throw DataError.invalidBody("'permission' must be one of FIND, UPDATE, REMOVE, ADD, DESCRIBE, PERMISSION, LOAD_RELATIONS, ADD_RELATION, DELETE_RELATION")
+            throw DataError.invalidBody(
+                "'permission' must be one of FIND, UPDATE, REMOVE, ADD, DESCRIBE, PERMISSION, LOAD_RELATIONS, ADD_RELATION, DELETE_RELATION"
+            )
         }
         let principal: Principal
         if let user = body["user"]?.string, !user.isEmpty {

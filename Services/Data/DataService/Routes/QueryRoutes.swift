@@ -36,11 +36,13 @@ extension DataRoutes {
     }
 
     private func find(_ call: PublicCall, _ query: FindQuery) async throws -> Response {
-        .jsonArray(try await engine.find(call.table, query: query, identity: call.identity, logger: call.context.logger))
+        .jsonArray(
+            try await engine.find(call.table, query: query, identity: call.identity, logger: call.context.logger))
     }
 
     private func count(_ call: PublicCall, _ query: FindQuery) async throws -> Response {
-        let count = try await engine.count(call.table, query: query, identity: call.identity, logger: call.context.logger)
+        let count = try await engine.count(
+            call.table, query: query, identity: call.identity, logger: call.context.logger)
         return .json(.integer(Int64(count)))
     }
 
@@ -59,15 +61,19 @@ extension DataRoutes {
         var query = FindQuery()
         query.condition = filter.condition
         query.sort = filter.sort
-        if let include = filter.include { query.properties = include.map { SelectItem(expression: .property(PropertyPath([$0])), alias: nil) } }
+        if let include = filter.include {
+            query.properties = include.map { SelectItem(expression: .property(PropertyPath([$0])), alias: nil) }
+        }
         query.excluded = filter.exclude ?? []
         let identity = call.identity
         if filter.countOnly {
-            let count = try await engine.count(call.table, query: query, identity: identity, logger: call.context.logger)
+            let count = try await engine.count(
+                call.table, query: query, identity: identity, logger: call.context.logger)
             return .json(.object(JSONObject([("count", .integer(Int64(count)))])))
         }
         if filter.limit == -1 {
-            let last = try await engine.edge(call.table, last: true, query: query, identity: identity, logger: call.context.logger)
+            let last = try await engine.edge(
+                call.table, last: true, query: query, identity: identity, logger: call.context.logger)
             return quickBloxPage(last.map { [$0] } ?? [], skip: 0, limit: 1)
         }
         guard (1...100).contains(filter.limit), filter.skip >= 0 else {
@@ -96,7 +102,9 @@ extension DataRoutes {
         let parameters = try Self.bqlList(body["params"]?.array ?? [])
         var query = FindQuery()
         let text = body["query"]?.string ?? ""
-        let parsed = try DataError.parsing { () throws(QueryLanguageError) in try BQL.query(text, parameters: parameters) }
+        let parsed = try DataError.parsing { () throws(QueryLanguageError) in
+            try BQL.query(text, parameters: parameters)
+        }
         query.condition = parsed.condition
         for join in parsed.joins {
             query.relationPaths.append([join.relation])

@@ -53,6 +53,7 @@ extension DataRoutes {
         }
         return .json(
             try await engine.addColumns(
-                call.table, columns: columns, relations: relations, identity: call.identity, logger: call.context.logger))
+                call.table, columns: columns, relations: relations, identity: call.identity, logger: call.context.logger
+            ))
     }
 }

@@ -22,12 +22,17 @@ struct FileAccess: Sendable {
         }
         let rules = try await catalog.rules(app: target.app, near: path)
         let isDirectory = entry?.isDirectory ?? (directory || path.isRoot)
-        guard rules.allows(PermissionCaller(target.identity), operation, path: path, isDirectory: isDirectory, ownerID: entry?.ownerId)
+        guard
+            rules.allows(
+                PermissionCaller(target.identity), operation, path: path, isDirectory: isDirectory,
+                ownerID: entry?.ownerId)
         else { throw FileError.noPermission(operation.rawValue.lowercased(), path: path.description) }
     }
 
     /// The same check for a path whose entry is not at hand.
-    func require(_ operation: FileOperation, _ target: FileRequest, path: FilePath, directory: Bool = false) async throws {
+    func require(_ operation: FileOperation, _ target: FileRequest, path: FilePath, directory: Bool = false)
+        async throws
+    {
         let entry = path.isRoot ? nil : try await catalog.entry(app: target.app, path: path)
         try await require(operation, target, path: path, entry: entry, directory: directory)
     }
@@ -36,15 +41,20 @@ struct FileAccess: Sendable {
     /// objects below, on every file below (a delete, move or copy of a directory acts on all of
     /// them, and a file's own DENY and its object's rights must hold). Answers the entry at `path`.
     @discardableResult
-    func requireEverywhere(_ operation: FileOperation, _ target: FileRequest, path: FilePath) async throws -> FileEntry? {
+    func requireEverywhere(_ operation: FileOperation, _ target: FileRequest, path: FilePath) async throws -> FileEntry?
+    {
         let entry = path.isRoot ? nil : try await catalog.entry(app: target.app, path: path)
         try await require(operation, target, path: path, entry: entry)
         guard entry?.isDirectory == true else { return entry }
         let rules = try await catalog.rules(app: target.app, near: path, below: true)
         let holdsObjectFiles = try await objects.mayHold(path, app: target.app)
         guard !rules.isEmpty || holdsObjectFiles else { return entry }
-        try await forEachJudged(operation, target, directory: path, filter: ListingFilter(recursive: true), rules: rules) { file, allowed in
-            guard allowed else { throw FileError.noPermission(operation.rawValue.lowercased(), path: file.path.description) }
+        try await forEachJudged(
+            operation, target, directory: path, filter: ListingFilter(recursive: true), rules: rules
+        ) { file, allowed in
+            guard allowed else {
+                throw FileError.noPermission(operation.rawValue.lowercased(), path: file.path.description)
+            }
             return true
         }
         return entry
@@ -61,8 +71,10 @@ struct FileAccess: Sendable {
         try await catalog.forEachBatch(app: target.app, directory: directory, filter: filter) { entries in
             let decisions = try await objects.decisions(operation, on: entries.map(\.path), identity: target.identity)
             for entry in entries {
-                let allowed = decisions[entry.path]
-                    ?? rules.allows(caller, operation, path: entry.path, isDirectory: entry.isDirectory, ownerID: entry.ownerId)
+                let allowed =
+                    decisions[entry.path]
+                    ?? rules.allows(
+                        caller, operation, path: entry.path, isDirectory: entry.isDirectory, ownerID: entry.ownerId)
                 guard try body(entry, allowed) else { return false }
             }
             return true
@@ -91,7 +103,8 @@ struct FileAccess: Sendable {
         guard target.identity.keyKind == .serverCode || owns else {
             throw FileError.noPermission("change the permissions of", path: path.description)
         }
-        try await catalog.setRule(app: target.app, path: path, principal: principal, operation: operation, decision: decision)
+        try await catalog.setRule(
+            app: target.app, path: path, principal: principal, operation: operation, decision: decision)
     }
 }
 

@@ -49,7 +49,9 @@ struct ObjectFiles: Sendable {
     /// For each of `paths` that belongs to an object, whether `identity` may perform
     /// `operation` there (its data counterpart on the object); paths of no object are absent.
     /// One statement per table named, none when no path belongs to an object.
-    func decisions(_ operation: FileOperation, on paths: [FilePath], identity: Identity) async throws -> [FilePath: Bool] {
+    func decisions(_ operation: FileOperation, on paths: [FilePath], identity: Identity) async throws -> [FilePath:
+        Bool]
+    {
         let catalog = try await engine.cache.catalog(for: identity.appId)
         var owned: [FilePath: FileObject] = [:]
         for path in paths {
@@ -67,7 +69,8 @@ struct ObjectFiles: Sendable {
     }
 
     /// The engine's answer; a table dropped since the catalog was read has no objects.
-    private func objectPermits(_ operation: DataOperation, ids: Set<String>, table: String, identity: Identity) async throws
+    private func objectPermits(_ operation: DataOperation, ids: Set<String>, table: String, identity: Identity)
+        async throws
         -> ObjectPermits
     {
         do {

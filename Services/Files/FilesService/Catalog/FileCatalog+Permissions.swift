@@ -14,7 +14,9 @@ extension FileCatalog {
             WHERE app_id = \(app) AND (path = ANY(\(chain)::text[]) OR (\(below) AND path >= \(low) AND path < \(high)))
             """, logger: logger)
         var rules = FileRules()
-        for try await (text, kind, name, operation, decision) in rows.decode((String, String, String, String, String).self) {
+        for try await (text, kind, name, operation, decision) in rows.decode(
+            (String, String, String, String, String).self)
+        {
             guard let principal = Principal(kind: kind, name: name), let operation = FileOperation(rawValue: operation),
                 let decision = PermissionDecision(rawValue: decision)
             else { continue }

@@ -20,7 +20,8 @@ extension FileCatalog {
         let (old, new) = (source.description, destination.description)
         try await mappingConflicts(at: destination) { connection in
             try await Self.lock(destination, app: app, on: connection, logger: logger)
-            try await Self.ensureDirectories(destination.ancestors, app: app, owner: owner, on: connection, logger: logger)
+            try await Self.ensureDirectories(
+                destination.ancestors, app: app, owner: owner, on: connection, logger: logger)
             try await requireVacant(destination, app: app, on: connection)
             // Lock the source first: the range statement after it then sees every entry
             // committed under it meanwhile (a file uploaded into a directory being moved).
@@ -125,9 +126,12 @@ extension FileCatalog {
 
     /// Locks the row at `path` for an update or delete of its subtree; `missing` when there is
     /// none.
-    func lockEntry(_ path: FilePath, app: String, on connection: PostgresConnection, missing: ErrorEnvelope) async throws {
+    func lockEntry(_ path: FilePath, app: String, on connection: PostgresConnection, missing: ErrorEnvelope)
+        async throws
+    {
         let rows = try await connection.query(
-            "SELECT 1 FROM files.entries WHERE app_id = \(app) AND path = \(path.description) FOR UPDATE", logger: logger)
+            "SELECT 1 FROM files.entries WHERE app_id = \(app) AND path = \(path.description) FOR UPDATE",
+            logger: logger)
         for try await _ in rows { return }
         throw missing
     }

@@ -25,7 +25,8 @@ struct FileCatalog: Sendable {
     /// is kept, a file in the way is 6003.
     func createDirectory(app: String, path: FilePath, owner: String?) async throws {
         try await transaction { connection in
-            try await Self.ensureDirectories(path.ancestors + [path], app: app, owner: owner, on: connection, logger: logger)
+            try await Self.ensureDirectories(
+                path.ancestors + [path], app: app, owner: owner, on: connection, logger: logger)
         }
     }
 
@@ -58,7 +59,9 @@ struct FileCatalog: Sendable {
     }
 
     /// Points the file at `path` to `file`'s object; the old object becomes garbage.
-    func replaceBytes(app: String, path: FilePath, with file: StoredFile, old: String?, on connection: PostgresConnection)
+    func replaceBytes(
+        app: String, path: FilePath, with file: StoredFile, old: String?, on connection: PostgresConnection
+    )
         async throws
     {
         try await connection.query(
@@ -128,7 +131,8 @@ struct FileCatalog: Sendable {
         query.binds.append(limit)
         query.binds.append(offset)
         let count = query.binds.count
-        query.sql = "SELECT \(Self.columns) FROM files.entries WHERE \(query.sql) ORDER BY path LIMIT $\(count - 1) OFFSET $\(count)"
+        query.sql =
+            "SELECT \(Self.columns) FROM files.entries WHERE \(query.sql) ORDER BY path LIMIT $\(count - 1) OFFSET $\(count)"
         let rows = try await database.query(query, logger: logger)
         var entries: [FileEntry] = []
         for try await row in rows { entries.append(try Self.entry(row)) }
@@ -214,7 +218,8 @@ extension FileCatalog {
     /// The condition a listing (or count) of `directory` applies: its children, or with
     /// `recursive` everything under it; directories when asked; names matching the pattern.
     /// One statement shape whatever the filter, every value bound.
-    static func matching(_ app: String, _ directory: FilePath, _ filter: ListingFilter, counting: Bool) -> PostgresQuery {
+    static func matching(_ app: String, _ directory: FilePath, _ filter: ListingFilter, counting: Bool) -> PostgresQuery
+    {
         let (low, high) = below(directory)
         let directories = filter.recursive ? counting && filter.countDirectories : !counting || filter.countDirectories
         let pattern = filter.pattern.map(Glob.likePattern)
@@ -286,7 +291,9 @@ enum Glob {
             switch character {
             case "*": like.append("%")
             case "?": like.append("_")
-            case "%", "_", "\\": like.append("\\"); like.append(character)
+            case "%", "_", "\\":
+                like.append("\\")
+                like.append(character)
             default: like.append(character)
             }
         }

@@ -35,8 +35,9 @@ struct GarbageCollector: Service {
             for (app, key) in removed {
                 do {
                     try await storage.delete(app: app, key: key)
-                } catch where !Task.isCancelled {
-                    catalog.logger.warning("stored object not removed", metadata: ["key": "\(key)", "error": "\(error)"])
+                } catch  where !Task.isCancelled {
+                    catalog.logger.warning(
+                        "stored object not removed", metadata: ["key": "\(key)", "error": "\(error)"])
                     failed.append((app, key))
                 }
             }

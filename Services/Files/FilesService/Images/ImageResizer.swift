@@ -40,7 +40,10 @@ struct ImageResizer: Sendable {
         let (mode, crop) = Self.vipsMode(size.fit)
         // libvips's largest coordinate stands for a side left free.
         let free = Int32(VIPS_MAX_COORD)
-        guard baas_vips_thumbnail(source, &image, size.width.map(Int32.init) ?? free, size.height.map(Int32.init) ?? free, mode, crop) == 0,
+        guard
+            baas_vips_thumbnail(
+                source, &image, size.width.map(Int32.init) ?? free, size.height.map(Int32.init) ?? free, mode, crop)
+                == 0,
             let image
         else { throw failure("decode") }
         defer { baas_vips_release(image) }
@@ -63,7 +66,8 @@ struct ImageResizer: Sendable {
 
     /// libvips's reason goes to the log; the client learns only that the image could not be read.
     private func failure(_ step: String) -> ErrorEnvelope {
-        logger.info("image not resized", metadata: ["step": "\(step)", "reason": "\(String(cString: vips_error_buffer()))"])
+        logger.info(
+            "image not resized", metadata: ["step": "\(step)", "reason": "\(String(cString: vips_error_buffer()))"])
         return ImageError.notAnImage
     }
 }
@@ -76,14 +80,17 @@ enum ImageError {
 
     /// 6041, 422: the original has too many pixels (or bytes) to resize.
     static func tooManyPixels(_ pixels: Int, limit: Int) -> ErrorEnvelope {
-        ErrorEnvelope(code: 6041, message: "The image has \(pixels) pixels; at most \(limit) can be resized", status: 422)
+        ErrorEnvelope(
+            code: 6041, message: "The image has \(pixels) pixels; at most \(limit) can be resized", status: 422)
     }
 
     /// 6041, 422: the original is larger than the service reads to resize.
     static func tooLarge(limit: Int64) -> ErrorEnvelope {
-        ErrorEnvelope(code: 6041, message: "The image is larger than \(limit) bytes, the most that can be resized", status: 422)
+        ErrorEnvelope(
+            code: 6041, message: "The image is larger than \(limit) bytes, the most that can be resized", status: 422)
     }
 
     /// 6042, 503: as many resizes as allowed are running and waiting.
-    static let busy = ErrorEnvelope(code: 6042, message: "Too many images are being resized; try again shortly", status: 503)
+    static let busy = ErrorEnvelope(
+        code: 6042, message: "Too many images are being resized; try again shortly", status: 503)
 }

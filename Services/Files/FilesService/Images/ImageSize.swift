@@ -18,7 +18,8 @@ struct ImageSize: Hashable, Sendable {
 
     /// The size `query` asks for; nil when it names neither side (the original's bytes).
     static func parse(_ query: [String: String], maxSide: Int) throws(ErrorEnvelope) -> ImageSize? {
-        let width = try side("width", query, maxSide), height = try side("height", query, maxSide)
+        let width = try side("width", query, maxSide)
+        let height = try side("height", query, maxSide)
         guard width != nil || height != nil else {
             if query["fit"] != nil || query["format"] != nil {
                 throw ErrorEnvelope.badRequest("'fit' and 'format' need 'width' or 'height'")

@@ -61,9 +61,11 @@ struct Renditions: Sendable {
         in folder: _NIOFileSystem.FilePath
     ) async throws -> StoredFile {
         let original = entry.storageKey ?? ""
-        let source = folder.appending("original"), output = folder.appending("resized")
+        let source = folder.appending("original")
+        let output = folder.appending("resized")
         // libvips reads files, and an S3 object is none: the original is streamed to one.
-        try await FileSystem.shared.withFileHandle(forWritingAt: source, options: .newFile(replaceExisting: false)) { handle in
+        try await FileSystem.shared.withFileHandle(forWritingAt: source, options: .newFile(replaceExisting: false)) {
+            handle in
             try await handle.withBufferedWriter(capacity: .kibibytes(256)) { writer in
                 try await storage.read(app: app, key: original, range: 0..<entry.size) { chunk in
                     _ = try await writer.write(contentsOf: chunk)

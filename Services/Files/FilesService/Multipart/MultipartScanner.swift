@@ -2,7 +2,7 @@ import InternalProtocol
 import NIOCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A `multipart/form-data` body cut into parts as its bytes arrive, holding no more than one

@@ -54,12 +54,15 @@ struct Download {
             return Response(status: status, headers: headers)
         }
         headers[.contentLength] = "\(range.count)"
-        let body = Self.body(storage: storage, app: app, key: entry.storageKey ?? "", range: range, eventLoop: eventLoop)
+        let body = Self.body(
+            storage: storage, app: app, key: entry.storageKey ?? "", range: range, eventLoop: eventLoop)
         return Response(status: status, headers: headers, body: body)
     }
 
     /// `range` of stored object `key`, read as the connection on `eventLoop` takes it.
-    static func body(storage: any FileStorage, app: String, key: String, range: Range<Int64>, eventLoop: any EventLoop) -> ResponseBody {
+    static func body(storage: any FileStorage, app: String, key: String, range: Range<Int64>, eventLoop: any EventLoop)
+        -> ResponseBody
+    {
         ResponseBody(contentLength: Int(range.count)) { writer in
             try await storage.read(app: app, key: key, range: range) { chunk in
                 try await writer.write(chunk)
@@ -95,7 +98,9 @@ struct Download {
 
     /// `attachment` with the name as ASCII (others replaced) and as UTF-8 (RFC 6266).
     static func attachment(_ name: String) -> String {
-        let ascii = String(name.unicodeScalars.map { $0.isASCII && $0 != "\"" && $0 != "\\" && $0.value >= 0x20 ? Character($0) : "_" })
+        let ascii = String(
+            name.unicodeScalars.map { $0.isASCII && $0 != "\"" && $0 != "\\" && $0.value >= 0x20 ? Character($0) : "_" }
+        )
         return "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(PercentEncoding.encodeSegment(name))"
     }
 }
@@ -113,7 +118,8 @@ enum ByteRange: Equatable {
         guard let header, header.hasPrefix("bytes="), !header.contains(",") else { return .whole }
         let spec = header.dropFirst(6)
         guard let dash = spec.firstIndex(of: "-") else { return .whole }
-        let first = spec[..<dash], last = spec[spec.index(after: dash)...]
+        let first = spec[..<dash]
+        let last = spec[spec.index(after: dash)...]
         if first.isEmpty {
             // A suffix: the last N bytes.
             guard let count = Int64(last), count >= 0 else { return .whole }

@@ -20,7 +20,8 @@ struct FileContentOperations: Sendable {
                 path: entry.path.description, name: entry.path.name, size: entry.size,
                 contentType: entry.contentType ?? MediaTypes.type(ofName: entry.path.name))
         }
-        operations.register(name: FileContent.name, callers: FileContent.callers, request: FileInfo.Request.self) { request, context in
+        operations.register(name: FileContent.name, callers: FileContent.callers, request: FileInfo.Request.self) {
+            request, context in
             let (app, entry) = try await readable(request, context.call)
             return content(entry, app: app, eventLoop: context.channel.eventLoop)
         }
@@ -29,7 +30,9 @@ struct FileContentOperations: Sendable {
     /// The file `request` names, which the call's identity may read and which is no larger than
     /// the request allows.
     private func readable(_ request: FileInfo.Request, _ context: CallContext) async throws -> (String, FileEntry) {
-        guard let identity = context.identity else { throw ErrorEnvelope.badRequest("\(FileInfo.name) needs an identity") }
+        guard let identity = context.identity else {
+            throw ErrorEnvelope.badRequest("\(FileInfo.name) needs an identity")
+        }
         let path = try FilePath(decoded: String(request.path.drop { $0 == "/" }))
         let target = FileRequest(identity: identity, path: path, publicPrefix: "", query: [:])
         let entry = path.isRoot ? nil : try await catalog.entry(app: identity.appId, path: path)
@@ -44,9 +47,11 @@ struct FileContentOperations: Sendable {
     /// The bytes of `entry`, read from storage as the caller takes them.
     private func content(_ entry: FileEntry, app: String, eventLoop: any EventLoop) -> Response {
         let headers: HTTPFields = [
-            .contentType: entry.contentType ?? MediaTypes.type(ofName: entry.path.name), .contentLength: "\(entry.size)",
+            .contentType: entry.contentType ?? MediaTypes.type(ofName: entry.path.name),
+            .contentLength: "\(entry.size)",
         ]
-        let body = Download.body(storage: storage, app: app, key: entry.storageKey ?? "", range: 0..<entry.size, eventLoop: eventLoop)
+        let body = Download.body(
+            storage: storage, app: app, key: entry.storageKey ?? "", range: 0..<entry.size, eventLoop: eventLoop)
         return Response(status: .ok, headers: headers, body: body)
     }
 }

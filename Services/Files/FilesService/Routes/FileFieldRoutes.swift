@@ -43,7 +43,9 @@ struct FileFieldRoutes: Sendable {
         let reader = try MultipartFileReader(
             upstream: request.limitedBody(limit: files.limits.upload).makeAsyncIterator(), boundary: boundary)
         let headers = try await reader.open()
-        let name = HeaderParameters(headers["content-disposition"] ?? "")["filename"].flatMap { $0.isEmpty ? nil : $0 } ?? column
+        let name =
+            HeaderParameters(headers["content-disposition"] ?? "")["filename"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? column
         let target = try field.target(column: column, name: name)
         try await files.requireWritable(target, target.path, overwrite: true)
         // The column moves first, so an update the caller may not make touches no file; if the
@@ -51,7 +53,8 @@ struct FileFieldRoutes: Sendable {
         let object = try await point(field, column, at: target.path.description)
         do {
             try await files.store(target, path: target.path, overwrite: true, owner: owner) { key in
-                let size = try await files.storage.write(MultipartFileReader.FileBytes(reader: reader), app: target.app, key: key)
+                let size = try await files.storage.write(
+                    MultipartFileReader.FileBytes(reader: reader), app: target.app, key: key)
                 try await reader.finish()
                 return size
             }
@@ -63,7 +66,9 @@ struct FileFieldRoutes: Sendable {
         return Self.json(object)
     }
 
-    private func download(_ field: FileField, _ request: Request, _ context: PublicRequestContext) async throws -> Response {
+    private func download(_ field: FileField, _ request: Request, _ context: PublicRequestContext) async throws
+        -> Response
+    {
         guard let path = try await current(field).path else {
             throw FileError.notFound("\(field.table)/\(field.id)/\(field.column)")
         }
@@ -72,7 +77,8 @@ struct FileFieldRoutes: Sendable {
             throw FileError.notFound(path.description)
         }
         try await files.access.require(.read, target, path: path, entry: entry)
-        return Download(entry: entry, storage: files.storage, app: target.app).response(to: request, eventLoop: context.eventLoop)
+        return Download(entry: entry, storage: files.storage, app: target.app).response(
+            to: request, eventLoop: context.eventLoop)
     }
 
     private func delete(_ field: FileField, _ context: PublicRequestContext) async throws -> Response {
@@ -126,7 +132,8 @@ struct FileFieldRoutes: Sendable {
     }
 
     private static func json(_ text: String) -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+        Response(
+            status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 }
 
@@ -141,7 +148,9 @@ private struct FileField {
 
     init(_ request: Request, _ context: PublicRequestContext) throws {
         let parameters = context.decodedParameters
-        guard let table = parameters["table"], let id = parameters["id"] else { throw FileError.missingParameter("table") }
+        guard let table = parameters["table"], let id = parameters["id"] else {
+            throw FileError.missingParameter("table")
+        }
         guard let column = request.uri.queryParameters["field_name"].map(String.init), !column.isEmpty else {
             throw FileError.missingParameter("field_name")
         }

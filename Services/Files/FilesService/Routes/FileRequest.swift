@@ -53,7 +53,8 @@ struct FileRequest {
     func integer(_ name: String, default value: Int, in range: ClosedRange<Int>) throws(ErrorEnvelope) -> Int {
         guard let text = query[name] else { return value }
         guard let number = Int(text), range.contains(number) else {
-            throw ErrorEnvelope.badRequest("Query parameter '\(name)' must be a whole number in \(range.lowerBound)...\(range.upperBound)")
+            throw ErrorEnvelope.badRequest(
+                "Query parameter '\(name)' must be a whole number in \(range.lowerBound)...\(range.upperBound)")
         }
         return number
     }

@@ -64,7 +64,6 @@ private enum FileDocs {
     static let null = APISchema(types: ["null"])
 }
 
-
 extension RouteDoc {
     /// `GET files`.
     static let listFileRoot = RouteDoc(

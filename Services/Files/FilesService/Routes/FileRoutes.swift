@@ -45,7 +45,9 @@ struct FileRoutes: Sendable {
     }
 
     /// `?action=exists`, `?action=count`, a directory's listing, or a file's bytes.
-    private func get(_ target: FileRequest, _ request: Request, _ context: PublicRequestContext) async throws -> Response {
+    private func get(_ target: FileRequest, _ request: Request, _ context: PublicRequestContext) async throws
+        -> Response
+    {
         let entry = target.path.isRoot ? nil : try await catalog.entry(app: target.app, path: target.path)
         try await access.require(.read, target, path: target.path, entry: entry, directory: target.namesDirectory)
         switch target.query["action"] {
@@ -60,7 +62,8 @@ struct FileRoutes: Sendable {
                 if let size = try ImageSize.parse(target.query, maxSide: renditions.limits.maxSide) {
                     entry = try await renditions.entry(entry, app: target.app, size: size)
                 }
-                return Download(entry: entry, storage: storage, app: target.app).response(to: request, eventLoop: context.eventLoop)
+                return Download(entry: entry, storage: storage, app: target.app).response(
+                    to: request, eventLoop: context.eventLoop)
             }
             return try await listing(target)
         case .some(let action):
@@ -85,11 +88,13 @@ struct FileRoutes: Sendable {
         let limit = try target.integer("pagesize", default: limits.pageSize, in: 1...limits.pageSize)
         let offset = try target.integer("offset", default: 0, in: 0...Int(Int32.max))
         let entries = try await readable(target, limit: limit, offset: offset)
-        return try .json(entries.map { entry in
-            ListingEntry(
-                name: entry.path.name, createdOn: entry.created, publicUrl: urls.url(of: entry.path, prefix: target.publicPrefix),
-                url: entry.path.description, size: entry.size)
-        })
+        return try .json(
+            entries.map { entry in
+                ListingEntry(
+                    name: entry.path.name, createdOn: entry.created,
+                    publicUrl: urls.url(of: entry.path, prefix: target.publicPrefix),
+                    url: entry.path.description, size: entry.size)
+            })
     }
 
     /// A multipart upload, or a directory (a path ending with `/`).
@@ -114,7 +119,9 @@ struct FileRoutes: Sendable {
             if let url = body.url { return try await uploadFromURL(target, url) }
         }
         guard target.namesDirectory, !target.path.isRoot else {
-            throw FileError.invalidBody("Upload a file as multipart/form-data with the field 'file', or end the path with '/' to create a directory")
+            throw FileError.invalidBody(
+                "Upload a file as multipart/form-data with the field 'file', or end the path with '/' to create a directory"
+            )
         }
         try await access.require(.write, target, path: target.path, directory: true)
         try await catalog.createDirectory(app: target.app, path: target.path, owner: target.identity.userId)
@@ -126,7 +133,9 @@ struct FileRoutes: Sendable {
     private func uploadFromURL(_ target: FileRequest, _ url: String) async throws -> Response {
         guard !url.isEmpty else { throw FileError.missingParameter("url") }
         let fetch: (String) async throws -> Int64 = { key in
-            try await sources.fetch(url, limit: limits.upload) { try await storage.write($0, app: target.app, key: key) }
+            try await sources.fetch(url, limit: limits.upload) {
+                try await storage.write($0, app: target.app, key: key)
+            }
         }
         if target.path.names.first == "append", target.path.names.count > 1 {
             let path = try target.commandPath(dropping: 1)
@@ -144,7 +153,9 @@ struct FileRoutes: Sendable {
     private func delete(_ target: FileRequest) async throws -> Response {
         try await access.requireEverywhere(.delete, target, path: target.path)
         try await catalog.remove(app: target.app, path: target.path)
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "null")))
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: "null")))
     }
 
     /// WRITE on `path`, then 6003 for an existing file without `overwrite` — both before any
@@ -163,7 +174,8 @@ struct FileRoutes: Sendable {
         let rules = try await catalog.rules(app: target.app, near: target.path, below: true)
         let holdsObjectFiles = try await objects.mayHold(target.path, app: target.app)
         if rules.isEmpty && !holdsObjectFiles {
-            return try await catalog.list(app: target.app, directory: target.path, filter: filter, limit: limit, offset: offset)
+            return try await catalog.list(
+                app: target.app, directory: target.path, filter: filter, limit: limit, offset: offset)
         }
         var page: [FileEntry] = []
         var skipped = 0
@@ -199,7 +211,8 @@ struct FileRoutes: Sendable {
     private func forEachReadable(
         _ target: FileRequest, filter: ListingFilter, rules: FileRules, _ body: (FileEntry) -> Bool
     ) async throws {
-        try await access.forEachJudged(.read, target, directory: target.path, filter: filter, rules: rules) { entry, allowed in
+        try await access.forEachJudged(.read, target, directory: target.path, filter: filter, rules: rules) {
+            entry, allowed in
             !allowed || body(entry)
         }
     }
@@ -222,7 +235,8 @@ struct FileRoutes: Sendable {
     /// and new directories owned by `owner`, else by the caller); the new object is removed
     /// again if either step fails.
     func store(
-        _ target: FileRequest, path: FilePath, overwrite: Bool, owner: String? = nil, write: (String) async throws -> Int64
+        _ target: FileRequest, path: FilePath, overwrite: Bool, owner: String? = nil,
+        write: (String) async throws -> Int64
     ) async throws {
         let key = StorageKey.make()
         do {

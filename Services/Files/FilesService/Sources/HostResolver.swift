@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import NIOPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Host names to addresses through the system resolver, on NIO's thread pool (the call blocks).
 enum HostResolver {

@@ -125,7 +125,8 @@ package struct S3Storage: FileStorage {
         body: ByteBuffer? = nil, accepting: Set<UInt> = Set(200..<300)
     ) async throws -> HTTPClientResponse {
         let queryString = query.map { "\(SigV4.encode($0.0))=\(SigV4.encode($0.1))" }.joined(separator: "&")
-        var request = HTTPClientRequest(url: configuration.endpoint + path + (queryString.isEmpty ? "" : "?" + queryString))
+        var request = HTTPClientRequest(
+            url: configuration.endpoint + path + (queryString.isEmpty ? "" : "?" + queryString))
         request.method = HTTPMethod(rawValue: method)
         let signed = signer.sign(
             method: method, path: path, query: query, headers: headers + [("host", host)],
@@ -139,7 +140,8 @@ package struct S3Storage: FileStorage {
         guard accepting.contains(response.status.code) else {
             // Only the error's code is read from the (small) XML answer.
             let detail = try? await response.body.collect(upTo: 1 << 16)
-            throw S3Error(status: response.status.code, code: detail.flatMap { XMLText.first("Code", in: String(buffer: $0)) })
+            throw S3Error(
+                status: response.status.code, code: detail.flatMap { XMLText.first("Code", in: String(buffer: $0)) })
         }
         return response
     }
@@ -194,7 +196,9 @@ final class S3Upload {
             return size
         }
         if part.readableBytes > 0 { try await sendPart() }
-        let parts = etags.enumerated().map { "<Part><PartNumber>\($0.offset + 1)</PartNumber><ETag>\($0.element)</ETag></Part>" }
+        let parts = etags.enumerated().map {
+            "<Part><PartNumber>\($0.offset + 1)</PartNumber><ETag>\($0.element)</ETag></Part>"
+        }
         let body = ByteBuffer(string: "<CompleteMultipartUpload>\(parts.joined())</CompleteMultipartUpload>")
         let xml = try await storage.text(of: storage.send("POST", path, query: [("uploadId", uploadID)], body: body))
         // S3 may answer 200 and still fail the completion in the body.
@@ -231,7 +235,8 @@ enum XMLText {
     static func all(_ element: String, in xml: String) -> [String] {
         var values: [String] = []
         var rest = Substring(xml)
-        while let open = rest.range(of: "<\(element)>"), let close = rest[open.upperBound...].range(of: "</\(element)>") {
+        while let open = rest.range(of: "<\(element)>"), let close = rest[open.upperBound...].range(of: "</\(element)>")
+        {
             values.append(unescape(String(rest[open.upperBound..<close.lowerBound])))
             rest = rest[close.upperBound...]
         }

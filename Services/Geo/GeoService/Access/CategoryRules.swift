@@ -27,7 +27,9 @@ struct CategoryRules: Sendable, Equatable {
     }
 
     /// Whether `caller` may perform `operation` on a point in at least one of `categories`.
-    func allowsAny(_ caller: PermissionCaller, _ operation: GeoOperation, categories: [String], ownerID: String?) -> Bool {
+    func allowsAny(_ caller: PermissionCaller, _ operation: GeoOperation, categories: [String], ownerID: String?)
+        -> Bool
+    {
         categories.contains { allows(caller, operation, category: $0, ownerID: ownerID) }
     }
 

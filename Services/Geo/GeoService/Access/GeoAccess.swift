@@ -1,6 +1,6 @@
 import InternalProtocol
-import PostgresSupport
 import Permissions
+import PostgresSupport
 
 /// Category permissions applied to geo requests: searches see only the categories (or, under
 /// an owner policy, the caller's own points in them) the caller may find; writes need ADD on
@@ -19,14 +19,17 @@ struct GeoAccess: Sendable {
         }
         var narrowed = search
         narrowed.categories = others
-        if let user = identity.userId, own != others { narrowed.ownCategories = OwnCategories(owner: user, categories: own) }
+        if let user = identity.userId, own != others {
+            narrowed.ownCategories = OwnCategories(owner: user, categories: own)
+        }
         return narrowed
     }
 
     /// 4008, as if it did not exist, unless `identity` may find the point (in one of its categories).
     func requireFind(_ point: GeoStore.PointAccess, identity: Identity) async throws {
         let rules = try await rules.value(app: identity.appId)
-        guard rules.allowsAny(PermissionCaller(identity), .find, categories: point.categories, ownerID: point.ownerID) else {
+        guard rules.allowsAny(PermissionCaller(identity), .find, categories: point.categories, ownerID: point.ownerID)
+        else {
             throw GeoError.pointNotFound(point.id)
         }
     }

@@ -21,7 +21,9 @@ struct Coordinate: Sendable, Hashable {
     /// The position in a JSON object's `latitude` and `longitude` members (4002 when either is
     /// missing or not a number).
     init(json object: JSONObject) throws(ErrorEnvelope) {
-        try self.init(latitude: try Self.degrees(object["latitude"], "latitude"), longitude: try Self.degrees(object["longitude"], "longitude"))
+        try self.init(
+            latitude: try Self.degrees(object["latitude"], "latitude"),
+            longitude: try Self.degrees(object["longitude"], "longitude"))
     }
 
     /// A JSON number as degrees.

@@ -47,11 +47,15 @@ struct GeoFence: Sendable {
         self.nodes = nodes
         area = try Self.area(type, nodes)
         let stay = object["onStayDuration"]?.integerValue ?? 0
-        guard (0...86_400 * 365).contains(stay) else { throw GeoError.invalidFence("'onStayDuration' is seconds, 0 to a year") }
+        guard (0...86_400 * 365).contains(stay) else {
+            throw GeoError.invalidFence("'onStayDuration' is seconds, 0 to a year")
+        }
         onStayDuration = Int(stay)
         var actions: [String: JSONValue] = [:]
         if let given = object["actions"] {
-            guard let members = given.object?.members else { throw GeoError.invalidFence("'actions' maps onenter, onstay and onexit to actions") }
+            guard let members = given.object?.members else {
+                throw GeoError.invalidFence("'actions' maps onenter, onstay and onexit to actions")
+            }
             for (event, action) in members {
                 guard Event(rawValue: event) != nil, action.object != nil else {
                     throw GeoError.invalidFence("'actions' maps onenter, onstay and onexit to action objects")
@@ -65,13 +69,18 @@ struct GeoFence: Sendable {
     private static func area(_ type: String, _ nodes: [Coordinate]) throws(ErrorEnvelope) -> Area {
         switch type {
         case "CIRCLE":
-            guard nodes.count == 2 else { throw GeoError.invalidFence("a CIRCLE has two nodes: its center and a point on its edge") }
+            guard nodes.count == 2 else {
+                throw GeoError.invalidFence("a CIRCLE has two nodes: its center and a point on its edge")
+            }
             return .circle(center: nodes[0], meters: Sphere.distance(nodes[0], nodes[1]))
         case "RECT":
             guard nodes.count == 2, nodes[0].latitude >= nodes[1].latitude else {
                 throw GeoError.invalidFence("a RECT has two nodes: its north-west and south-east corners")
             }
-            return .rectangle(GeoRectangle(north: nodes[0].latitude, west: nodes[0].longitude, south: nodes[1].latitude, east: nodes[1].longitude))
+            return .rectangle(
+                GeoRectangle(
+                    north: nodes[0].latitude, west: nodes[0].longitude, south: nodes[1].latitude,
+                    east: nodes[1].longitude))
         case "SHAPE":
             guard (3...1000).contains(nodes.count) else { throw GeoError.invalidFence("a SHAPE has 3 to 1000 nodes") }
             return .polygon(nodes)
@@ -84,7 +93,13 @@ struct GeoFence: Sendable {
     var json: JSONValue {
         var object = JSONObject([
             ("geofenceName", .string(name)), ("type", .string(type)),
-            ("nodes", .array(nodes.map { .object(JSONObject([("latitude", .number($0.latitude)), ("longitude", .number($0.longitude))])) })),
+            (
+                "nodes",
+                .array(
+                    nodes.map {
+                        .object(JSONObject([("latitude", .number($0.latitude)), ("longitude", .number($0.longitude))]))
+                    })
+            ),
             ("onStayDuration", .integer(Int64(onStayDuration))),
         ])
         if !actions.isEmpty {

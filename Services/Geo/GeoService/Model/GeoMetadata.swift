@@ -14,14 +14,17 @@ enum GeoMetadata {
             throw GeoError.invalidBody("Metadata may have at most \(maximumMembers) members")
         }
         for (key, value) in object.members {
-            guard (1...255).contains(key.count) else { throw GeoError.invalidBody("Metadata names are 1 to 255 characters") }
+            guard (1...255).contains(key.count) else {
+                throw GeoError.invalidBody("Metadata names are 1 to 255 characters")
+            }
             switch value {
             case .string, .integer, .bool, .null: continue
             case .number(let number) where number.isFinite: continue
             case .object(let object) where GeoDataObjects.table(of: object) != nil: continue
             default:
                 throw GeoError.invalidBody(
-                    "Metadata value '\(key.prefix(64))' must be a string, a number, a boolean, null or a data object with '___class'")
+                    "Metadata value '\(key.prefix(64))' must be a string, a number, a boolean, null or a data object with '___class'"
+                )
             }
         }
     }

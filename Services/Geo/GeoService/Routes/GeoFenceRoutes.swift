@@ -17,7 +17,9 @@ struct GeoFenceRoutes: Sendable {
         }
         routes.add(.post, "geo/fences", options: GeoRoutes.options, doc: .saveGeoFence) { call in
             try Self.requireServerCode(call)
-            guard let definition = try call.geoJSON?.object else { throw GeoError.invalidFence("the body must be a JSON object") }
+            guard let definition = try call.geoJSON?.object else {
+                throw GeoError.invalidFence("the body must be a JSON object")
+            }
             let fence = try GeoFence(definition: definition)
             return .json(Self.json(fence, id: try await store.saveFence(app: call.identity.appId, fence)))
         }
@@ -33,7 +35,8 @@ struct GeoFenceRoutes: Sendable {
             let search = try call.geoSearch()
             let name = call.parameter("name")
             _ = try await store.fence(app: call.identity.appId, name: name)
-            let events = try await store.fenceEvents(app: call.identity.appId, fence: name, pageSize: search.pageSize, offset: search.offset)
+            let events = try await store.fenceEvents(
+                app: call.identity.appId, fence: name, pageSize: search.pageSize, offset: search.offset)
             return .json(.array(events))
         }
         routes.add(.post, "geo/fence/:event", options: GeoRoutes.options, doc: .runGeoFenceAction) { call in
@@ -44,7 +47,8 @@ struct GeoFenceRoutes: Sendable {
                 throw GeoError.invalidParameter("Query parameter 'geoFence' names the fence")
             }
             let fence = try await store.fence(app: call.identity.appId, name: name)
-            let count = try await store.runFenceAction(app: call.identity.appId, fence: fence, event, for: try Self.subject(call))
+            let count = try await store.runFenceAction(
+                app: call.identity.appId, fence: fence, event, for: try Self.subject(call))
             return .json(.integer(Int64(count)))
         }
     }
@@ -54,7 +58,8 @@ struct GeoFenceRoutes: Sendable {
         guard let body = try call.geoJSON else { return .savedPoints }
         guard let point = body.object else { throw GeoError.invalidBody("The body must be a point") }
         let id = point["objectId"]?.string
-        let hasCoordinates = point["latitude"].map { $0 != .null } ?? false || point["longitude"].map { $0 != .null } ?? false
+        let hasCoordinates =
+            point["latitude"].map { $0 != .null } ?? false || point["longitude"].map { $0 != .null } ?? false
         return .position(id: id, coordinate: hasCoordinates ? try Coordinate(json: point) : nil)
     }
 

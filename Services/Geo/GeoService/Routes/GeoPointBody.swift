@@ -14,7 +14,9 @@ enum GeoPointBody {
     /// The change `body` asks for, and the objectId it names (a save of a known point
     /// replaces it).
     static func change(_ body: JSONValue?, mode: Mode) throws(ErrorEnvelope) -> (GeoStore.Change, objectId: String?) {
-        guard let object = body?.object else { throw GeoError.invalidBody("The body must be a JSON object describing a point") }
+        guard let object = body?.object else {
+            throw GeoError.invalidBody("The body must be a JSON object describing a point")
+        }
         var change = GeoStore.Change()
         switch (object["latitude"], object["longitude"], mode) {
         case (nil, nil, .partial), (.null?, .null?, .partial): break

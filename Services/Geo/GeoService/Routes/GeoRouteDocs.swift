@@ -31,7 +31,8 @@ enum GeoSchemas {
             "objectId": .string,
             "geofenceName": .string,
             "type": .choice(["CIRCLE", "RECT", "SHAPE"]),
-            "nodes": .array(.object(["latitude": .number, "longitude": .number], required: ["latitude", "longitude"])),
+            "nodes": .array(
+                .object(["latitude": .number, "longitude": .number], required: ["latitude", "longitude"])),
             "onStayDuration": APISchema.integer.described("Seconds"),
             "actions": APISchema.anyObject.described("onenter, onstay and onexit to their actions"),
         ], required: ["objectId", "geofenceName", "type", "nodes", "onStayDuration"])
@@ -176,7 +177,8 @@ extension RouteDoc {
             QueryParameter(
                 "relativeFindMetadata", .string, "A JSON object of 1 to 64 members to match", required: required),
             QueryParameter(
-                "relativeFindPercentThreshold", APISchema.number.within(0, 100), "The share of members a point must match",
+                "relativeFindPercentThreshold", APISchema.number.within(0, 100),
+                "The share of members a point must match",
                 required: required),
         ]
     }

@@ -29,9 +29,11 @@ struct GeoRoutes: Sendable {
             var (change, id) = try GeoPointBody.change(try call.geoJSON, mode: .whole)
             if let id { return try await saved(call, try await update(call, id: id, change)) }
             let categories = change.categories ?? [GeoCategoryName.standard]
-            try await access.requireChange(added: categories, removed: [], ownerID: call.identity.userId, identity: call.identity)
+            try await access.requireChange(
+                added: categories, removed: [], ownerID: call.identity.userId, identity: call.identity)
             change.metadata = try await storingObjects(call, change.metadata)
-            return try await saved(call, try await store.insert(app: call.identity.appId, change, owner: call.identity.userId))
+            return try await saved(
+                call, try await store.insert(app: call.identity.appId, change, owner: call.identity.userId))
         }
         for (method, mode, doc) in [
             (HTTPRequest.Method.put, GeoPointBody.Mode.whole, RouteDoc.replacePoint),
@@ -45,7 +47,8 @@ struct GeoRoutes: Sendable {
         routes.add(.delete, "geo/points/:id", options: Self.options, doc: .deletePoint) { call in
             let point = try await pointAccess(call)
             try await access.requireFind(point, identity: call.identity)
-            try await access.requireChange(added: [], removed: point.categories, ownerID: point.ownerID, identity: call.identity)
+            try await access.requireChange(
+                added: [], removed: point.categories, ownerID: point.ownerID, identity: call.identity)
             guard try await store.delete(app: call.identity.appId, id: point.id, checked: point.categories) else {
                 throw try await changedOrMissing(call, id: point.id)
             }
@@ -70,7 +73,8 @@ struct GeoRoutes: Sendable {
         try await access.requireFind(current, identity: call.identity)
         let categories = change.categories ?? current.categories
         try await access.requireChange(
-            added: categories, removed: current.categories.filter { !categories.contains($0) }, ownerID: current.ownerID,
+            added: categories, removed: current.categories.filter { !categories.contains($0) },
+            ownerID: current.ownerID,
             identity: call.identity)
         var change = change
         change.metadata = try await storingObjects(call, change.metadata)
@@ -84,7 +88,8 @@ struct GeoRoutes: Sendable {
     /// Why a guarded write matched nothing: 4010 when the point is still there (its categories
     /// changed since they were checked), else 4008.
     private func changedOrMissing(_ call: PublicCall, id: String) async throws -> ErrorEnvelope {
-        try await store.access(app: call.identity.appId, id: id) == nil ? GeoError.pointNotFound(id) : GeoError.changedMeanwhile(id)
+        try await store.access(app: call.identity.appId, id: id) == nil
+            ? GeoError.pointNotFound(id) : GeoError.changedMeanwhile(id)
     }
 
     /// The metadata with its data objects saved and referenced.
@@ -106,7 +111,9 @@ struct GeoRoutes: Sendable {
     /// The categories and owner of the point `id` (the `:id` parameter by default), 4008 when missing.
     private func pointAccess(_ call: PublicCall, id: String? = nil) async throws -> GeoStore.PointAccess {
         let id = id ?? call.parameter("id")
-        guard let point = try await store.access(app: call.identity.appId, id: id) else { throw GeoError.pointNotFound(id) }
+        guard let point = try await store.access(app: call.identity.appId, id: id) else {
+            throw GeoError.pointNotFound(id)
+        }
         return point
     }
 
@@ -148,7 +155,9 @@ struct GeoRoutes: Sendable {
             return .json(.integer(Int64(try await store.count(app: call.identity.appId, search))))
         }
         routes.add(.get, "geo/clusters/:id/points", options: Self.options, doc: .clusterPoints) { call in
-            guard let cluster = GeoClusterID(call.parameter("id")) else { throw GeoError.clusterNotFound(call.parameter("id")) }
+            guard let cluster = GeoClusterID(call.parameter("id")) else {
+                throw GeoError.clusterNotFound(call.parameter("id"))
+            }
             var search = try await findable(call, rectangle: call.uri.queryParameters["nwlat"] != nil)
             search.cell = cluster
             search.clusterCell = nil
@@ -168,20 +177,29 @@ struct GeoRoutes: Sendable {
 
     /// A search's items, the data objects of their metadata loaded for the caller.
     private func found(_ call: PublicCall, _ search: GeoSearch) async throws -> [GeoItem] {
-        try await objects.load(try await store.find(app: call.identity.appId, search), identity: call.identity, logger: call.context.logger)
+        try await objects.load(
+            try await store.find(app: call.identity.appId, search), identity: call.identity, logger: call.context.logger
+        )
     }
 
     private func relativeFind(_ call: PublicCall, _ search: GeoSearch) async throws -> Response {
         guard let relative = search.relative else {
-            throw GeoError.invalidParameter("A relative find needs relativeFindMetadata and relativeFindPercentThreshold")
+            throw GeoError.invalidParameter(
+                "A relative find needs relativeFindMetadata and relativeFindPercentThreshold")
         }
         return try await relativeFind(call, search, relative)
     }
 
-    private func relativeFind(_ call: PublicCall, _ search: GeoSearch, _ relative: RelativeFind) async throws -> Response {
+    private func relativeFind(_ call: PublicCall, _ search: GeoSearch, _ relative: RelativeFind) async throws
+        -> Response
+    {
         let matches = try await store.relativeFind(app: call.identity.appId, search, relative)
         let points = try await objects.load(matches.map(\.0), identity: call.identity, logger: call.context.logger)
-        return .json(.array(zip(points, matches.map(\.1)).map { point, matches in .object(JSONObject([("geoPoint", point.json), ("matches", .number(matches))])) }))
+        return .json(
+            .array(
+                zip(points, matches.map(\.1)).map { point, matches in
+                    .object(JSONObject([("geoPoint", point.json), ("matches", .number(matches))]))
+                }))
     }
 
     private func addCategories(to routes: inout PublicRoutes) {
@@ -196,7 +214,9 @@ struct GeoRoutes: Sendable {
         routes.add(.delete, "geo/categories/:name", options: Self.options, doc: .deleteGeoCategory) { call in
             let name = try Self.categoryName(call)
             try await access.requireChange(added: [], removed: [name], ownerID: nil, identity: call.identity)
-            guard try await store.deleteCategory(app: call.identity.appId, name: name) else { throw GeoError.categoryNotFound(name) }
+            guard try await store.deleteCategory(app: call.identity.appId, name: name) else {
+                throw GeoError.categoryNotFound(name)
+            }
             return .json(.object(JSONObject([("result", .bool(true))])))
         }
     }

@@ -18,7 +18,8 @@ enum DistanceUnit: String, CaseIterable, Sendable {
     /// The unit named `text` in any case (4001 otherwise).
     init(parameter text: String) throws(ErrorEnvelope) {
         guard let unit = Self(rawValue: text.uppercased()) else {
-            throw GeoError.invalidParameter("Query parameter 'units' must be one of \(Self.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw GeoError.invalidParameter(
+                "Query parameter 'units' must be one of \(Self.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         self = unit
     }

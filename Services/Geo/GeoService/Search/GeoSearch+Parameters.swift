@@ -20,7 +20,8 @@ extension GeoSearch {
         }
         if case .radius(let radius) = area { center = radius.center } else { center = try Self.center(parameters) }
         if let names = parameters["categories"] {
-            categories = try GeoCategoryName.set(names.split(separator: ",", omittingEmptySubsequences: true).map(String.init))
+            categories = try GeoCategoryName.set(
+                names.split(separator: ",", omittingEmptySubsequences: true).map(String.init))
         }
         if let text = parameters["metadata"], !text.isEmpty { metadataEquals = try Self.object(text, "metadata") }
         if let text = parameters["where"] ?? parameters["whereclause"], !text.allSatisfy(\.isWhitespace) {
@@ -41,16 +42,21 @@ extension GeoSearch {
         }
         let meters = try Coordinate.degrees(text, "r") * unit.meters
         guard meters > 0, meters <= Sphere.farthest else {
-            throw GeoError.invalidParameter("Query parameter 'r' must be above 0 and at most half the Earth's circumference (\(Int(Sphere.farthest)) m)")
+            throw GeoError.invalidParameter(
+                "Query parameter 'r' must be above 0 and at most half the Earth's circumference (\(Int(Sphere.farthest)) m)"
+            )
         }
         return .radius(Radius(center: center, meters: meters))
     }
 
     private static func center(_ parameters: [String: String]) throws(ErrorEnvelope) -> Coordinate? {
-        switch (parameters["lat"].flatMap { $0.isEmpty ? nil : $0 }, parameters["lon"].flatMap { $0.isEmpty ? nil : $0 }) {
+        switch (
+            parameters["lat"].flatMap { $0.isEmpty ? nil : $0 }, parameters["lon"].flatMap { $0.isEmpty ? nil : $0 }
+        ) {
         case (nil, nil): return nil
         case (let latitude?, let longitude?):
-            return try Coordinate(latitude: try Coordinate.degrees(latitude, "lat"), longitude: try Coordinate.degrees(longitude, "lon"))
+            return try Coordinate(
+                latitude: try Coordinate.degrees(latitude, "lat"), longitude: try Coordinate.degrees(longitude, "lon"))
         default: throw GeoError.invalidParameter("Query parameters 'lat' and 'lon' go together")
         }
     }
@@ -60,17 +66,20 @@ extension GeoSearch {
             guard let lat = parameters[latitude], let lon = parameters[longitude] else {
                 throw GeoError.invalidParameter("A rectangle needs nwlat, nwlon, selat and selon")
             }
-            return try Coordinate(latitude: try Coordinate.degrees(lat, latitude), longitude: try Coordinate.degrees(lon, longitude))
+            return try Coordinate(
+                latitude: try Coordinate.degrees(lat, latitude), longitude: try Coordinate.degrees(lon, longitude))
         }
         let northWest = try corner("nwlat", "nwlon")
         let southEast = try corner("selat", "selon")
         guard northWest.latitude >= southEast.latitude else {
-            throw GeoError.invalidParameter("The rectangle's north-west corner must not be south of its south-east corner")
+            throw GeoError.invalidParameter(
+                "The rectangle's north-west corner must not be south of its south-east corner")
         }
         if parameters["r"].map({ !$0.isEmpty }) == true {
             throw GeoError.invalidParameter("A search takes a radius or a rectangle, not both")
         }
-        return GeoRectangle(north: northWest.latitude, west: northWest.longitude, south: southEast.latitude, east: southEast.longitude)
+        return GeoRectangle(
+            north: northWest.latitude, west: northWest.longitude, south: southEast.latitude, east: southEast.longitude)
     }
 
     /// `dpp` (degrees per pixel) times `clustergridsize` (pixels, default 100).
@@ -80,7 +89,8 @@ extension GeoSearch {
         let pixels = try integer(parameters["clustergridsize"], "clustergridsize", default: 100, in: 1...100_000)
         let cell = degreesPerPixel * Double(pixels)
         guard degreesPerPixel > 0, cell <= 360 else {
-            throw GeoError.invalidParameter("Query parameter 'dpp' must be above 0, and dpp × clustergridsize at most 360")
+            throw GeoError.invalidParameter(
+                "Query parameter 'dpp' must be above 0, and dpp × clustergridsize at most 360")
         }
         return cell
     }
@@ -112,7 +122,9 @@ extension GeoSearch {
         } catch {
             throw GeoError.invalidParameter("Query parameter '\(name)' is not valid JSON: \(error.message)")
         }
-        guard let object = value.object else { throw GeoError.invalidParameter("Query parameter '\(name)' must be a JSON object") }
+        guard let object = value.object else {
+            throw GeoError.invalidParameter("Query parameter '\(name)' must be a JSON object")
+        }
         try GeoMetadata.validate(object)
         return object
     }
@@ -133,10 +145,13 @@ extension GeoSearch {
         }
     }
 
-    private static func integer(_ text: String?, _ name: String, default value: Int, in range: ClosedRange<Int>) throws(ErrorEnvelope) -> Int {
+    private static func integer(_ text: String?, _ name: String, default value: Int, in range: ClosedRange<Int>)
+        throws(ErrorEnvelope) -> Int
+    {
         guard let text, !text.isEmpty else { return value }
         guard let number = Int(text), range.contains(number) else {
-            throw GeoError.invalidParameter("Query parameter '\(name)' must be a whole number in \(range.lowerBound)...\(range.upperBound)")
+            throw GeoError.invalidParameter(
+                "Query parameter '\(name)' must be a whole number in \(range.lowerBound)...\(range.upperBound)")
         }
         return number
     }

@@ -129,7 +129,10 @@ struct GeoSearchSQL {
             sql.append("public.ST_Intersects(")
             location(&sql)
             sql.append("::public.geometry, public.ST_MakeEnvelope(")
-            sql.bind(all: [.double(range.lowerBound), .double(rectangle.south), .double(range.upperBound), .double(rectangle.north)])
+            sql.bind(all: [
+                .double(range.lowerBound), .double(rectangle.south), .double(range.upperBound),
+                .double(rectangle.north),
+            ])
             sql.append(", 4326))")
         }
         sql.append(")")
@@ -168,7 +171,8 @@ struct GeoSearchSQL {
     /// The columns a point answer reads: id, latitude, longitude, categories, metadata text (or
     /// NULL), distance (or NULL).
     func pointColumns(into sql: inout SQL) {
-        sql.append("p.object_id, public.ST_Y(\(Self.plane)) AS st_y, public.ST_X(\(Self.plane)) AS st_x, p.categories, ")
+        sql.append(
+            "p.object_id, public.ST_Y(\(Self.plane)) AS st_y, public.ST_X(\(Self.plane)) AS st_x, p.categories, ")
         sql.append(search.includeMetadata ? "p.metadata::text AS metadata, " : "NULL::text AS metadata, ")
         distance(into: &sql)
         sql.append(" AS distance")

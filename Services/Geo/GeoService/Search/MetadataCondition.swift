@@ -21,7 +21,9 @@ struct MetadataCondition {
             sql.append(")")
         case .comparison(let left, let op, let right): try comparison(left, op, right, into: &sql)
         case .like(let value, let pattern, let negated):
-            guard case .string(let text) = pattern else { throw GeoError.invalidWhereClause("LIKE needs a text pattern") }
+            guard case .string(let text) = pattern else {
+                throw GeoError.invalidWhereClause("LIKE needs a text pattern")
+            }
             sql.append("(")
             try self.text(value, into: &sql)
             sql.append(negated ? " NOT LIKE " : " LIKE ")
@@ -54,7 +56,9 @@ struct MetadataCondition {
         _ left: ValueExpression, _ op: ComparisonOperator, _ right: ValueExpression, into sql: inout SQL
     ) throws(ErrorEnvelope) {
         if left == .null || right == .null {
-            guard [.equal, .notEqual].contains(op) else { throw GeoError.invalidWhereClause("null compares only with = and !=") }
+            guard [.equal, .notEqual].contains(op) else {
+                throw GeoError.invalidWhereClause("null compares only with = and !=")
+            }
             return try compile(.nullCheck(left == .null ? right : left, isNull: op == .equal), into: &sql)
         }
         if case .boolean = right, ![.equal, .notEqual].contains(op) {
@@ -68,7 +72,9 @@ struct MetadataCondition {
         sql.append(")")
     }
 
-    private func membership(_ value: ValueExpression, _ items: [ValueExpression], _ negated: Bool, into sql: inout SQL) throws(ErrorEnvelope) {
+    private func membership(_ value: ValueExpression, _ items: [ValueExpression], _ negated: Bool, into sql: inout SQL)
+        throws(ErrorEnvelope)
+    {
         guard !items.isEmpty else { return sql.append(negated ? "TRUE" : "FALSE") }
         let numeric = items.allSatisfy(Self.isNumber)
         sql.append("(")
@@ -111,7 +117,9 @@ struct MetadataCondition {
         case .number(let number): sql.bind(.text(String(number)))
         case .boolean(let truth): sql.bind(.text(truth ? "true" : "false"))
         case .null: sql.bind(.null("text"))
-        default: throw GeoError.invalidWhereClause("metadata conditions compare members with literals; arithmetic, functions and lists are not supported")
+        default:
+            throw GeoError.invalidWhereClause(
+                "metadata conditions compare members with literals; arithmetic, functions and lists are not supported")
         }
     }
 

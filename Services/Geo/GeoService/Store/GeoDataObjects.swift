@@ -31,7 +31,9 @@ struct GeoDataObjects: Sendable {
                 id = existing
             } else {
                 let saved = try await engine.save(table, object: JSONObject(fields), identity: identity, logger: logger)
-                guard let savedID = try JSONParser.parse(saved).object?["objectId"]?.string else { throw ErrorEnvelope.internalError }
+                guard let savedID = try JSONParser.parse(saved).object?["objectId"]?.string else {
+                    throw ErrorEnvelope.internalError
+                }
                 id = savedID
             }
             stored[key] = .object(JSONObject([("___class", .string(table)), ("objectId", .string(id))]))
@@ -77,7 +79,9 @@ struct GeoDataObjects: Sendable {
         var wanted: [String: Set<String>] = [:]
         for object in metadata {
             for value in object?.members.map(\.value) ?? [] {
-                for reference in Self.references(in: value) { wanted[reference.table, default: []].insert(reference.id) }
+                for reference in Self.references(in: value) {
+                    wanted[reference.table, default: []].insert(reference.id)
+                }
             }
         }
         guard !wanted.isEmpty else { return metadata }
@@ -97,7 +101,8 @@ struct GeoDataObjects: Sendable {
 
     /// A value's reference, when it is one.
     private static func reference(_ value: JSONValue) -> (table: String, id: String)? {
-        guard case .object(let object) = value, let table = table(of: object), let id = object["objectId"]?.string else { return nil }
+        guard case .object(let object) = value, let table = table(of: object), let id = object["objectId"]?.string
+        else { return nil }
         return (table, id)
     }
 
@@ -109,12 +114,15 @@ struct GeoDataObjects: Sendable {
 
     /// The objects of `table` among `ids` the caller may find, by id, a find page at a time;
     /// none when the table is gone or hidden whole.
-    private func find(_ table: String, ids: [String], identity: Identity, logger: Logger) async throws -> [String: JSONValue] {
+    private func find(_ table: String, ids: [String], identity: Identity, logger: Logger) async throws -> [String:
+        JSONValue]
+    {
         var objects: [String: JSONValue] = [:]
         for start in stride(from: 0, to: ids.count, by: FindQuery.maximumPageSize) {
             let chunk = ids[start..<min(start + FindQuery.maximumPageSize, ids.count)]
             var query = FindQuery()
-            query.condition = .membership(.property(PropertyPath(["objectId"])), chunk.map(ValueExpression.string), negated: false)
+            query.condition = .membership(
+                .property(PropertyPath(["objectId"])), chunk.map(ValueExpression.string), negated: false)
             query.pageSize = chunk.count
             let texts: [String]
             do {
@@ -133,6 +141,7 @@ struct GeoDataObjects: Sendable {
     /// Whether a find's refusal means no object of the table can be shown: the table is gone
     /// (1009) or the caller may find none of its rows (1023).
     private static func hidesEverything(_ error: ErrorEnvelope, table: String) -> Bool {
-        error.code == DataError.tableNotFound(table).code || error.code == DataError.permissionDenied("", table: table).code
+        error.code == DataError.tableNotFound(table).code
+            || error.code == DataError.permissionDenied("", table: table).code
     }
 }

@@ -3,7 +3,9 @@ import PostgresSupport
 /// geo-service's tables, in the `geo` schema (PostGIS lives in `public`).
 enum GeoMigrations {
     /// Every migration, in order.
-    static let all: [any DatabaseMigration] = [m0001CreatePoints, m0002CreateFences, m0003PointKeys, m0004CategoryPermissions]
+    static let all: [any DatabaseMigration] = [
+        m0001CreatePoints, m0002CreateFences, m0003PointKeys, m0004CategoryPermissions,
+    ]
 
     /// Points on the sphere with their categories and metadata, and each app's categories.
     /// Two GiST indexes: on the geography (radius searches, `ST_DWithin`) and on its plain

@@ -9,7 +9,8 @@ struct GeoCategory: Sendable, Equatable {
     let size: Int
 
     var json: JSONValue {
-        .object(JSONObject([("objectId", .string(objectId)), ("name", .string(name)), ("size", .integer(Int64(size)))]))
+        .object(
+            JSONObject([("objectId", .string(objectId)), ("name", .string(name)), ("size", .integer(Int64(size)))]))
     }
 }
 

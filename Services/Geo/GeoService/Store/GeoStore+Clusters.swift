@@ -11,7 +11,9 @@ extension GeoStore {
     /// position with the union of their categories.
     func clusters(app: String, _ search: GeoSearch, cell size: Double) async throws -> [GeoItem] {
         let statement = GeoSearchSQL(app: app, search: search)
-        var sql = SQL("SELECT cell_column, cell_row, count(*), avg(st_y), avg(st_x), string_agg(DISTINCT array_to_string(categories, ','), ','),")
+        var sql = SQL(
+            "SELECT cell_column, cell_row, count(*), avg(st_y), avg(st_x), string_agg(DISTINCT array_to_string(categories, ','), ','),"
+        )
         sql.append(" min(object_id), min(metadata), min(distance) FROM (SELECT ")
         statement.pointColumns(into: &sql)
         sql.append(", ")
@@ -25,13 +27,23 @@ extension GeoStore {
         for try await (column, row, count, latitude, longitude, categoryLists, id, metadata, distance) in rows.decode(
             (Int64, Int64, Int, Double, Double, String, String, String?, Double?).self)
         {
-            let coordinate = try Coordinate(latitude: min(max(latitude, -90), 90), longitude: min(max(longitude, -180), 180))
-            let categories = Set(categoryLists.split(separator: ",").map(String.init)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            let coordinate = try Coordinate(
+                latitude: min(max(latitude, -90), 90), longitude: min(max(longitude, -180), 180))
+            let categories = Set(categoryLists.split(separator: ",").map(String.init)).sorted {
+                $0.utf8.lexicographicallyPrecedes($1.utf8)
+            }
             if count == 1 {
-                items.append(.point(GeoPoint(objectId: id, coordinate: coordinate, categories: categories, metadata: try metadata.map(Self.object), distance: distance)))
+                items.append(
+                    .point(
+                        GeoPoint(
+                            objectId: id, coordinate: coordinate, categories: categories,
+                            metadata: try metadata.map(Self.object), distance: distance)))
             } else {
                 items.append(
-                    .cluster(GeoCluster(id: GeoClusterID(column: column, row: row, size: size), coordinate: coordinate, categories: categories, totalPoints: count)))
+                    .cluster(
+                        GeoCluster(
+                            id: GeoClusterID(column: column, row: row, size: size), coordinate: coordinate,
+                            categories: categories, totalPoints: count)))
             }
         }
         return search.includeMetadata ? try await mergingMetadata(into: items, app: app, search) : items
@@ -45,11 +57,14 @@ extension GeoStore {
             return nil
         }
         guard let size = clusters.first?.size else { return items }
-        var sql = SQL("SELECT cell_column, cell_row, m.key, (array_agg(DISTINCT m.value::text))[1:\(Self.clusterValuesPerMember)] FROM (SELECT p.metadata, ")
+        var sql = SQL(
+            "SELECT cell_column, cell_row, m.key, (array_agg(DISTINCT m.value::text))[1:\(Self.clusterValuesPerMember)] FROM (SELECT p.metadata, "
+        )
         GeoSearchSQL.cell(size, into: &sql)
         sql.append(" FROM geo.points p")
         try GeoSearchSQL(app: app, search: search).filter(into: &sql)
-        sql.append(") p CROSS JOIN LATERAL jsonb_each(p.metadata) m WHERE cell_column::text || ':' || cell_row::text = ANY(")
+        sql.append(
+            ") p CROSS JOIN LATERAL jsonb_each(p.metadata) m WHERE cell_column::text || ':' || cell_row::text = ANY(")
         sql.bind(.textArray(clusters.map { "\($0.column):\($0.row)" }))
         sql.append(") GROUP BY cell_column, cell_row, m.key ORDER BY m.key")
         var merged: [String: JSONObject] = [:]

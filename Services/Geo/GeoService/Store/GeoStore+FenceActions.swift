@@ -15,8 +15,12 @@ extension GeoStore {
     /// for at least the fence's stay duration, `onexit` for points that were inside and are not
     /// any more (deleted points included). Each run is recorded in `geo.fence_events`; the
     /// presence change and the record are one statement, so concurrent calls count a point once.
-    func runFenceAction(app: String, fence: GeoFence, _ event: GeoFence.Event, for subject: FenceSubject) async throws -> Int {
-        guard fence.actions[event.rawValue] != nil else { throw GeoError.actionNotConfigured(event.rawValue, fence: fence.name) }
+    func runFenceAction(app: String, fence: GeoFence, _ event: GeoFence.Event, for subject: FenceSubject) async throws
+        -> Int
+    {
+        guard fence.actions[event.rawValue] != nil else {
+            throw GeoError.actionNotConfigured(event.rawValue, fence: fence.name)
+        }
         let now = Self.now()
         var sql = SQL()
         let location: GeoSearchSQL.Location
@@ -40,7 +44,8 @@ extension GeoStore {
         case .position(nil, nil):
             throw GeoError.invalidBody("A fence action's point needs an objectId or coordinates")
         }
-        let scope = FenceScope(app: app, fence: fence, now: now, location: location, pointID: pointID, savedPoints: subject.isSavedPoints)
+        let scope = FenceScope(
+            app: app, fence: fence, now: now, location: location, pointID: pointID, savedPoints: subject.isSavedPoints)
         switch event {
         case .enter: scope.enter(into: &sql)
         case .stay: scope.stay(into: &sql)
@@ -59,7 +64,12 @@ extension GeoStore {
             """, logger: logger)
         var events: [JSONValue] = []
         for try await (event, point, at) in rows.decode((String, String?, Int64).self) {
-            events.append(.object(JSONObject([("event", .string(event)), ("objectId", point.map(JSONValue.string) ?? .null), ("at", .integer(at))])))
+            events.append(
+                .object(
+                    JSONObject([
+                        ("event", .string(event)), ("objectId", point.map(JSONValue.string) ?? .null),
+                        ("at", .integer(at)),
+                    ])))
         }
         return events
     }
@@ -87,7 +97,10 @@ private struct FenceScope {
             sql.append("WITH moved AS (INSERT INTO geo.fence_presence (app_id, fence, point_id, entered) SELECT ")
             sql.bind(all: [.text(app), .text(fence.name)])
             sql.append(savedPoints ? ", p.object_id, " : ", ")
-            if !savedPoints { sql.bind(.text(pointID ?? "")); sql.append(", ") }
+            if !savedPoints {
+                sql.bind(.text(pointID ?? ""))
+                sql.append(", ")
+            }
             sql.bind(.integer(now))
             fromInside(true, into: &sql)
             sql.append(" ON CONFLICT DO NOTHING RETURNING point_id) ")
@@ -126,7 +139,9 @@ private struct FenceScope {
         sql.append(" AND f.fence = ")
         sql.bind(.text(fence.name))
         if savedPoints {
-            sql.append(" AND NOT EXISTS (SELECT 1 FROM geo.points p WHERE p.app_id = f.app_id AND p.object_id = f.point_id AND ")
+            sql.append(
+                " AND NOT EXISTS (SELECT 1 FROM geo.points p WHERE p.app_id = f.app_id AND p.object_id = f.point_id AND "
+            )
             GeoSearchSQL.inside(fence.area, location: location, into: &sql)
             sql.append(")")
         } else {

@@ -27,7 +27,8 @@ extension GeoStore {
     /// How many points a search finds.
     func count(app: String, _ search: GeoSearch) async throws -> Int {
         let search = try await resolvingFence(app: app, search)
-        let rows = try await database.query(try GeoSearchSQL(app: app, search: search).selectCount().query, logger: logger)
+        let rows = try await database.query(
+            try GeoSearchSQL(app: app, search: search).selectCount().query, logger: logger)
         for try await count in rows.decode(Int.self) { return count }
         return 0
     }
@@ -59,7 +60,8 @@ extension GeoStore {
             let (id, latitude, longitude, categories, metadata, distance, matches) = try row.decode(
                 (String, Double, Double, [String], String?, Double?, Double).self)
             let point = GeoPoint(
-                objectId: id, coordinate: try Coordinate(latitude: latitude, longitude: longitude), categories: categories,
+                objectId: id, coordinate: try Coordinate(latitude: latitude, longitude: longitude),
+                categories: categories,
                 metadata: try metadata.map(Self.object), distance: distance)
             found.append((point, matches))
         }

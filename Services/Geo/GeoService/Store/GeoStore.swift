@@ -25,16 +25,21 @@ struct GeoStore: Sendable {
 
     /// Saves a new point (categories default to Default, metadata to none).
     func insert(app: String, _ change: Change, owner: String?) async throws -> GeoPoint {
-        guard let coordinate = change.coordinate else { throw GeoError.invalidBody("The point needs 'latitude' and 'longitude'") }
+        guard let coordinate = change.coordinate else {
+            throw GeoError.invalidBody("The point needs 'latitude' and 'longitude'")
+        }
         let categories = change.categories ?? [GeoCategoryName.standard]
         var sql = Self.namingCategories(app: app, categories)
-        sql.append("INSERT INTO geo.points AS p (app_id, object_id, location, categories, metadata, created, owner_id) VALUES (")
+        sql.append(
+            "INSERT INTO geo.points AS p (app_id, object_id, location, categories, metadata, created, owner_id) VALUES ("
+        )
         sql.bind(all: [.text(app), .text(UUID().uuidString)])
         sql.append(", ")
         GeoSearchSQL.point(coordinate, into: &sql)
         sql.append(", ")
         sql.bind(all: [
-            .textArray(categories), .json(JSONValue.object(change.metadata ?? JSONObject()).jsonText), .integer(Self.now()),
+            .textArray(categories), .json(JSONValue.object(change.metadata ?? JSONObject()).jsonText),
+            .integer(Self.now()),
             owner.map(SQLValue.text) ?? .null("text"),
         ])
         sql.append(") RETURNING \(Self.columns)")
@@ -120,7 +125,8 @@ struct GeoStore: Sendable {
         {
             points.append(
                 GeoPoint(
-                    objectId: id, coordinate: try Coordinate(latitude: latitude, longitude: longitude), categories: categories,
+                    objectId: id, coordinate: try Coordinate(latitude: latitude, longitude: longitude),
+                    categories: categories,
                     metadata: try metadata.map(Self.object), distance: distance))
         }
         return points

@@ -31,11 +31,13 @@ struct DeviceRegistration: Sendable, Equatable {
 
     /// `{"id", "deviceToken", "deviceId", "os", "osVersion", "expiration", "channels"}`.
     var json: JSONValue {
-        .object(JSONObject([
-            ("id", .string(id)), ("deviceToken", .string(deviceToken)), ("deviceId", .string(deviceId)),
-            ("os", .string(os.rawValue)), ("osVersion", osVersion.map(JSONValue.string) ?? .null),
-            ("expiration", expiration.map(JSONValue.integer) ?? .null), ("channels", .array(channels.map(JSONValue.string))),
-        ]))
+        .object(
+            JSONObject([
+                ("id", .string(id)), ("deviceToken", .string(deviceToken)), ("deviceId", .string(deviceId)),
+                ("os", .string(os.rawValue)), ("osVersion", osVersion.map(JSONValue.string) ?? .null),
+                ("expiration", expiration.map(JSONValue.integer) ?? .null),
+                ("channels", .array(channels.map(JSONValue.string))),
+            ]))
     }
 }
 
@@ -46,12 +48,15 @@ extension DeviceRegistration {
     /// seconds, 1973 in ms) is taken as seconds. 5011 for malformed members, 5010 for a channel
     /// name, 5004 for an expiration that is not in the future, 8000 for a value too long.
     init(_ body: JSONValue?, now: Int64) throws(ErrorEnvelope) {
-        guard let object = body?.object else { throw MessagingError.invalidBody("The body must be a JSON object with 'deviceToken'") }
+        guard let object = body?.object else {
+            throw MessagingError.invalidBody("The body must be a JSON object with 'deviceToken'")
+        }
         deviceToken = try Self.required(object["deviceToken"], "deviceToken")
         deviceId = try Self.required(object["deviceId"], "deviceId", upTo: Self.maximumDeviceIdLength)
         let osName = try Self.required(object["os"], "os").uppercased()
         guard let os = OS(rawValue: osName) else {
-            throw MessagingError.invalidBody("'os' must be one of \(OS.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw MessagingError.invalidBody(
+                "'os' must be one of \(OS.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         self.os = os
         osVersion = try MessagingError.optionalText(object["osVersion"], "osVersion", upTo: 255)
@@ -59,7 +64,9 @@ extension DeviceRegistration {
         expiration = try Self.expiration(object["expiration"], now: now)
     }
 
-    private static func required(_ value: JSONValue?, _ name: String, upTo limit: Int = maximumTokenLength) throws(ErrorEnvelope) -> String {
+    private static func required(_ value: JSONValue?, _ name: String, upTo limit: Int = maximumTokenLength)
+        throws(ErrorEnvelope) -> String
+    {
         guard case .string(let text)? = value, !text.isEmpty else {
             throw MessagingError.invalidBody("'\(name)' must be a non-empty string")
         }
@@ -77,7 +84,9 @@ extension DeviceRegistration {
             }
             var names: [String] = []
             for item in items {
-                guard case .string(let name) = item else { throw MessagingError.invalidBody("'channels' must be channel names") }
+                guard case .string(let name) = item else {
+                    throw MessagingError.invalidBody("'channels' must be channel names")
+                }
                 let channel = try ChannelName.validated(name)
                 if !names.contains(channel) { names.append(channel) }
             }

@@ -19,7 +19,10 @@ struct RegistrationRoutes: Sendable {
             for channel in registration.channels {
                 try await access.require(.subscribe, channel: channel, identity: call.identity)
             }
-            guard let id = try await store.register(app: call.identity.appId, registration, by: Self.caller(call), now: now) else {
+            guard
+                let id = try await store.register(
+                    app: call.identity.appId, registration, by: Self.caller(call), now: now)
+            else {
                 throw MessagingError.deviceRegisteredByAnother(registration.deviceId)
             }
             return .json(.object(JSONObject([("registrationId", .string(id))])))
@@ -28,8 +31,9 @@ struct RegistrationRoutes: Sendable {
             .get, "messaging/registrations/:deviceId", options: PubSubRoutes.options, doc: .deviceRegistration
         ) { call in
             let deviceId = call.parameter("deviceId")
-            guard let found = try await store.registration(
-                app: call.identity.appId, deviceId: deviceId, for: Self.caller(call), now: MessageStore.now())
+            guard
+                let found = try await store.registration(
+                    app: call.identity.appId, deviceId: deviceId, for: Self.caller(call), now: MessageStore.now())
             else {
                 throw MessagingError.unknownDevice(deviceId)
             }
@@ -39,7 +43,9 @@ struct RegistrationRoutes: Sendable {
             .delete, "messaging/registrations/:deviceId", options: PubSubRoutes.options, doc: .unregisterDevice
         ) { call in
             let deviceId = call.parameter("deviceId")
-            guard try await store.unregister(app: call.identity.appId, deviceId: deviceId, by: Self.caller(call), now: MessageStore.now())
+            guard
+                try await store.unregister(
+                    app: call.identity.appId, deviceId: deviceId, by: Self.caller(call), now: MessageStore.now())
             else {
                 throw MessagingError.unknownDevice(deviceId, cancelling: true)
             }

@@ -21,7 +21,9 @@ struct RegistrationStore: Sendable {
 
     /// Registers (or re-registers) a device; answers the registration id, or nil when another
     /// user's live registration holds the device id.
-    func register(app: String, _ registration: DeviceRegistration, by caller: Caller, now: Int64) async throws -> String? {
+    func register(app: String, _ registration: DeviceRegistration, by caller: Caller, now: Int64) async throws
+        -> String?
+    {
         let rows = try await database.query(
             """
             INSERT INTO messaging.registrations AS r (app_id, id, device_id, device_token, os, os_version, channels, expiration, updated,
@@ -41,7 +43,8 @@ struct RegistrationStore: Sendable {
     }
 
     /// The device's live registration, or nil (also when it is another user's).
-    func registration(app: String, deviceId: String, for caller: Caller, now: Int64) async throws -> DeviceRegistration? {
+    func registration(app: String, deviceId: String, for caller: Caller, now: Int64) async throws -> DeviceRegistration?
+    {
         let rows = try await database.query(
             """
             SELECT id, device_token, device_id, os, os_version, channels, expiration FROM messaging.registrations
@@ -53,7 +56,8 @@ struct RegistrationStore: Sendable {
         {
             guard let os = DeviceRegistration.OS(rawValue: os) else { continue }
             var registration = DeviceRegistration(
-                deviceToken: token, deviceId: device, os: os, osVersion: version, channels: channels, expiration: expiration)
+                deviceToken: token, deviceId: device, os: os, osVersion: version, channels: channels,
+                expiration: expiration)
             registration.id = id
             return registration
         }

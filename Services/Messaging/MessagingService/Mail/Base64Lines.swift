@@ -24,7 +24,9 @@ struct Base64Lines {
 
     private static func lines(_ bytes: ArraySlice<UInt8>) -> ByteBuffer {
         guard !bytes.isEmpty else { return ByteBuffer() }
-        let text = Data(bytes).base64EncodedString(options: [.lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed])
+        let text = Data(bytes).base64EncodedString(options: [
+            .lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed,
+        ])
         return ByteBuffer(string: text + "\r\n")
     }
 }

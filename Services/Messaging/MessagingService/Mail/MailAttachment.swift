@@ -36,8 +36,10 @@ struct AttachmentFiles: Sendable {
         }
         var attachments: [MailAttachment] = []
         for path in paths {
-            let file = try await peers.call(FileInfo.self, .init(path: path, maximumBytes: limit), on: .files, context: context)
-            attachments.append(MailAttachment(path: file.path, name: file.name, size: file.size, contentType: file.contentType))
+            let file = try await peers.call(
+                FileInfo.self, .init(path: path, maximumBytes: limit), on: .files, context: context)
+            attachments.append(
+                MailAttachment(path: file.path, name: file.name, size: file.size, contentType: file.contentType))
         }
         let total = attachments.reduce(0) { $0 + $1.size }
         guard total <= limit else { throw MailError.invalid("The attachments hold \(total) bytes, more than \(limit)") }
@@ -46,7 +48,9 @@ struct AttachmentFiles: Sendable {
 
     /// Hands `attachment`'s bytes to `consume` as files-service reads them; a file that has
     /// grown past the limit since it was described is refused.
-    func read(_ attachment: MailAttachment, context: CallContext, into consume: (ByteBuffer) async throws -> Void) async throws {
+    func read(_ attachment: MailAttachment, context: CallContext, into consume: (ByteBuffer) async throws -> Void)
+        async throws
+    {
         try await peers.streamingCall(
             FileContent.name, FileInfo.Request(path: attachment.path, maximumBytes: limit), on: .files, context: context
         ) { body in

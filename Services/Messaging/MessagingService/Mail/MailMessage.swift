@@ -48,16 +48,20 @@ struct MailMessage: Sendable {
     /// The message as sent after DATA, CRLF line ends, without the final dot: text pieces that
     /// each end a line, and the attachments whose base64 bytes go between them.
     func rendered(messageID: String, date: Date) -> [MailPiece] {
-        let headers = [
-            "From: \(from)", "To: " + Self.folded(to),
-        ] + (cc.isEmpty ? [] : ["Cc: " + Self.folded(cc)]) + [
-            "Subject: \(Self.encodedWord(subject))", "Date: \(Self.rfc5322(date))", "Message-ID: <\(messageID)>",
-            "MIME-Version: 1.0",
-        ]
+        let headers =
+            [
+                "From: \(from)", "To: " + Self.folded(to),
+            ] + (cc.isEmpty ? [] : ["Cc: " + Self.folded(cc)]) + [
+                "Subject: \(Self.encodedWord(subject))", "Date: \(Self.rfc5322(date))", "Message-ID: <\(messageID)>",
+                "MIME-Version: 1.0",
+            ]
         guard !attachments.isEmpty else { return [.text(Self.lines(headers + bodyPart()))] }
         let boundary = Self.boundary()
         var pieces: [MailPiece] = [
-            .text(Self.lines(headers + ["Content-Type: multipart/mixed; boundary=\"\(boundary)\"", "", "--" + boundary] + bodyPart()))
+            .text(
+                Self.lines(
+                    headers + ["Content-Type: multipart/mixed; boundary=\"\(boundary)\"", "", "--" + boundary]
+                        + bodyPart()))
         ]
         for attachment in attachments {
             pieces.append(.text(Self.lines(["--" + boundary] + Self.headers(of: attachment) + [""])))
@@ -88,9 +92,10 @@ struct MailMessage: Sendable {
     /// An attachment's part headers: its media type, and its name as ASCII (others replaced)
     /// and as UTF-8 (RFC 2231), on folded lines well within the 998-octet limit.
     static func headers(of attachment: MailAttachment) -> [String] {
-        let ascii = String(attachment.name.unicodeScalars.map {
-            $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" ? Character($0) : "_"
-        })
+        let ascii = String(
+            attachment.name.unicodeScalars.map {
+                $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" ? Character($0) : "_"
+            })
         return [
             "Content-Type: \(mediaType(attachment.contentType)); name=\"\(ascii)\"",
             // The extended name first: readers that take either prefer the one they meet first.
@@ -104,11 +109,17 @@ struct MailMessage: Sendable {
     /// only (RFC 2045), else `application/octet-stream`: nothing else can reach a header.
     static func mediaType(_ text: String) -> String {
         let token = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-.^_`|~")
-        func isToken(_ part: Substring) -> Bool { !part.isEmpty && part.count <= 127 && part.allSatisfy(token.contains) }
-        let pieces = text.split(separator: ";", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces)[...] }
+        func isToken(_ part: Substring) -> Bool {
+            !part.isEmpty && part.count <= 127 && part.allSatisfy(token.contains)
+        }
+        let pieces = text.split(separator: ";", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)[...]
+        }
         let type = pieces[0].split(separator: "/", omittingEmptySubsequences: false)
         let parameters = pieces.dropFirst().map { $0.split(separator: "=", omittingEmptySubsequences: false) }
-        guard type.count == 2, type.allSatisfy(isToken), parameters.allSatisfy({ $0.count == 2 && $0.allSatisfy(isToken) }) else {
+        guard type.count == 2, type.allSatisfy(isToken),
+            parameters.allSatisfy({ $0.count == 2 && $0.allSatisfy(isToken) })
+        else {
             return "application/octet-stream"
         }
         return ([String(pieces[0])] + parameters.map { $0.joined(separator: "=") }).joined(separator: "; ")
@@ -116,7 +127,9 @@ struct MailMessage: Sendable {
 
     /// A part's headers, a blank line and its base64 body in 76-character lines.
     private static func part(type: String, body: String) -> [String] {
-        let encoded = Data(body.utf8).base64EncodedString(options: [.lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed])
+        let encoded = Data(body.utf8).base64EncodedString(options: [
+            .lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed,
+        ])
         return [
             "Content-Type: \(type); charset=UTF-8", "Content-Transfer-Encoding: base64", "",
         ] + encoded.components(separatedBy: "\r\n")

@@ -35,13 +35,16 @@ package struct Mailer: Sendable {
     {
         var (relay, message) = try checked(request)
         message.attachments = attachments
-        let messageID = UUID().uuidString.lowercased() + "@" + (relay.from.split(separator: "@").last.map(String.init) ?? "localhost")
+        let messageID =
+            UUID().uuidString.lowercased() + "@"
+            + (relay.from.split(separator: "@").last.map(String.init) ?? "localhost")
         let limit = Int64(sessionLimit.components.seconds * 1000)
         let remaining = max(1, min(limit, Int64(context.remainingMilliseconds) - 200))
         let reader: SMTPClient.AttachmentReader? = files.map { files in
             { @Sendable attachment, consume in try await files.read(attachment, context: context, into: consume) }
         }
-        try await SMTPClient(relay: relay, timeout: .milliseconds(remaining), attachments: reader).send(message, messageID: messageID)
+        try await SMTPClient(relay: relay, timeout: .milliseconds(remaining), attachments: reader).send(
+            message, messageID: messageID)
         return SendEmail.Response(messageId: messageID, status: "PUBLISHED")
     }
 

@@ -16,7 +16,8 @@ struct SMTPClient: Sendable {
     let attachments: AttachmentReader?
 
     /// Hands an attachment's bytes to the consumer as they are read.
-    typealias AttachmentReader = @Sendable (MailAttachment, _ consume: (ByteBuffer) async throws -> Void) async throws -> Void
+    typealias AttachmentReader =
+        @Sendable (MailAttachment, _ consume: (ByteBuffer) async throws -> Void) async throws -> Void
 
     init(relay: MailRelay, timeout: Duration = .seconds(30), attachments: AttachmentReader? = nil) {
         self.relay = relay
@@ -66,7 +67,9 @@ struct SMTPClient: Sendable {
         }
     }
 
-    private func converse(_ conversation: inout SMTPConversation, message: MailMessage, data: [MailPiece], channel: any Channel)
+    private func converse(
+        _ conversation: inout SMTPConversation, message: MailMessage, data: [MailPiece], channel: any Channel
+    )
         async throws
     {
         _ = try await conversation.expect([220])
@@ -91,7 +94,9 @@ struct SMTPClient: Sendable {
     }
 
     /// `attachment` base64-encoded as it is read (base64 lines never start with a dot).
-    private func write(_ attachment: MailAttachment, to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws {
+    private func write(_ attachment: MailAttachment, to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>)
+        async throws
+    {
         guard let attachments else { throw Failure(message: "attachments cannot be read here") }
         var encoder = Base64Lines()
         var relayFailure: (any Error)?

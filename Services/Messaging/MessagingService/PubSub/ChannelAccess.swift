@@ -22,7 +22,8 @@ struct ChannelAccess: Sendable {
     /// The cells' table, changes announced on `messaging_channel_rules`.
     static func table(_ store: MessageStore) -> ContainerRuleTable<ChannelOperation> {
         ContainerRuleTable(
-            database: store.database, logger: store.logger, table: "messaging.channel_permissions", containerColumn: "channel",
+            database: store.database, logger: store.logger, table: "messaging.channel_permissions",
+            containerColumn: "channel",
             channel: "messaging_channel_rules")
     }
 
@@ -30,7 +31,8 @@ struct ChannelAccess: Sendable {
     func mayPublish(app: String, channel: String, _ publisher: MessageStore.Publisher) async throws -> Bool {
         let rules = try await rules.value(app: app)
         // The caller is rebuilt from what was kept; the key kind plays no part in the model.
-        let caller = PermissionCaller(Identity(appId: app, keyKind: .rest, userId: publisher.userID, roles: publisher.roles))
+        let caller = PermissionCaller(
+            Identity(appId: app, keyKind: .rest, userId: publisher.userID, roles: publisher.roles))
         return rules.isEmpty || rules.allows(caller, .publish, container: channel)
     }
 
@@ -38,7 +40,8 @@ struct ChannelAccess: Sendable {
     func require(_ operation: ChannelOperation, channel: String, identity: Identity) async throws {
         let rules = try await rules.value(app: identity.appId)
         guard rules.isEmpty || rules.allows(PermissionCaller(identity), operation, container: channel) else {
-            throw operation == .publish ? MessagingError.publishDenied(channel) : MessagingError.subscribeDenied(channel)
+            throw operation == .publish
+                ? MessagingError.publishDenied(channel) : MessagingError.subscribeDenied(channel)
         }
     }
 }

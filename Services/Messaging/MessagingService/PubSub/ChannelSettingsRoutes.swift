@@ -26,10 +26,12 @@ struct ChannelSettingsRoutes: Sendable {
             return .json(Self.settings(retention: retention))
         }
         ContainerPermissionRoutes(
-            path: "messaging/channels", parameter: "channel", options: PubSubRoutes.options, table: ChannelAccess.table(store),
+            path: "messaging/channels", parameter: "channel", options: PubSubRoutes.options,
+            table: ChannelAccess.table(store),
             ownerPolicy: false,
             refusals: .init(
-                invalidBody: MessagingError.invalidBody, serverCodeRequired: MessagingError.serverCodeRequired("Changing channel permissions")),
+                invalidBody: MessagingError.invalidBody,
+                serverCodeRequired: MessagingError.serverCodeRequired("Changing channel permissions")),
             containerName: { name throws(ErrorEnvelope) in try ChannelName.validated(name) },
             changed: { app in await rules.invalidate(app) }
         ).add(to: &routes)
@@ -42,7 +44,8 @@ struct ChannelSettingsRoutes: Sendable {
     /// The body's `messageRetention` in ms (5011 unless whole seconds from 1 s to a week).
     private static func retention(_ body: JSONValue?) throws(ErrorEnvelope) -> Int64 {
         let longest = MessageStore.longestRetention / 1000
-        guard case .object(let object)? = body, case .integer(let seconds)? = object["messageRetention"], (1...longest).contains(seconds)
+        guard case .object(let object)? = body, case .integer(let seconds)? = object["messageRetention"],
+            (1...longest).contains(seconds)
         else { throw MessagingError.invalidBody("'messageRetention' must be whole seconds from 1 to \(longest)") }
         return seconds * 1000
     }

@@ -45,7 +45,8 @@ extension MessageStore {
             (String, String?, String?, String, String, Int64, Int64).self)
         {
             let message = Polled(
-                id: messageID, subtopic: topic, publisherId: publisher, headers: try JSONParser.parse(headers).object ?? JSONObject(),
+                id: messageID, subtopic: topic, publisherId: publisher,
+                headers: try JSONParser.parse(headers).object ?? JSONObject(),
                 data: try JSONParser.parse(data), publishedAt: publishedAt)
             messages.append((seq, message))
         }

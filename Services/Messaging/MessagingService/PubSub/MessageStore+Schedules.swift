@@ -11,7 +11,8 @@ extension MessageStore {
     /// the schedule as `failed`, saying why.
     @discardableResult
     func fireDue(
-        limit: Int = 100, mayPublish: @Sendable (_ app: String, _ channel: String, Publisher) async throws -> Bool = { _, _, _ in true }
+        limit: Int = 100,
+        mayPublish: @Sendable (_ app: String, _ channel: String, Publisher) async throws -> Bool = { _, _, _ in true }
     ) async throws -> Int {
         let now = Self.now()
         return try await database.withTransaction(logger: logger) { connection -> Int in
@@ -23,11 +24,15 @@ extension MessageStore {
                 ORDER BY next_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
                 """, logger: logger)
             typealias Due = (
-                String, String, String, String?, String?, String, String, Int64, Int64?, Int64?, Int64, String?, [String], Bool, String?
+                String, String, String, String?, String?, String, String, Int64, Int64?, Int64?, Int64, String?,
+                [String], Bool, String?
             )
             var due: [Due] = []
             for try await row in rows.decode(Due.self) { due.append(row) }
-            for (app, id, channel, subtopic, publisher, headers, data, nextAt, every, expires, occurrences, user, roles, pubSub, push) in due {
+            for (
+                app, id, channel, subtopic, publisher, headers, data, nextAt, every, expires, occurrences, user, roles,
+                pubSub, push
+            ) in due {
                 guard try await mayPublish(app, channel, Publisher(userID: user, roles: roles)) else {
                     try await connection.query(
                         """
@@ -39,12 +44,16 @@ extension MessageStore {
                 }
                 // The first occurrence keeps the id the publish answered; repeats add their number.
                 let messageID = occurrences == 0 ? id : "\(id):\(occurrences + 1)"
-                let targets = push.flatMap { try? JSONParser.parse(Array($0.utf8)) }.map(PushOptions.Targets.init(json:))
+                let targets = push.flatMap { try? JSONParser.parse(Array($0.utf8)) }.map(
+                    PushOptions.Targets.init(json:))
                 try await deliver(
-                    app: app, channel: channel, id: messageID, subtopic: subtopic, publisherId: publisher, headers: headers, data: data,
+                    app: app, channel: channel, id: messageID, subtopic: subtopic, publisherId: publisher,
+                    headers: headers, data: data,
                     pubSub: pubSub, push: targets, at: now, on: connection)
                 var next = every.map { nextAt + $0 }
-                if let every, let upcoming = next, upcoming < now - Self.catchUp { next = upcoming + (now - upcoming) / every * every }
+                if let every, let upcoming = next, upcoming < now - Self.catchUp {
+                    next = upcoming + (now - upcoming) / every * every
+                }
                 if let upcoming = next, upcoming <= (expires ?? .max) {
                     try await connection.query(
                         """

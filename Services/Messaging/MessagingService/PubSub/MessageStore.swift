@@ -34,7 +34,8 @@ struct MessageStore: Sendable {
 
         var json: JSONValue {
             var object = JSONObject([
-                ("messageId", .string(id)), ("data", data), ("publishedAt", .integer(publishedAt)), ("headers", .object(headers)),
+                ("messageId", .string(id)), ("data", data), ("publishedAt", .integer(publishedAt)),
+                ("headers", .object(headers)),
             ])
             if let publisherId { object["publisherId"] = .string(publisherId) }
             if let subtopic { object["subtopic"] = .string(subtopic) }
@@ -62,7 +63,8 @@ struct MessageStore: Sendable {
         let data = request.message.jsonText
         guard let schedule = request.schedule else {
             try await deliver(
-                app: app, channel: channel, id: id, subtopic: request.subtopic, publisherId: request.publisherId, headers: headers, data: data,
+                app: app, channel: channel, id: id, subtopic: request.subtopic, publisherId: request.publisherId,
+                headers: headers, data: data,
                 pubSub: request.delivery.pubSub, push: request.delivery.targets, at: now, on: nil)
             return (id, "published")
         }
@@ -84,11 +86,13 @@ struct MessageStore: Sendable {
     /// to the channel's subscribers when `pubSub`, and to the devices `push` targets through a
     /// push job (written only when some device can be reached).
     func deliver(
-        app: String, channel: String, id: String, subtopic: String?, publisherId: String?, headers: String, data: String,
+        app: String, channel: String, id: String, subtopic: String?, publisherId: String?, headers: String,
+        data: String,
         pubSub: Bool, push: PushOptions.Targets?, at now: Int64, on connection: PostgresConnection?
     ) async throws {
         let statement = publication(
-            app: app, channel: channel, id: id, subtopic: subtopic, publisherId: publisherId, headers: headers, data: data,
+            app: app, channel: channel, id: id, subtopic: subtopic, publisherId: publisherId, headers: headers,
+            data: data,
             pubSub: pubSub, push: push, at: now)
         if let connection {
             try await connection.query(statement, logger: logger)
@@ -102,7 +106,8 @@ struct MessageStore: Sendable {
     /// it commits while real-time subscribers watch the channel — and its push job (when `push`
     /// reaches a device: a singlecast, or a registration on the channel).
     func publication(
-        app: String, channel: String, id: String, subtopic: String?, publisherId: String?, headers: String, data: String,
+        app: String, channel: String, id: String, subtopic: String?, publisherId: String?, headers: String,
+        data: String,
         pubSub: Bool, push: PushOptions.Targets?, at now: Int64
     ) -> PostgresQuery {
         """
@@ -148,7 +153,8 @@ struct MessageStore: Sendable {
     }
 
     /// Subscribes to `channel` (created when new) from its next message on; answers the id.
-    func subscribe(app: String, channel: String, subscriberId: String?, subtopic: String?, selector: String?) async throws
+    func subscribe(app: String, channel: String, subscriberId: String?, subtopic: String?, selector: String?)
+        async throws
         -> String
     {
         let id = UUID().uuidString

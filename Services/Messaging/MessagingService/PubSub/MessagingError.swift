@@ -9,7 +9,8 @@ enum MessagingError {
     /// digits, `_`, `-` and `.` (a `/` would be another path).
     static func invalidChannel(_ name: String) -> ErrorEnvelope {
         ErrorEnvelope(
-            code: 5010, message: "Invalid channel name '\(name.prefix(64))': use 1 to 255 letters, digits, '_', '-' or '.'",
+            code: 5010,
+            message: "Invalid channel name '\(name.prefix(64))': use 1 to 255 letters, digits, '_', '-' or '.'",
             status: 400)
     }
 
@@ -21,7 +22,8 @@ enum MessagingError {
     /// 5012, 400: a subtopic that is not dot-separated tokens (or, subscribing, `*` wildcards).
     static func invalidSubtopic(_ text: String) -> ErrorEnvelope {
         ErrorEnvelope(
-            code: 5012, message: "Invalid subtopic '\(text.prefix(64))': tokens of letters, digits, '_' or '-' separated by dots",
+            code: 5012,
+            message: "Invalid subtopic '\(text.prefix(64))': tokens of letters, digits, '_' or '-' separated by dots",
             status: 400)
     }
 
@@ -44,24 +46,32 @@ enum MessagingError {
 
     /// 5040, 404: cancelling a message that is not scheduled (the contract's code).
     static func notScheduled(_ id: String) -> ErrorEnvelope {
-        ErrorEnvelope(code: 5040, message: "Message '\(id.prefix(64))' is not scheduled (already published, cancelled or unknown)", status: 404)
+        ErrorEnvelope(
+            code: 5040,
+            message: "Message '\(id.prefix(64))' is not scheduled (already published, cancelled or unknown)",
+            status: 404)
     }
 
     /// 5041, 403: cancelling a publish another user scheduled.
     static func notYourSchedule(_ id: String) -> ErrorEnvelope {
         ErrorEnvelope(
-            code: 5041, message: "Message '\(id.prefix(64))' was scheduled by another user: only that user or the server-code key may cancel it",
+            code: 5041,
+            message:
+                "Message '\(id.prefix(64))' was scheduled by another user: only that user or the server-code key may cancel it",
             status: 403)
     }
 
     /// 5007, 403: publishing to a channel the caller may not publish to (the seed's code).
     static func publishDenied(_ channel: String) -> ErrorEnvelope {
-        ErrorEnvelope(code: 5007, message: "User does not have the permission to publish messages to channel '\(channel)'", status: 403)
+        ErrorEnvelope(
+            code: 5007, message: "User does not have the permission to publish messages to channel '\(channel)'",
+            status: 403)
     }
 
     /// 5016, 403: subscribing to (or polling) a channel the caller may not subscribe to.
     static func subscribeDenied(_ channel: String) -> ErrorEnvelope {
-        ErrorEnvelope(code: 5016, message: "User does not have the permission to subscribe to channel '\(channel)'", status: 403)
+        ErrorEnvelope(
+            code: 5016, message: "User does not have the permission to subscribe to channel '\(channel)'", status: 403)
     }
 
     /// 4000, 403: a messaging setting or permission changed without the server-code key.
@@ -73,7 +83,8 @@ enum MessagingError {
     static func unknownDevice(_ deviceId: String, cancelling: Bool = false) -> ErrorEnvelope {
         ErrorEnvelope(
             code: cancelling ? 5001 : 5000,
-            message: "Unable to \(cancelling ? "cancel" : "retrieve") device registration - unknown device ID '\(deviceId.prefix(64))'",
+            message:
+                "Unable to \(cancelling ? "cancel" : "retrieve") device registration - unknown device ID '\(deviceId.prefix(64))'",
             status: 404)
     }
 
@@ -89,7 +100,8 @@ enum MessagingError {
 
     /// 5004, 400: a registration expiration that is not in the future (the seed's code).
     static let invalidExpiration = ErrorEnvelope(
-        code: 5004, message: "Invalid expiration date. The expiration date must be after the current time.", status: 400)
+        code: 5004, message: "Invalid expiration date. The expiration date must be after the current time.", status: 400
+    )
 
     /// 8000, 400: a value longer than its limit (the seed's code for registrations).
     static func valueTooLong(_ name: String) -> ErrorEnvelope {
@@ -98,7 +110,8 @@ enum MessagingError {
 
     /// 5017, 503: push credentials cannot be stored or opened without `BAAS_SECRETS_KEY`.
     static let secretsKeyMissing = ErrorEnvelope(
-        code: 5017, message: "Push credentials need BAAS_SECRETS_KEY to be configured on messaging-service", status: 503)
+        code: 5017, message: "Push credentials need BAAS_SECRETS_KEY to be configured on messaging-service", status: 503
+    )
 }
 
 extension MessagingError {
@@ -125,7 +138,8 @@ enum ChannelName {
             name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == ".") })
         else { throw MessagingError.invalidChannel(name) }
         guard allowingReserved || !reserved.contains(name.lowercased()) else {
-            throw ErrorEnvelope(code: 5010, message: "'\(name)' is a path of the messaging API, not a channel name", status: 400)
+            throw ErrorEnvelope(
+                code: 5010, message: "'\(name)' is a path of the messaging API, not a channel name", status: 400)
         }
         return name
     }

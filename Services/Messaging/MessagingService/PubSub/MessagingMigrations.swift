@@ -3,7 +3,10 @@ import PostgresSupport
 /// messaging-service's tables, in the `messaging` schema.
 enum MessagingMigrations {
     /// Every migration, in order.
-    static let all: [any DatabaseMigration] = [m0001PubSub, m0002Schedules, m0003ChannelRules, m0004Registrations, m0005PushCredentials, m0006Owners, m0007EmailTemplates, m0008PushQueue, m0009PushTemplates, m0010RealTimeWatch, m0011ChangeLog, m0012ChannelResume]
+    static let all: [any DatabaseMigration] = [
+        m0001PubSub, m0002Schedules, m0003ChannelRules, m0004Registrations, m0005PushCredentials, m0006Owners,
+        m0007EmailTemplates, m0008PushQueue, m0009PushTemplates, m0010RealTimeWatch, m0011ChangeLog, m0012ChannelResume,
+    ]
 
     /// Channels (created by the first publish or subscription that names them), their messages
     /// numbered per channel in commit order (the channel row is the counter, locked by each

@@ -26,7 +26,8 @@ struct PubSubRoutes: Sendable {
             let request = try PublishRequest(try call.messagingJSON)
             try await access.require(.publish, channel: channel, identity: call.identity)
             let publisher = MessageStore.Publisher(userID: call.identity.userId, roles: call.identity.roles)
-            let (id, status) = try await store.publish(app: call.identity.appId, channel: channel, request, by: publisher)
+            let (id, status) = try await store.publish(
+                app: call.identity.appId, channel: channel, request, by: publisher)
             return .json(Self.status(id: id, status, error: nil))
         }
         routes.add(.delete, "messaging/:channel", options: Self.options, doc: .cancelScheduledMessage) { call in
@@ -35,11 +36,15 @@ struct PubSubRoutes: Sendable {
                 try await access.require(.publish, channel: schedule.channel, identity: call.identity)
                 // A schedule's id reaches every subscriber with its first occurrence: a user's
                 // schedule is that user's (or the server-code key's) to cancel (second probe, F7).
-                if let publisher = schedule.publisher, publisher != call.identity.userId, call.identity.keyKind != .serverCode {
+                if let publisher = schedule.publisher, publisher != call.identity.userId,
+                    call.identity.keyKind != .serverCode
+                {
                     throw MessagingError.notYourSchedule(id)
                 }
             }
-            guard try await store.cancel(app: call.identity.appId, id: id) else { throw MessagingError.notScheduled(id) }
+            guard try await store.cancel(app: call.identity.appId, id: id) else {
+                throw MessagingError.notScheduled(id)
+            }
             return .json(.object(JSONObject([("status", .string("cancelled")), ("messageId", .string(id))])))
         }
         // The router takes one parameter name per position: here `:channel` holds a message id.
@@ -47,7 +52,9 @@ struct PubSubRoutes: Sendable {
             let id = call.parameter("channel")
             let found = try await store.status(app: call.identity.appId, id: id)
             var answer = Self.status(id: id, found?.status ?? "unknown", error: found?.error)
-            if let pushed = try await push.status(app: call.identity.appId, messageId: id), case .object(var object) = answer {
+            if let pushed = try await push.status(app: call.identity.appId, messageId: id),
+                case .object(var object) = answer
+            {
                 object["pushStatus"] = pushed
                 answer = .object(object)
             }
@@ -58,7 +65,8 @@ struct PubSubRoutes: Sendable {
             let options = try SubscribeRequest(try call.messagingJSON)
             try await access.require(.subscribe, channel: channel, identity: call.identity)
             let id = try await store.subscribe(
-                app: call.identity.appId, channel: channel, subscriberId: options.subscriberId, subtopic: options.subtopic,
+                app: call.identity.appId, channel: channel, subscriberId: options.subscriberId,
+                subtopic: options.subtopic,
                 selector: options.selector)
             return .json(.object(JSONObject([("subscriptionId", .string(id))])))
         }
@@ -86,13 +94,21 @@ struct PubSubRoutes: Sendable {
         routes.add(.delete, "messaging/channels/:channel", options: Self.options, doc: .deleteChannel) { call in
             try call.requireServerCode(for: "Deleting a channel")
             let channel = try ChannelName.validated(call.parameter("channel"), allowingReserved: true)
-            return .json(.object(JSONObject([("result", .bool(try await store.deleteChannel(app: call.identity.appId, channel: channel)))])))
+            return .json(
+                .object(
+                    JSONObject([
+                        ("result", .bool(try await store.deleteChannel(app: call.identity.appId, channel: channel)))
+                    ])))
         }
     }
 
     /// `{"messageId", "status", "errorMessage"}`.
     private static func status(id: String, _ status: String, error: String?) -> JSONValue {
-        .object(JSONObject([("messageId", .string(id)), ("status", .string(status)), ("errorMessage", error.map(JSONValue.string) ?? .null)]))
+        .object(
+            JSONObject([
+                ("messageId", .string(id)), ("status", .string(status)),
+                ("errorMessage", error.map(JSONValue.string) ?? .null),
+            ]))
     }
 }
 

@@ -28,7 +28,9 @@ struct PublishRequest: Sendable {
     /// Reads `body`; 5011 for malformed members (a header FCM refuses when Android devices may
     /// be pushed), 5012 for a subtopic, 5013 for a segment query, 5030 and 5003 for schedule times.
     init(_ body: JSONValue?, now: Int64 = MessageStore.now()) throws(ErrorEnvelope) {
-        guard let object = body?.object else { throw MessagingError.invalidBody("The body must be a JSON object with 'message'") }
+        guard let object = body?.object else {
+            throw MessagingError.invalidBody("The body must be a JSON object with 'message'")
+        }
         message = object["message"] ?? .null
         publisherId = try Self.text(object["publisherId"], "publisherId")
         headers = try Self.headers(object["headers"])
@@ -40,7 +42,8 @@ struct PublishRequest: Sendable {
         }
         delivery = try PushOptions(object)
         if delivery.targets?.systems.contains(.android) == true, let reserved = PushPayloads.reservedForFCM(headers) {
-            throw MessagingError.invalidBody("Header '\(reserved.prefix(64))' is reserved by FCM and cannot be pushed to Android devices")
+            throw MessagingError.invalidBody(
+                "Header '\(reserved.prefix(64))' is reserved by FCM and cannot be pushed to Android devices")
         }
         schedule = try Self.schedule(object, now: now)
     }
@@ -69,7 +72,8 @@ struct PublishRequest: Sendable {
         switch value {
         case nil, .null?: return nil
         case .integer(let integer)?: return integer
-        case .number(let number)? where number.isFinite && number == number.rounded() && abs(number) < 9e15: return Int64(number)
+        case .number(let number)? where number.isFinite && number == number.rounded() && abs(number) < 9e15:
+            return Int64(number)
         default: throw MessagingError.invalidBody("'publishAt', 'repeatEvery' and 'repeatExpiresAt' are whole numbers")
         }
     }
@@ -86,11 +90,15 @@ struct PublishRequest: Sendable {
                 throw MessagingError.invalidBody("A message may carry at most \(maximumHeaders) headers")
             }
             for (name, value) in headers.members {
-                guard (1...255).contains(name.utf8.count) else { throw MessagingError.invalidBody("Header names are 1 to 255 bytes") }
+                guard (1...255).contains(name.utf8.count) else {
+                    throw MessagingError.invalidBody("Header names are 1 to 255 bytes")
+                }
                 switch value {
                 case .string, .integer, .bool, .null: continue
                 case .number(let number) where number.isFinite: continue
-                default: throw MessagingError.invalidBody("Header '\(name.prefix(64))' must be a string, a number or a boolean")
+                default:
+                    throw MessagingError.invalidBody(
+                        "Header '\(name.prefix(64))' must be a string, a number or a boolean")
                 }
             }
             return headers

@@ -40,11 +40,20 @@ struct Selector: Sendable {
         switch condition {
         case .and(let items), .or(let items): for item in items { try check(item) }
         case .not(let inner): try check(inner)
-        case .comparison(let left, _, let right): try check(left); try check(right)
-        case .like(let value, let pattern, _): try check(value); try check(pattern)
-        case .membership(let value, let items, _): try check(value); for item in items { try check(item) }
+        case .comparison(let left, _, let right):
+            try check(left)
+            try check(right)
+        case .like(let value, let pattern, _):
+            try check(value)
+            try check(pattern)
+        case .membership(let value, let items, _):
+            try check(value)
+            for item in items { try check(item) }
         case .nullCheck(let value, _): try check(value)
-        case .between(let value, let low, let high, _): try check(value); try check(low); try check(high)
+        case .between(let value, let low, let high, _):
+            try check(value)
+            try check(low)
+            try check(high)
         case .containsAll: throw MessagingError.invalidSelector("'all' does not apply to headers")
         case .constant: break
         }
@@ -82,7 +91,8 @@ struct Selector: Sendable {
             }
             return compare(scalar(left, headers), scalar(right, headers), &budget).map { op.holds(for: $0) }
         case .like(let value, let pattern, let negated):
-            guard case .text(let text)? = scalar(value, headers), case .text(let shape)? = scalar(pattern, headers) else { return nil }
+            guard case .text(let text)? = scalar(value, headers), case .text(let shape)? = scalar(pattern, headers)
+            else { return nil }
             // The pattern may be a header: reading it is paid for too.
             guard budget.spend(shape.utf8.count) else { return nil }
             return LikePattern(shape).matches(text, budget: &budget).map { $0 != negated }
@@ -95,7 +105,8 @@ struct Selector: Sendable {
         case .between(let value, let low, let high, let negated):
             // `x BETWEEN a AND b` is `x >= a AND x <= b`.
             let subject = scalar(value, headers)
-            let inside = ThreeValuedLogic.all([(low, ComparisonOperator.greaterOrEqual), (high, .lessOrEqual)]) { bound, op in
+            let inside = ThreeValuedLogic.all([(low, ComparisonOperator.greaterOrEqual), (high, .lessOrEqual)]) {
+                bound, op in
                 compare(subject, scalar(bound, headers), &budget).map { op.holds(for: $0) }
             }
             return negated ? inside.map { !$0 } : inside
@@ -120,7 +131,6 @@ struct Selector: Sendable {
         default: return value.numericLiteral.map(Scalar.number)
         }
     }
-
 
     /// ``compare(_:_:)``, paying `budget` for the text it may read; nil once it has run out.
     private static func compare(_ left: Scalar?, _ right: Scalar?, _ budget: inout MatchBudget) -> Int? {

@@ -18,7 +18,9 @@ struct Subtopic: Sendable, Equatable {
         guard tokens.count <= Self.maximumTokens else { return nil }
         for token in tokens {
             if wildcards, token == "*" { continue }
-            guard !token.isEmpty, token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) else {
+            guard !token.isEmpty,
+                token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+            else {
                 return nil
             }
         }

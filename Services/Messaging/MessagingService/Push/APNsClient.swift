@@ -49,7 +49,9 @@ struct APNsClient: Sendable {
         let body = JSONValue.object(notification.payload).jsonText
         guard body.utf8.count <= APNsNotification.payloadLimit else { return .rejected("PayloadTooLarge") }
         let first = await attempt(notification, body: body, credential: credential)
-        guard case .expired(let token) = first, await tokens.expire(token, for: credential) else { return first.outcome }
+        guard case .expired(let token) = first, await tokens.expire(token, for: credential) else {
+            return first.outcome
+        }
         return await attempt(notification, body: body, credential: credential).outcome
     }
 
@@ -73,7 +75,8 @@ struct APNsClient: Sendable {
         } catch {
             return .done(.misconfigured("The APNs key cannot sign"))
         }
-        var request = HTTPClientRequest(url: settings.apnsBase(production: credential.production) + "/3/device/" + notification.deviceToken)
+        var request = HTTPClientRequest(
+            url: settings.apnsBase(production: credential.production) + "/3/device/" + notification.deviceToken)
         request.method = .POST
         request.headers.add(name: "authorization", value: "bearer " + token)
         request.headers.add(name: "apns-topic", value: credential.bundleId)
@@ -93,7 +96,9 @@ struct APNsClient: Sendable {
     }
 
     /// Apple's status and reason as an outcome (push-delivery §1.6).
-    private static func classify(_ status: HTTPResponseStatus, _ headers: HTTPHeaders, answer: ByteBuffer, token: String) -> Attempt {
+    private static func classify(
+        _ status: HTTPResponseStatus, _ headers: HTTPHeaders, answer: ByteBuffer, token: String
+    ) -> Attempt {
         if status == .ok { return .done(.delivered(headers.first(name: "apns-id") ?? "")) }
         let object = (try? JSONParser.parse(Array(answer.readableBytesView)))?.object
         let reason = object?["reason"]?.string ?? "HTTP \(status.code)"
@@ -101,7 +106,11 @@ struct APNsClient: Sendable {
         case (403, "ExpiredProviderToken"): return .expired(token)
         case (403, _): return .done(.misconfigured(reason))
         case (410, _):
-            let since: Int64? = switch object?["timestamp"] { case .integer(let value)?: value; default: nil }
+            let since: Int64? =
+                switch object?["timestamp"] {
+                case .integer(let value)?: value
+                default: nil
+                }
             return .done(.unregistered(reason, since: since))
         case (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"): return .done(.unregistered(reason, since: nil))
         case (400, "IdleTimeout"), (429, "TooManyRequests"): return .done(.retry(reason, after: nil))

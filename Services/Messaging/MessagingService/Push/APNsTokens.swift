@@ -1,5 +1,5 @@
-import Foundation
 import DataEngine
+import Foundation
 
 /// APNs provider tokens, one per key and team for the whole process and shared by every
 /// connection (push-delivery §1.3): a token is reused for 50 minutes, as Apple refuses one older
@@ -22,16 +22,21 @@ actor APNsTokens {
     func token(for credential: APNsCredential) throws -> String {
         let key = credential.teamId + "/" + credential.keyId
         let instant = now()
-        if let cached = tokens[key], instant.timeIntervalSince(cached.issued) < Self.lifetime, cached.issued <= instant {
+        if let cached = tokens[key], instant.timeIntervalSince(cached.issued) < Self.lifetime, cached.issued <= instant
+        {
             return cached.token
         }
         // Whole seconds: APNs refuses a fractional `iat`.
         let issued = Date(timeIntervalSince1970: instant.timeIntervalSince1970.rounded(.down))
         let token = try JSONWebToken.es256(
             header: JSONObject([("alg", .string("ES256")), ("kid", .string(credential.keyId))]),
-            claims: JSONObject([("iss", .string(credential.teamId)), ("iat", .integer(Int64(issued.timeIntervalSince1970)))]),
+            claims: JSONObject([
+                ("iss", .string(credential.teamId)), ("iat", .integer(Int64(issued.timeIntervalSince1970))),
+            ]),
             key: credential.key)
-        if tokens[key] == nil, tokens.count >= Self.capacity, let oldest = tokens.min(by: { $0.value.issued < $1.value.issued }) {
+        if tokens[key] == nil, tokens.count >= Self.capacity,
+            let oldest = tokens.min(by: { $0.value.issued < $1.value.issued })
+        {
             tokens[oldest.key] = nil
         }
         tokens[key] = (token, issued)
@@ -43,7 +48,9 @@ actor APNsTokens {
     /// new token would only make worse).
     func expire(_ token: String, for credential: APNsCredential) -> Bool {
         let key = credential.teamId + "/" + credential.keyId
-        guard let cached = tokens[key], cached.token == token, now().timeIntervalSince(cached.issued) >= 20 * 60 else { return false }
+        guard let cached = tokens[key], cached.token == token, now().timeIntervalSince(cached.issued) >= 20 * 60 else {
+            return false
+        }
         tokens[key] = nil
         return true
     }

@@ -15,12 +15,22 @@ struct FCMMessage: Sendable {
 
     /// `{"message": {"token", "data", "android": {"priority": "HIGH", "ttl": "<n>s"}}}`.
     var body: JSONValue {
-        .object(JSONObject([
-            ("message", .object(JSONObject([
-                ("token", .string(token)), ("data", .object(JSONObject(data.map { ($0.0, JSONValue.string($0.1)) }))),
-                ("android", .object(JSONObject([("priority", .string("HIGH")), ("ttl", .string("\(timeToLive)s"))]))),
-            ]))),
-        ]))
+        .object(
+            JSONObject([
+                (
+                    "message",
+                    .object(
+                        JSONObject([
+                            ("token", .string(token)),
+                            ("data", .object(JSONObject(data.map { ($0.0, JSONValue.string($0.1)) }))),
+                            (
+                                "android",
+                                .object(
+                                    JSONObject([("priority", .string("HIGH")), ("ttl", .string("\(timeToLive)s"))]))
+                            ),
+                        ]))
+                )
+            ]))
     }
 }
 
@@ -75,35 +85,51 @@ struct FCMClient: Sendable {
     private func grant(_ account: FCMCredential) async throws -> (token: String, lifetime: Int) {
         let issued = Int64(now().timeIntervalSince1970.rounded(.down))
         let assertion = try JSONWebToken.rs256(
-            header: JSONObject([("alg", .string("RS256")), ("typ", .string("JWT")), ("kid", .string(account.privateKeyId))]),
+            header: JSONObject([
+                ("alg", .string("RS256")), ("typ", .string("JWT")), ("kid", .string(account.privateKeyId)),
+            ]),
             claims: JSONObject([
-                ("iss", .string(account.clientEmail)), ("scope", .string("https://www.googleapis.com/auth/firebase.messaging")),
+                ("iss", .string(account.clientEmail)),
+                ("scope", .string("https://www.googleapis.com/auth/firebase.messaging")),
                 ("aud", .string(account.tokenURI)), ("iat", .integer(issued)), ("exp", .integer(issued + 3_600)),
             ]),
             key: account.key)
         var request = HTTPClientRequest(url: account.tokenURI)
         request.method = .POST
         request.headers.add(name: "content-type", value: "application/x-www-form-urlencoded")
-        request.body = .bytes(ByteBuffer(string: "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + assertion))
+        request.body = .bytes(
+            ByteBuffer(
+                string: "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + assertion))
         let response = try await http.execute(request, timeout: .seconds(30))
-        let answer = (try? JSONParser.parse(Array(try await response.body.collect(upTo: 64 * 1024).readableBytesView)))?.object
+        let answer = (try? JSONParser.parse(Array(try await response.body.collect(upTo: 64 * 1024).readableBytesView)))?
+            .object
         guard response.status == .ok, case .string(let token)? = answer?["access_token"] else {
             let reason = answer?["error"]?.string ?? "HTTP \(response.status.code)"
-            throw GrantFailure(outcome: response.status.code >= 500 ? .retry(reason, after: nil) : .misconfigured(reason))
+            throw GrantFailure(
+                outcome: response.status.code >= 500 ? .retry(reason, after: nil) : .misconfigured(reason))
         }
-        let lifetime: Int = switch answer?["expires_in"] { case .integer(let seconds)?: Int(seconds); default: 3_600 }
+        let lifetime: Int =
+            switch answer?["expires_in"] {
+            case .integer(let seconds)?: Int(seconds)
+            default: 3_600
+            }
         return (token, lifetime)
     }
 
     /// Google's status and FCM error code as an outcome (push-delivery §2.3).
-    private static func classify(_ status: HTTPResponseStatus, _ headers: HTTPHeaders, answer: ByteBuffer) -> PushOutcome {
+    private static func classify(_ status: HTTPResponseStatus, _ headers: HTTPHeaders, answer: ByteBuffer)
+        -> PushOutcome
+    {
         let object = (try? JSONParser.parse(Array(answer.readableBytesView)))?.object
         if status == .ok { return .delivered(object?["name"]?.string ?? "") }
         let error = object?["error"]?.object
         let details = error?["details"]?.array ?? []
-        let code = details.compactMap { $0.object?["errorCode"]?.string }.first ?? error?["status"]?.string ?? "HTTP \(status.code)"
+        let code =
+            details.compactMap { $0.object?["errorCode"]?.string }.first ?? error?["status"]?.string
+            ?? "HTTP \(status.code)"
         let tokenField = details.contains { detail in
-            detail.object?["fieldViolations"]?.array?.contains { $0.object?["field"]?.string == "message.token" } == true
+            detail.object?["fieldViolations"]?.array?.contains { $0.object?["field"]?.string == "message.token" }
+                == true
         }
         let retryAfter = headers.first(name: "retry-after").flatMap(Int64.init).map { Duration.seconds($0) }
         if code == "UNREGISTERED" { return .unregistered(code, since: nil) }

@@ -26,7 +26,9 @@ actor FCMTokens {
         fetching[account] = task
         defer { fetching[account] = nil }
         let fetched = try await task.value
-        if tokens[account] == nil, tokens.count >= Self.capacity, let soonest = tokens.min(by: { $0.value.expires < $1.value.expires }) {
+        if tokens[account] == nil, tokens.count >= Self.capacity,
+            let soonest = tokens.min(by: { $0.value.expires < $1.value.expires })
+        {
             tokens[soonest.key] = nil
         }
         tokens[account] = (fetched.token, now().addingTimeInterval(TimeInterval(max(0, fetched.lifetime - 300))))

@@ -1,7 +1,7 @@
-import _CryptoExtras
 import Crypto
 import DataEngine
 import Foundation
+import _CryptoExtras
 
 /// Compact JSON Web Tokens as the push providers take them: ES256 (the raw `r ‖ s` signature
 /// JWS asks for, not DER) for APNs provider tokens, RS256 (PKCS #1 v1.5 with SHA-256) for the
@@ -29,6 +29,7 @@ enum JSONWebToken {
     }
 
     private static func signingInput(header: JSONObject, claims: JSONObject) -> String {
-        base64URL(Data(JSONValue.object(header).jsonText.utf8)) + "." + base64URL(Data(JSONValue.object(claims).jsonText.utf8))
+        base64URL(Data(JSONValue.object(header).jsonText.utf8)) + "."
+            + base64URL(Data(JSONValue.object(claims).jsonText.utf8))
     }
 }

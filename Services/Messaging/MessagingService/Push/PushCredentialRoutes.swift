@@ -34,7 +34,8 @@ struct PushCredentialRoutes: Sendable {
             .delete, "messaging/push/credentials/:provider", options: PubSubRoutes.options, doc: .deletePushCredential
         ) { call in
             let provider = try Self.provider(call)
-            return .json(.object(JSONObject([("result", .bool(try await store.delete(app: call.identity.appId, provider)))])))
+            return .json(
+                .object(JSONObject([("result", .bool(try await store.delete(app: call.identity.appId, provider)))])))
         }
     }
 

@@ -1,8 +1,8 @@
-import _CryptoExtras
 import Crypto
 import DataEngine
 import Foundation
 import InternalProtocol
+import _CryptoExtras
 
 /// An app's APNs token-based credential (push-delivery §1.3): the `.p8` key with its 10-character
 /// key id, the team id, the app's bundle id (the `apns-topic`) and the environment.
@@ -18,7 +18,8 @@ struct APNsCredential: Sendable {
     /// What may be shown: everything but the key.
     var summary: JSONObject {
         JSONObject([
-            ("keyId", .string(keyId)), ("teamId", .string(teamId)), ("bundleId", .string(bundleId)), ("production", .bool(production)),
+            ("keyId", .string(keyId)), ("teamId", .string(teamId)), ("bundleId", .string(bundleId)),
+            ("production", .bool(production)),
         ])
     }
 
@@ -62,7 +63,8 @@ struct FCMCredential: Sendable {
     /// What may be shown: everything but the key.
     var summary: JSONObject {
         JSONObject([
-            ("project_id", .string(projectId)), ("client_email", .string(clientEmail)), ("private_key_id", .string(privateKeyId)),
+            ("project_id", .string(projectId)), ("client_email", .string(clientEmail)),
+            ("private_key_id", .string(privateKeyId)),
             ("token_uri", .string(tokenURI)),
         ])
     }
@@ -70,7 +72,9 @@ struct FCMCredential: Sendable {
     /// Reads a service-account JSON file (`type` `service_account`, `project_id`, `client_email`,
     /// `private_key_id`, `private_key` as RSA PEM, `token_uri` over https); 5011 otherwise.
     init(_ body: JSONValue?) throws(ErrorEnvelope) {
-        guard let object = body?.object else { throw MessagingError.invalidBody("The body must be a service-account JSON object") }
+        guard let object = body?.object else {
+            throw MessagingError.invalidBody("The body must be a service-account JSON object")
+        }
         if let type = object["type"], type != .string("service_account") {
             throw MessagingError.invalidBody("'type' must be 'service_account'")
         }
@@ -118,7 +122,8 @@ enum PushCredentialField {
     }
 
     /// A key parsed by `parse`; 5011 naming what was expected when it does not parse.
-    static func parse<Key>(_ name: String, as expected: String, _ parse: () throws -> Key) throws(ErrorEnvelope) -> Key {
+    static func parse<Key>(_ name: String, as expected: String, _ parse: () throws -> Key) throws(ErrorEnvelope) -> Key
+    {
         do {
             return try parse()
         } catch {

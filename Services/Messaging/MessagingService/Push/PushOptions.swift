@@ -31,7 +31,8 @@ struct PushOptions: Sendable, Equatable {
         /// From the stored form.
         init(json: JSONValue) {
             let object = json.object ?? JSONObject()
-            systems = Set((object["os"]?.array ?? []).compactMap { $0.string.flatMap(DeviceRegistration.OS.init(rawValue:)) })
+            systems = Set(
+                (object["os"]?.array ?? []).compactMap { $0.string.flatMap(DeviceRegistration.OS.init(rawValue:)) })
             devices = object["devices"]?.array?.compactMap(\.string)
             segment = object["segment"]?.string
         }
@@ -91,7 +92,9 @@ struct PushOptions: Sendable, Equatable {
             }
             guard !systems.isEmpty else { throw MessagingError.invalidBody("'pushBroadcast' names no system") }
             return systems
-        default: throw MessagingError.invalidBody("'pushBroadcast' must be a mask from 1 to 15 or names such as \"FOR_IOS|FOR_ANDROID\"")
+        default:
+            throw MessagingError.invalidBody(
+                "'pushBroadcast' must be a mask from 1 to 15 or names such as \"FOR_IOS|FOR_ANDROID\"")
         }
     }
 
@@ -101,7 +104,8 @@ struct PushOptions: Sendable, Equatable {
         case .array(let items)? where items.count <= maximumDevices:
             var devices: [String] = []
             for item in items {
-                guard case .string(let id) = item, !id.isEmpty, id.utf8.count <= DeviceRegistration.maximumTokenLength else {
+                guard case .string(let id) = item, !id.isEmpty, id.utf8.count <= DeviceRegistration.maximumTokenLength
+                else {
                     throw MessagingError.invalidBody("'pushSinglecast' must be device ids")
                 }
                 devices.append(id)

@@ -36,7 +36,9 @@ enum PushPayloads {
     /// The APNs notification: `aps` from the `ios-*` headers (the alert body from `ios-alert-body`
     /// or `ios-alert`, else the message; a JSON null there means no alert), a silent push for a
     /// truthy `ios-content-available`, and the message, its id and every header as custom keys.
-    static func apns(message: JSONValue, headers: JSONObject, messageId: String, deviceToken: String, now: Int64) -> APNsNotification {
+    static func apns(message: JSONValue, headers: JSONObject, messageId: String, deviceToken: String, now: Int64)
+        -> APNsNotification
+    {
         let silent = truthy(headers["ios-content-available"])
         var aps = JSONObject()
         if silent {
@@ -47,8 +49,12 @@ enum PushPayloads {
             if case .string(let sound)? = headers["ios-sound"] { aps["sound"] = .string(sound) }
             aps["mutable-content"] = .integer(1)
         }
-        var payload = JSONObject([("aps", .object(aps)), ("message", .string(text(message))), ("messageId", .string(messageId))])
-        for (name, value) in strings(headers, skipping: ["aps", "message", "messageId"]) { payload[name] = .string(value) }
+        var payload = JSONObject([
+            ("aps", .object(aps)), ("message", .string(text(message))), ("messageId", .string(messageId)),
+        ])
+        for (name, value) in strings(headers, skipping: ["aps", "message", "messageId"]) {
+            payload[name] = .string(value)
+        }
         return APNsNotification(
             deviceToken: deviceToken, payload: payload, background: silent, expiration: now / 1000 + lifetime,
             id: UUID().uuidString.lowercased())
@@ -56,7 +62,9 @@ enum PushPayloads {
 
     /// The FCM message: data only, the message, its id and every header.
     static func fcm(message: JSONValue, headers: JSONObject, messageId: String, deviceToken: String) -> FCMMessage {
-        let data = [("message", text(message)), ("messageId", messageId)] + strings(headers, skipping: ["message", "messageId"])
+        let data =
+            [("message", text(message)), ("messageId", messageId)]
+            + strings(headers, skipping: ["message", "messageId"])
         return FCMMessage(token: deviceToken, data: data, timeToLive: lifetime)
     }
 

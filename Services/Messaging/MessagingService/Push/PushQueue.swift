@@ -1,6 +1,6 @@
-import InternalProtocol
 import DataEngine
 import Foundation
+import InternalProtocol
 import Logging
 import PostgresNIO
 
@@ -37,13 +37,21 @@ struct PushQueue: Sendable {
                     AND CASE WHEN \(targets.devices == nil) THEN channels @> ARRAY[\(channel)] ELSE device_id = ANY(\(targets.devices ?? [])) END
                 ORDER BY device_id LIMIT \(batch)
                 """, logger: logger)
-            var devices: [String] = [], systems: [String] = [], tokens: [String] = [], registered: [Int64] = []
+            var devices: [String] = []
+            var systems: [String] = []
+            var tokens: [String] = []
+            var registered: [Int64] = []
             var seen = 0
             var last = after
-            for try await (device, os, version, token, updated) in rows.decode((String, String, String?, String, Int64).self) {
+            for try await (device, os, version, token, updated) in rows.decode(
+                (String, String, String?, String, Int64).self)
+            {
                 seen += 1
                 last = device
-                let fields = JSONObject([("deviceId", .string(device)), ("os", .string(os)), ("osVersion", version.map(JSONValue.string) ?? .null)])
+                let fields = JSONObject([
+                    ("deviceId", .string(device)), ("os", .string(os)),
+                    ("osVersion", version.map(JSONValue.string) ?? .null),
+                ])
                 if let segment, !segment.selects(fields) { continue }
                 devices.append(device)
                 systems.append(os)
@@ -173,11 +181,14 @@ struct PushQueue: Sendable {
             WHERE j.app_id = \(app) AND j.message_id = \(messageId)
             GROUP BY j.expanded
             """, logger: logger)
-        for try await (expanded, pending, delivered, failed, failures) in rows.decode((Bool, Int64, Int64, Int64, [String]).self) {
-            return .object(JSONObject([
-                ("pending", .integer(pending)), ("delivered", .integer(delivered)), ("failed", .integer(failed)),
-                ("failures", .array(failures.map(JSONValue.string))), ("resolved", .bool(expanded)),
-            ]))
+        for try await (expanded, pending, delivered, failed, failures) in rows.decode(
+            (Bool, Int64, Int64, Int64, [String]).self)
+        {
+            return .object(
+                JSONObject([
+                    ("pending", .integer(pending)), ("delivered", .integer(delivered)), ("failed", .integer(failed)),
+                    ("failures", .array(failures.map(JSONValue.string))), ("resolved", .bool(expanded)),
+                ]))
         }
         return nil
     }

@@ -61,7 +61,9 @@ struct PushSender: Sendable {
             } catch let error as PSQLError {
                 throw error
             } catch {
-                appKeys = AppKeys(apns: .failure(PushFailure("The credentials do not open: \(error)")), fcm: .failure(PushFailure("The credentials do not open")))
+                appKeys = AppKeys(
+                    apns: .failure(PushFailure("The credentials do not open: \(error)")),
+                    fcm: .failure(PushFailure("The credentials do not open")))
             }
             keys[app] = appKeys
         }
@@ -73,13 +75,15 @@ struct PushSender: Sendable {
         case .ios?:
             guard case .success(let credential) = keys.apns else { return .misconfigured(keys.apns.failureReason) }
             let notification = PushPayloads.apns(
-                message: delivery.message, headers: delivery.headers, messageId: delivery.messageId, deviceToken: delivery.deviceToken,
+                message: delivery.message, headers: delivery.headers, messageId: delivery.messageId,
+                deviceToken: delivery.deviceToken,
                 now: MessageStore.now())
             return await apns.send(notification, with: credential)
         case .android?:
             guard case .success(let account) = keys.fcm else { return .misconfigured(keys.fcm.failureReason) }
             let message = PushPayloads.fcm(
-                message: delivery.message, headers: delivery.headers, messageId: delivery.messageId, deviceToken: delivery.deviceToken)
+                message: delivery.message, headers: delivery.headers, messageId: delivery.messageId,
+                deviceToken: delivery.deviceToken)
             return await fcm.send(message, with: account)
         default:
             return .rejected("Push to \(delivery.os) devices is not supported")
@@ -104,7 +108,8 @@ struct PushDeliveryService: Service {
     func run() async throws {
         let http = try settings.httpClient()
         let sender = PushSender(
-            queue: queue, credentials: credentials, apns: APNsClient(http: http, settings: settings, tokens: APNsTokens()),
+            queue: queue, credentials: credentials,
+            apns: APNsClient(http: http, settings: settings, tokens: APNsTokens()),
             fcm: FCMClient(http: http, settings: settings, tokens: FCMTokens()), policy: settings.retry, logger: logger)
         await repeatUntilShutdown(every: .milliseconds(250), logger: logger, failure: "pushes not delivered") {
             while try await sender.round(now: MessageStore.now()) >= sender.concurrency * 4 {}

@@ -19,12 +19,15 @@ struct PushSettings: Sendable {
     static func read(_ reader: ConfigReader) -> PushSettings {
         let push = reader.scoped(to: "push")
         // Compose passes unset variables as empty strings.
-        func optional(_ key: String) -> String? { push.string(forKey: ConfigKey(key)).flatMap { $0.isEmpty ? nil : $0 } }
+        func optional(_ key: String) -> String? {
+            push.string(forKey: ConfigKey(key)).flatMap { $0.isEmpty ? nil : $0 }
+        }
         var retry = PushQueue.RetryPolicy()
         retry.base = Int64(push.int(forKey: "retryBaseMs", default: 1_000))
         retry.cap = Int64(push.int(forKey: "retryCapMs", default: 900_000))
         return PushSettings(
-            apnsURL: optional("apnsURL"), fcmURL: optional("fcmURL") ?? "https://fcm.googleapis.com", caFile: optional("caFile"),
+            apnsURL: optional("apnsURL"), fcmURL: optional("fcmURL") ?? "https://fcm.googleapis.com",
+            caFile: optional("caFile"),
             retry: retry)
     }
 

@@ -13,7 +13,9 @@ struct PushTemplate: Sendable {
     var channel: String { body["channel"]?.string ?? "default" }
 
     /// The members a template may have.
-    static let members: Set<String> = ["channel", "message", "headers", "pushBroadcast", "pushSinglecast", "segmentQuery"]
+    static let members: Set<String> = [
+        "channel", "message", "headers", "pushBroadcast", "pushSinglecast", "segmentQuery",
+    ]
 
     /// Reads a template for `name`, checked as the push it will publish; 5011 otherwise (5010
     /// for its channel).
@@ -21,7 +23,9 @@ struct PushTemplate: Sendable {
         guard (1...255).contains(name.utf8.count), name != "credentials", !name.contains("/") else {
             throw MessagingError.invalidBody("A push template name is 1 to 255 characters, not 'credentials'")
         }
-        guard case .object(var object)? = value else { throw MessagingError.invalidBody("A push template is a JSON object") }
+        guard case .object(var object)? = value else {
+            throw MessagingError.invalidBody("A push template is a JSON object")
+        }
         if let unknown = object.members.map(\.0).first(where: { !Self.members.contains($0) }) {
             throw MessagingError.invalidBody("A push template has no member '\(unknown.prefix(64))'")
         }
@@ -48,10 +52,14 @@ struct PushTemplate: Sendable {
         var object = body
         object["channel"] = nil
         object["publishPolicy"] = .string("PUSH")
-        if case .string(let text)? = body["message"] { object["message"] = .string(Placeholders.fill(text, values, escape: { $0 })) }
+        if case .string(let text)? = body["message"] {
+            object["message"] = .string(Placeholders.fill(text, values, escape: { $0 }))
+        }
         var headers = body["headers"]?.object ?? JSONObject()
         for (header, value) in headers.members {
-            if case .string(let text) = value { headers[header] = .string(Placeholders.fill(text, values, escape: { $0 })) }
+            if case .string(let text) = value {
+                headers[header] = .string(Placeholders.fill(text, values, escape: { $0 }))
+            }
         }
         headers["template_name"] = .string(name)
         object["headers"] = .object(headers)

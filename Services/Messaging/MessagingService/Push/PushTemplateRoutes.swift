@@ -28,7 +28,9 @@ struct PushTemplateRoutes: Sendable {
         ) { call in
             try call.requireServerCode(for: "Changing push templates")
             let name = call.parameter("name")
-            guard try await templates.delete(app: call.identity.appId, name: name) else { throw MessagingError.unknownPushTemplate(name) }
+            guard try await templates.delete(app: call.identity.appId, name: name) else {
+                throw MessagingError.unknownPushTemplate(name)
+            }
             return .json(.object(JSONObject([("result", .bool(true))])))
         }
         routes.add(.get, "messaging/pushtemplates", options: PubSubRoutes.options, doc: .pushTemplates) { call in
@@ -39,7 +41,8 @@ struct PushTemplateRoutes: Sendable {
         ) { call in
             let type = call.parameter("name").uppercased()
             guard let os = DeviceRegistration.OS(rawValue: type) else {
-                throw MessagingError.invalidBody("The device type must be IOS, ANDROID, WP or OSX, not '\(type.prefix(32))'")
+                throw MessagingError.invalidBody(
+                    "The device type must be IOS, ANDROID, WP or OSX, not '\(type.prefix(32))'")
             }
             return .json(Self.map(try await templates.all(app: call.identity.appId).filter { $0.targets(os) }))
         }
@@ -47,15 +50,18 @@ struct PushTemplateRoutes: Sendable {
             let name = call.parameter("name")
             let body = try call.messagingJSON?.object
             let values = try Placeholders.values(
-                body?["templateValues"] ?? body?["template-values"], "templateValues", refusal: MessagingError.invalidBody)
+                body?["templateValues"] ?? body?["template-values"], "templateValues",
+                refusal: MessagingError.invalidBody)
             guard let template = try await templates.template(app: call.identity.appId, name: name) else {
                 throw MessagingError.unknownPushTemplate(name)
             }
             try await access.require(.publish, channel: template.channel, identity: call.identity)
             let publisher = MessageStore.Publisher(userID: call.identity.userId, roles: call.identity.roles)
             let (id, status) = try await messages.publish(
-                app: call.identity.appId, channel: template.channel, try template.request(values: values), by: publisher)
-            return .json(.object(JSONObject([("messageId", .string(id)), ("status", .string(status)), ("errorMessage", .null)])))
+                app: call.identity.appId, channel: template.channel, try template.request(values: values), by: publisher
+            )
+            return .json(
+                .object(JSONObject([("messageId", .string(id)), ("status", .string(status)), ("errorMessage", .null)])))
         }
     }
 

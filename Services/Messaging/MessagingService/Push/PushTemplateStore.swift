@@ -27,10 +27,12 @@ struct PushTemplateStore: Sendable {
     /// The app's templates by name, at most 1,000.
     func all(app: String) async throws -> [PushTemplate] {
         let rows = try await database.query(
-            "SELECT name, body FROM messaging.push_templates WHERE app_id = \(app) ORDER BY name LIMIT 1000", logger: logger)
+            "SELECT name, body FROM messaging.push_templates WHERE app_id = \(app) ORDER BY name LIMIT 1000",
+            logger: logger)
         var templates: [PushTemplate] = []
         for try await (name, body) in rows.decode((String, String).self) {
-            templates.append(PushTemplate(name: name, body: (try? JSONParser.parse(Array(body.utf8)))?.object ?? JSONObject()))
+            templates.append(
+                PushTemplate(name: name, body: (try? JSONParser.parse(Array(body.utf8)))?.object ?? JSONObject()))
         }
         return templates
     }

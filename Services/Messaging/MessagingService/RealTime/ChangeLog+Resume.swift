@@ -9,7 +9,8 @@ import PostgresNIO
 extension ChangeLog {
     /// Keeps `points` of `client` (user `user`, nil for none) for `window`.
     func saveResumePoints(
-        app: String, client: String, user: String?, _ points: [(subscription: String, place: RTOutbox.Place)], for window: Duration
+        app: String, client: String, user: String?, _ points: [(subscription: String, place: RTOutbox.Place)],
+        for window: Duration
     ) async throws {
         var changes: [(String, ChangePosition)] = []
         var messages: [(String, Int64)] = []
@@ -45,7 +46,9 @@ extension ChangeLog {
 
     /// The resume point of `client`'s `subscription`, taken (a point serves one reconnect),
     /// when one is live and was left by the same user (another user's leaves it be).
-    func takeResumePoint(app: String, client: String, subscription: String, user: String?) async throws -> RTOutbox.Place? {
+    func takeResumePoint(app: String, client: String, subscription: String, user: String?) async throws -> RTOutbox
+        .Place?
+    {
         let rows = try await database.query(
             """
             DELETE FROM messaging.rt_resume

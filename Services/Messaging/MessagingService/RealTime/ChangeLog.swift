@@ -1,5 +1,5 @@
-import InternalProtocol
 import DataEngine
+import InternalProtocol
 import Logging
 import PostgresNIO
 
@@ -40,7 +40,8 @@ struct ChangeLog: Sendable {
                 guard let state = try await slot.state(), !state.lost else {
                     // Only a slot the server gave up on (max_slot_wal_keep_size) can be missing while watched.
                     if try await slot.anyWatched() {
-                        logger.error("real-time change slot lost: change events were missed", metadata: ["slot": "\(slot.name)"])
+                        logger.error(
+                            "real-time change slot lost: change events were missed", metadata: ["slot": "\(slot.name)"])
                         try await Self.make(slot, logger: logger)
                     }
                     return (0, true)
@@ -122,7 +123,9 @@ struct ChangeLog: Sendable {
     }
 
     /// Up to `limit` entries of `app`'s `table` after `position` up to `through`, in commit order.
-    func replay(app: String, table: String, after position: ChangePosition, through: ChangePosition, limit: Int) async throws -> [ChangeRecord] {
+    func replay(app: String, table: String, after position: ChangePosition, through: ChangePosition, limit: Int)
+        async throws -> [ChangeRecord]
+    {
         try await records(
             """
             SELECT commit_lsn, index, app_id, table_name, event FROM messaging.change_log
@@ -136,7 +139,8 @@ struct ChangeLog: Sendable {
     /// The newest entry's position, or the beginning when the log is empty.
     func latest() async throws -> ChangePosition {
         let rows = try await database.query(
-            "SELECT commit_lsn, index FROM messaging.change_log ORDER BY commit_lsn DESC, index DESC LIMIT 1", logger: logger)
+            "SELECT commit_lsn, index FROM messaging.change_log ORDER BY commit_lsn DESC, index DESC LIMIT 1",
+            logger: logger)
         var position = ChangePosition(commit: 0, index: 0)
         for try await (commit, index) in rows.decode((Int64, Int32).self) {
             position = ChangePosition(commit: UInt64(bitPattern: commit), index: Int(index))
@@ -147,9 +151,12 @@ struct ChangeLog: Sendable {
     /// Where the database's commit order stands now: a transaction that commits from now on
     /// comes after it, one that has committed before it (the log may not hold it yet).
     func now() async throws -> ChangePosition {
-        let rows = try await database.query("SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint", logger: logger)
+        let rows = try await database.query(
+            "SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint", logger: logger)
         var position = ChangePosition(commit: 0, index: 0)
-        for try await lsn in rows.decode(Int64.self) { position = ChangePosition(commit: UInt64(bitPattern: lsn), index: 0) }
+        for try await lsn in rows.decode(Int64.self) {
+            position = ChangePosition(commit: UInt64(bitPattern: lsn), index: 0)
+        }
         return position
     }
 
@@ -158,7 +165,9 @@ struct ChangeLog: Sendable {
         var records: [ChangeRecord] = []
         for try await (commit, index, app, table, event) in rows.decode((Int64, Int32, String, String, String).self) {
             records.append(
-                ChangeRecord(position: ChangePosition(commit: UInt64(bitPattern: commit), index: Int(index)), app: app, table: table, content: event))
+                ChangeRecord(
+                    position: ChangePosition(commit: UInt64(bitPattern: commit), index: Int(index)), app: app,
+                    table: table, content: event))
         }
         return records
     }
@@ -167,9 +176,11 @@ struct ChangeLog: Sendable {
     /// watches long expired.
     func sweep(retention: Duration) async throws {
         try await database.query(
-            "DELETE FROM messaging.change_log WHERE logged_at < now() - \(retention.wholeMilliseconds) * interval '1 millisecond'", logger: logger)
+            "DELETE FROM messaging.change_log WHERE logged_at < now() - \(retention.wholeMilliseconds) * interval '1 millisecond'",
+            logger: logger)
         try await database.query("DELETE FROM messaging.rt_resume WHERE expires_at < now()", logger: logger)
-        try await database.query("DELETE FROM data.watched_tables WHERE watched_until < now() - interval '1 day'", logger: logger)
+        try await database.query(
+            "DELETE FROM data.watched_tables WHERE watched_until < now() - interval '1 day'", logger: logger)
     }
 }
 

@@ -29,7 +29,8 @@ struct ChangeRelay: Service {
                     }
                 } catch {
                     if Task.isCancelled { return }
-                    logger.warning("real-time change events not relayed", metadata: ["error": "\(String(reflecting: error))"])
+                    logger.warning(
+                        "real-time change events not relayed", metadata: ["error": "\(String(reflecting: error))"])
                     try? await Task.sleep(for: .seconds(1))
                     continue
                 }

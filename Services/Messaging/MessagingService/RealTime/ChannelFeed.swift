@@ -75,14 +75,16 @@ actor ChannelFeed: NotificationListener.Consumer {
         var from = point ?? watched[key]?.lastSeq ?? 0
         // Catch up until no read is left between the check and the registration.
         while let through = watched[key]?.lastSeq, from < through {
-            let messages = try await store.messages(app: key.app, channel: key.channel, after: from, limit: Self.batch).filter { $0.0 <= through }
+            let messages = try await store.messages(app: key.app, channel: key.channel, after: from, limit: Self.batch)
+                .filter { $0.0 <= through }
             subscription.after = from
             guard let rules = await rules(for: key) else { throw ErrorEnvelope.internalError }
             send(messages, on: key, to: [subscription], rules: rules)
             from = messages.count == Self.batch ? messages[messages.count - 1].0 : through
         }
         subscription.after = from
-        watched[key, default: Watched(lastSeq: from)].subscriptions[SubscriptionKey(connection: connection, id: subscription.id)] = subscription
+        watched[key, default: Watched(lastSeq: from)].subscriptions[
+            SubscriptionKey(connection: connection, id: subscription.id)] = subscription
         keysByConnection[connection, default: []].insert(key)
     }
 
@@ -151,7 +153,8 @@ actor ChannelFeed: NotificationListener.Consumer {
             do {
                 messages = try await store.messages(app: key.app, channel: key.channel, after: last, limit: Self.batch)
             } catch {
-                store.logger.warning("real-time channel messages not read", metadata: ["error": "\(String(reflecting: error))"])
+                store.logger.warning(
+                    "real-time channel messages not read", metadata: ["error": "\(String(reflecting: error))"])
                 return
             }
             guard let newest = messages.last?.0 else { return }
@@ -171,7 +174,8 @@ actor ChannelFeed: NotificationListener.Consumer {
         do {
             return try await access.rules.value(app: key.app)
         } catch {
-            store.logger.warning("real-time channel rights not read", metadata: ["error": "\(String(reflecting: error))"])
+            store.logger.warning(
+                "real-time channel rights not read", metadata: ["error": "\(String(reflecting: error))"])
             return nil
         }
     }
@@ -190,7 +194,8 @@ actor ChannelFeed: NotificationListener.Consumer {
             let receiving = allowed.filter { number > $0.after && $0.filter.passesPattern(message) }
             // Every selector on the message decides within work the message bounds (FairMatching).
             let connections = receiving.map { ObjectIdentifier($0.outbox) }
-            let verdicts = FairMatching.decide(groups: connections, textBytes: message.headers.textBytes) { index, budget in
+            let verdicts = FairMatching.decide(groups: connections, textBytes: message.headers.textBytes) {
+                index, budget in
                 receiving[index].filter.selector?.selects(message.headers, within: &budget) ?? true
             }
             for (subscription, verdict) in zip(receiving, verdicts) where verdict == .match {
@@ -205,12 +210,17 @@ actor ChannelFeed: NotificationListener.Consumer {
 
     /// A message as RT clients receive it (the JS SDK's e2e shape).
     static func payload(_ message: MessageStore.Polled) -> JSONValue {
-        .object(JSONObject([
-            ("messageId", .string(message.id)), ("timestamp", .integer(message.publishedAt)), ("message", message.data),
-            ("publisherId", message.publisherId.map(JSONValue.string) ?? .null), ("subtopic", message.subtopic.map(JSONValue.string) ?? .null),
-            ("headers", .object(message.headers)), ("pushSinglecast", .null), ("pushBroadcast", .null), ("publishPolicy", .null),
-            ("query", .null), ("publishAt", .integer(0)), ("repeatEvery", .integer(0)), ("repeatExpiresAt", .integer(0)),
-            ("templateValues", .null),
-        ]))
+        .object(
+            JSONObject([
+                ("messageId", .string(message.id)), ("timestamp", .integer(message.publishedAt)),
+                ("message", message.data),
+                ("publisherId", message.publisherId.map(JSONValue.string) ?? .null),
+                ("subtopic", message.subtopic.map(JSONValue.string) ?? .null),
+                ("headers", .object(message.headers)), ("pushSinglecast", .null), ("pushBroadcast", .null),
+                ("publishPolicy", .null),
+                ("query", .null), ("publishAt", .integer(0)), ("repeatEvery", .integer(0)),
+                ("repeatExpiresAt", .integer(0)),
+                ("templateValues", .null),
+            ]))
     }
 }

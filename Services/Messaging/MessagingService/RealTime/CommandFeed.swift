@@ -90,20 +90,25 @@ actor CommandFeed: NotificationListener.Consumer {
         do {
             rules = try await access.rules.value(app: app)
         } catch {
-            return logger.warning("real-time channel rights not read", metadata: ["error": "\(String(reflecting: error))"])
+            return logger.warning(
+                "real-time channel rights not read", metadata: ["error": "\(String(reflecting: error))"])
         }
         let (connectionId, userId) = (command["connectionId"] ?? .null, command["userId"] ?? .null)
         // Swift reads the sender at the top, Android under `userInfo`: both are sent. Encoded once.
         let data = JSONValue.raw(
-            JSONValue.object(JSONObject([
-                ("type", command["type"] ?? .null), ("data", command["data"] ?? .null), ("connectionId", connectionId), ("userId", userId),
-                ("userInfo", .object(JSONObject([("connectionId", connectionId), ("userId", userId)]))),
-            ])).jsonText)
+            JSONValue.object(
+                JSONObject([
+                    ("type", command["type"] ?? .null), ("data", command["data"] ?? .null),
+                    ("connectionId", connectionId), ("userId", userId),
+                    ("userInfo", .object(JSONObject([("connectionId", connectionId), ("userId", userId)]))),
+                ])
+            ).jsonText)
         for subscription in (subscriptions[key] ?? [:]).values
         where rules.isEmpty || rules.allows(PermissionCaller(subscription.identity), .subscribe, container: channel) {
             subscription.outbox.send(
                 SocketIOPacket.event(
-                    "SUB_RES", .object(JSONObject([("id", .string(subscription.id)), ("data", data)])), namespace: subscription.namespace))
+                    "SUB_RES", .object(JSONObject([("id", .string(subscription.id)), ("data", data)])),
+                    namespace: subscription.namespace))
         }
     }
 }

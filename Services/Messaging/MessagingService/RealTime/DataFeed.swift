@@ -69,7 +69,9 @@ actor DataFeed: NotificationListener.Consumer {
 
     /// Starts delivering `key`'s events to `subscription`: those committed from now on, or with
     /// a resume point, every one after it (read from the log first).
-    func add(_ subscription: Subscription, connection: UUID, on key: Key, resumingAfter point: ChangePosition?) async throws {
+    func add(_ subscription: Subscription, connection: UUID, on key: Key, resumingAfter point: ChangePosition?)
+        async throws
+    {
         if subscriptions[key] == nil { try await log.watch([(key.app, key.table)], for: watchDuration) }
         if cursor == nil || subscriptions.isEmpty {
             let latest = try await log.latest()
@@ -81,7 +83,8 @@ actor DataFeed: NotificationListener.Consumer {
         var from = if let point { point } else { try await log.now() }
         // Catch up from the log by table until no read is left between the check and the registration.
         while let through = cursor, from < through {
-            let records = try await log.replay(app: key.app, table: key.table, after: from, through: through, limit: Self.batch)
+            let records = try await log.replay(
+                app: key.app, table: key.table, after: from, through: through, limit: Self.batch)
             subscription.after = from
             await deliver(records.compactMap(ChangeEvent.init), on: key, to: [subscription])
             from = records.count == Self.batch ? records[records.count - 1].position : through
@@ -146,7 +149,10 @@ actor DataFeed: NotificationListener.Consumer {
     /// read makes it read again. Called on every announcement, and every second in case one was
     /// lost.
     func catchUp() async {
-        guard !reading else { return readAgain = true }
+        guard !reading else {
+            readAgain = true
+            return
+        }
         reading = true
         defer { reading = false }
         repeat {
@@ -156,7 +162,8 @@ actor DataFeed: NotificationListener.Consumer {
                 do {
                     records = try await log.read(after: from, limit: Self.batch)
                 } catch {
-                    return logger.warning("real-time change log not read", metadata: ["error": "\(String(reflecting: error))"])
+                    return logger.warning(
+                        "real-time change log not read", metadata: ["error": "\(String(reflecting: error))"])
                 }
                 guard let last = records.last?.position else { break }
                 cursor = max(cursor ?? last, last)
@@ -190,17 +197,22 @@ actor DataFeed: NotificationListener.Consumer {
         do {
             catalog = try await engine.cache.catalog(for: key.app)
             if ObjectReadAccess.tableHasACLs(key.table, catalog: catalog) {
-                acls = try await engine.findACLs(app: key.app, table: key.table, ids: events.flatMap(ChangeMatch.objectIds))
+                acls = try await engine.findACLs(
+                    app: key.app, table: key.table, ids: events.flatMap(ChangeMatch.objectIds))
             }
         } catch {
-            return logger.warning("real-time change events dropped: rights not read", metadata: ["error": "\(String(reflecting: error))"])
+            return logger.warning(
+                "real-time change events dropped: rights not read", metadata: ["error": "\(String(reflecting: error))"])
         }
         let subscribers = (only ?? subscriptions[key].map { Array($0.values) } ?? []).map {
             ($0, ObjectReadAccess($0.identity, table: key.table, catalog: catalog))
         }
-        let fileColumns = catalog.table(named: key.table)?.columns.filter { $0.type == .fileReference }.map(\.name) ?? []
+        let fileColumns =
+            catalog.table(named: key.table)?.columns.filter { $0.type == .fileReference }.map(\.name) ?? []
         for event in events {
-            let receiving = subscribers.filter { $0.0.kind == event.kind && event.position > $0.0.after && $0.1.constant != false }
+            let receiving = subscribers.filter {
+                $0.0.kind == event.kind && event.position > $0.0.after && $0.1.constant != false
+            }
             var match = ChangeMatch(event: event, acls: acls, fileColumns: fileColumns, receiving: receiving.map(\.0))
             for (index, (subscription, access)) in receiving.enumerated() {
                 let data = match.data(for: subscription, at: index, access: access)
@@ -259,11 +271,14 @@ struct ChangeMatch {
         case .created, .updated, .upserted, .deleted:
             guard let object = event.objects.first, admits(0, subscription, index, access) else { return nil }
             if event.kind == .deleted {
-                return .object(JSONObject([("___class", .string(event.table)), ("objectId", object["objectId"] ?? .null)]))
+                return .object(
+                    JSONObject([("___class", .string(event.table)), ("objectId", object["objectId"] ?? .null)]))
             }
             return encoded(object, for: subscription.fileLinks)
         case .bulkCreated, .bulkUpserted:
-            let ids = event.objects.indices.filter { admits($0, subscription, index, access) }.compactMap { event.objects[$0]["objectId"] }
+            let ids = event.objects.indices.filter { admits($0, subscription, index, access) }.compactMap {
+                event.objects[$0]["objectId"]
+            }
             return ids.isEmpty ? nil : .array(ids)
         case .bulkUpdated, .bulkDeleted:
             guard subscription.whereClause == nil || subscription.whereClause == event.whereClause else { return nil }
@@ -275,7 +290,11 @@ struct ChangeMatch {
                 count = touched.filter { access.allows(objectId: $0.objectId, ownerId: $0.ownerId, acls: acls) }.count
             }
             guard count > 0 else { return nil }
-            return .object(JSONObject([("whereClause", event.whereClause.map(JSONValue.string) ?? .null), ("count", .integer(Int64(count)))]))
+            return .object(
+                JSONObject([
+                    ("whereClause", event.whereClause.map(JSONValue.string) ?? .null),
+                    ("count", .integer(Int64(count))),
+                ]))
         }
     }
 
@@ -291,7 +310,9 @@ struct ChangeMatch {
 
     /// Whether the event's object at `position` passed the clause of the subscription at
     /// `index` and is one it may read.
-    private func admits(_ position: Int, _ subscription: DataFeed.Subscription, _ index: Int, _ access: ObjectReadAccess) -> Bool {
+    private func admits(
+        _ position: Int, _ subscription: DataFeed.Subscription, _ index: Int, _ access: ObjectReadAccess
+    ) -> Bool {
         let object = event.objects[position]
         switch verdicts[position][index] {
         case .match: break

@@ -36,7 +36,8 @@ struct RTConnection: Sendable {
     }
 
     init(
-        id: UUID = UUID(), version: EngineIOVersion, identity: Identity, apiKey: String?, clientID: String?, outbox: RTOutbox,
+        id: UUID = UUID(), version: EngineIOVersion, identity: Identity, apiKey: String?, clientID: String?,
+        outbox: RTOutbox,
         services: RTServices
     ) {
         self.id = id
@@ -55,7 +56,8 @@ struct RTConnection: Sendable {
         let settings = services.settings
         var handshake = JSONObject([
             ("sid", .string(id.uuidString)), ("upgrades", .array(upgrades.map(JSONValue.string))),
-            ("pingInterval", .integer(settings.pingInterval.wholeMilliseconds)), ("pingTimeout", .integer(settings.pingTimeout.wholeMilliseconds)),
+            ("pingInterval", .integer(settings.pingInterval.wholeMilliseconds)),
+            ("pingTimeout", .integer(settings.pingTimeout.wholeMilliseconds)),
         ])
         if version == .v4 { handshake["maxPayload"] = .integer(Int64(settings.maximumPayload)) }
         outbox.send(.open(JSONValue.object(handshake).jsonText))
@@ -86,7 +88,9 @@ struct RTConnection: Sendable {
             joined = false
             _ = await dropAll()
         case .event:
-            guard joined, packet.namespace == namespace, case .array(let items)? = packet.data, case .string(let name)? = items.first else { return }
+            guard joined, packet.namespace == namespace, case .array(let items)? = packet.data,
+                case .string(let name)? = items.first
+            else { return }
             let payload = items.count > 1 ? items[1].object ?? JSONObject() : JSONObject()
             await event(name, payload)
         case .ack, .error, .binaryEvent, .binaryAck: break
@@ -96,9 +100,16 @@ struct RTConnection: Sendable {
     private mutating func connect(_ requested: String) {
         if requested == namespace {
             joined = true
-            outbox.send(SocketIOPacket(kind: .connect, namespace: namespace, data: version == .v4 ? .object(JSONObject([("sid", .string(UUID().uuidString))])) : nil))
+            outbox.send(
+                SocketIOPacket(
+                    kind: .connect, namespace: namespace,
+                    data: version == .v4 ? .object(JSONObject([("sid", .string(UUID().uuidString))])) : nil))
         } else if requested == "/" {
-            if version == .v4 { outbox.send(SocketIOPacket(kind: .connect, namespace: "/", data: .object(JSONObject([("sid", .string(id.uuidString))])))) }
+            if version == .v4 {
+                outbox.send(
+                    SocketIOPacket(
+                        kind: .connect, namespace: "/", data: .object(JSONObject([("sid", .string(id.uuidString))]))))
+            }
         } else {
             let reason = "Invalid namespace: connect to /\(identity.appId)"
             let data: JSONValue = version == .v4 ? .object(JSONObject([("message", .string(reason))])) : .string(reason)
@@ -131,22 +142,26 @@ struct RTConnection: Sendable {
                 outbox.send(event("SUB_RES", id: id, ("data", .string("connected"))))
             case .string("PUB_SUB_MESSAGES")?:
                 let subscription = ChannelFeed.Subscription(
-                    id: id, identity: identity, filter: try services.filter(options), outbox: outbox, namespace: namespace)
+                    id: id, identity: identity, filter: try services.filter(options), outbox: outbox,
+                    namespace: namespace)
                 let channel = try await services.join(options, identity: identity)
                 let point: Int64? = if case .message(let number)? = try await resumePoint(id) { number } else { nil }
                 try await services.feed.add(
-                    subscription, connection: self.id, on: .init(app: identity.appId, channel: channel), resumingAfter: point)
+                    subscription, connection: self.id, on: .init(app: identity.appId, channel: channel),
+                    resumingAfter: point)
                 added(id, .channel, channel)
             case .string("PUB_SUB_COMMANDS")?:
                 let channel = try await services.join(options, identity: identity)
                 await services.commands.add(
-                    CommandFeed.Subscription(id: id, identity: identity, outbox: outbox, namespace: namespace), connection: self.id,
+                    CommandFeed.Subscription(id: id, identity: identity, outbox: outbox, namespace: namespace),
+                    connection: self.id,
                     on: .init(app: identity.appId, channel: channel))
                 added(id, .channel, channel)
             case .string("OBJECTS_CHANGES")?:
                 let (key, subscription) = try await services.dataSubscription(
                     id: id, options, identity: identity, fileLinks: fileLinks, outbox: outbox, namespace: namespace)
-                let point: ChangePosition? = if case .change(let position)? = try await resumePoint(id) { position } else { nil }
+                let point: ChangePosition? =
+                    if case .change(let position)? = try await resumePoint(id) { position } else { nil }
                 try await services.data.add(subscription, connection: self.id, on: key, resumingAfter: point)
                 added(id, .data, key.table)
             case .string(let other)?:
@@ -157,7 +172,8 @@ struct RTConnection: Sendable {
         } catch let error as ErrorEnvelope {
             reply(id, error: error)
         } catch {
-            services.context.logger.error("real-time subscription failed", metadata: ["error": "\(String(reflecting: error))"])
+            services.context.logger.error(
+                "real-time subscription failed", metadata: ["error": "\(String(reflecting: error))"])
             reply(id, error: .internalError)
         }
     }
@@ -181,7 +197,8 @@ struct RTConnection: Sendable {
     /// without a `clientId` or a live point.
     private func resumePoint(_ subscription: String) async throws -> RTOutbox.Place? {
         guard let clientID else { return nil }
-        return try await services.log.takeResumePoint(app: identity.appId, client: clientID, subscription: subscription, user: identity.userId)
+        return try await services.log.takeResumePoint(
+            app: identity.appId, client: clientID, subscription: subscription, user: identity.userId)
     }
 
     /// Ends every subscription (the connection closed or left the namespace): where each stood.
@@ -189,23 +206,34 @@ struct RTConnection: Sendable {
         for subscribed in subscriptions.values { RTMetrics.subscriptions(data: subscribed.kind == .data, by: -1) }
         subscriptions = [:]
         await services.commands.removeAll(connection: id)
-        let channels = await services.feed.removeAll(connection: id).map { ($0.subscription, RTOutbox.Place.message($0.message)) }
-        let changes = await services.data.removeAll(connection: id).map { ($0.subscription, RTOutbox.Place.change($0.position)) }
+        let channels = await services.feed.removeAll(connection: id).map {
+            ($0.subscription, RTOutbox.Place.message($0.message))
+        }
+        let changes = await services.data.removeAll(connection: id).map {
+            ($0.subscription, RTOutbox.Place.change($0.position))
+        }
         return channels + changes
     }
 
     /// Keeps where the subscriptions of this closed connection stood (before the first delivery
     /// `unsent` names for each), for a reconnect of the same client within the window.
-    func keepResumePoints(_ standing: [(subscription: String, place: RTOutbox.Place)], unsent: [String: RTOutbox.Place]) async {
+    func keepResumePoints(_ standing: [(subscription: String, place: RTOutbox.Place)], unsent: [String: RTOutbox.Place])
+        async
+    {
         guard let clientID, !standing.isEmpty else { return }
         let points = standing.map { point in
-            (subscription: point.subscription, place: unsent[point.subscription].map { min($0.before, point.place) } ?? point.place)
+            (
+                subscription: point.subscription,
+                place: unsent[point.subscription].map { min($0.before, point.place) } ?? point.place
+            )
         }
         do {
             try await services.log.saveResumePoints(
-                app: identity.appId, client: clientID, user: identity.userId, points, for: services.settings.resumeWindow)
+                app: identity.appId, client: clientID, user: identity.userId, points,
+                for: services.settings.resumeWindow)
         } catch {
-            services.context.logger.warning("real-time resume points not kept", metadata: ["error": "\(String(reflecting: error))"])
+            services.context.logger.warning(
+                "real-time resume points not kept", metadata: ["error": "\(String(reflecting: error))"])
         }
     }
 
@@ -227,7 +255,8 @@ struct RTConnection: Sendable {
                 let channel = try ChannelName.validated(name)
                 try await services.access.require(.publish, channel: channel, identity: identity)
                 try await services.commands.send(
-                    type: options["type"] ?? .null, data: options["data"] ?? .null, on: .init(app: identity.appId, channel: channel),
+                    type: options["type"] ?? .null, data: options["data"] ?? .null,
+                    on: .init(app: identity.appId, channel: channel),
                     from: identity, connection: self.id)
                 outbox.send(event("MET_RES", id: id, ("result", .null)))
             } catch let error as ErrorEnvelope {

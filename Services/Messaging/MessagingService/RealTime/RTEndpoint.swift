@@ -32,10 +32,12 @@ struct RTEndpoint: Sendable {
 
     private func accept(_ socket: ServedSocket, context: PublicRequestContext, query: [String: String]) {
         guard query["transport"] == "websocket", let version = Self.version(query) else {
-            return socket.refuse(code: SocketCloseCode.protocolError, reason: "Use EIO=3 or EIO=4 with transport=websocket")
+            return socket.refuse(
+                code: SocketCloseCode.protocolError, reason: "Use EIO=3 or EIO=4 with transport=websocket")
         }
         if let sid = query["sid"] {
-            return PollingUpgrade.start(sid, on: socket, caller: Self.caller(context.identity, query), sessions: polling)
+            return PollingUpgrade.start(
+                sid, on: socket, caller: Self.caller(context.identity, query), sessions: polling)
         }
         let connection = RTConnection(
             version: version, identity: context.identity, apiKey: query["apiKey"], clientID: Self.clientID(query),
@@ -55,41 +57,58 @@ struct RTEndpoint: Sendable {
         guard query["transport"] == "polling", let version = Self.version(query) else { throw RTError.badTransport }
         let transport: PollingTransport
         if let sid = query["sid"] {
-            guard let known = await polling.find(sid, for: Self.caller(call.identity, query)) else { throw RTError.unknownSession }
+            guard let known = await polling.find(sid, for: Self.caller(call.identity, query)) else {
+                throw RTError.unknownSession
+            }
             transport = known
         } else {
             guard await polling.count < services.settings.maximumPollingSessions else { throw RTError.tooManySessions }
-            transport = await start(version: version, identity: call.identity, apiKey: query["apiKey"], clientID: Self.clientID(query))
+            transport = await start(
+                version: version, identity: call.identity, apiKey: query["apiKey"], clientID: Self.clientID(query))
         }
         // The poll ends before the call's deadline, within the heartbeat.
-        let hold = min(services.settings.pingInterval, .milliseconds(max(0, call.context.remainingMilliseconds - 2_000)))
+        let hold = min(
+            services.settings.pingInterval, .milliseconds(max(0, call.context.remainingMilliseconds - 2_000)))
         guard let packets = await transport.poll(hold: hold) else { throw RTError.unknownSession }
         let body = PollingPayload.encode(packets.isEmpty ? [EnginePacket.noop.encoded] : packets, version: version)
         return Response(
-            status: .ok, headers: [.contentType: "text/plain; charset=UTF-8"], body: .init(byteBuffer: ByteBuffer(string: body)))
+            status: .ok, headers: [.contentType: "text/plain; charset=UTF-8"],
+            body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
     /// `POST`: packets from the client to session `sid`.
     private func post(_ call: PublicCall) async throws -> Response {
         let query = Dictionary(try call.queryItems.map { ($0.name, $0.value) }) { $1 }
-        guard query["transport"] == "polling", let version = Self.version(query), let sid = query["sid"] else { throw RTError.badTransport }
-        guard let transport = await polling.find(sid, for: Self.caller(call.identity, query)) else { throw RTError.unknownSession }
+        guard query["transport"] == "polling", let version = Self.version(query), let sid = query["sid"] else {
+            throw RTError.badTransport
+        }
+        guard let transport = await polling.find(sid, for: Self.caller(call.identity, query)) else {
+            throw RTError.unknownSession
+        }
         guard let packets = PollingPayload.decode(call.body, version: version) else { throw RTError.badPayload }
         transport.post(packets)
-        return Response(status: .ok, headers: [.contentType: "text/plain; charset=UTF-8"], body: .init(byteBuffer: ByteBuffer(string: "ok")))
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; charset=UTF-8"],
+            body: .init(byteBuffer: ByteBuffer(string: "ok")))
     }
 
     /// A new polling session, live until its client leaves or falls silent (`apiKey`: the key
     /// its query named, which its file URLs carry).
-    private func start(version: EngineIOVersion, identity: Identity, apiKey: String?, clientID: String?) async -> PollingTransport {
+    private func start(version: EngineIOVersion, identity: Identity, apiKey: String?, clientID: String?) async
+        -> PollingTransport
+    {
         let id = UUID()
         let heard = SocketLiveness()
         let transport = PollingTransport(
-            id: id.uuidString, owner: PollingTransport.Owner(identity, apiKey: apiKey), version: version, limit: services.settings.queueLimit, heard: heard)
+            id: id.uuidString, owner: PollingTransport.Owner(identity, apiKey: apiKey), version: version,
+            limit: services.settings.queueLimit, heard: heard)
         let connection = RTConnection(
-            id: id, version: version, identity: identity, apiKey: apiKey, clientID: clientID, outbox: outbox(to: transport),
+            id: id, version: version, identity: identity, apiKey: apiKey, clientID: clientID,
+            outbox: outbox(to: transport),
             services: services)
-        let session = RTSession(connection, heard: heard, sessions: live) { [polling] in await polling.ended(transport.id) }
+        let session = RTSession(connection, heard: heard, sessions: live) { [polling] in
+            await polling.ended(transport.id)
+        }
         transport.deliver(to: session)
         await polling.add(transport)
         session.start(upgrades: ["websocket"])

@@ -67,7 +67,6 @@ final class RTOutbox: Sendable {
             unsent[change.subscription] = change.place
         }
 
-
         /// Marks a task as taking frames; false when one already is.
         mutating func startPumping() -> Bool {
             guard !pumping else { return false }

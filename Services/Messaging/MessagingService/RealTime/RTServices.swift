@@ -1,9 +1,9 @@
 import DataEngine
 import InternalProtocol
 import Logging
+import NIOCore
 import Permissions
 import QueryLanguage
-import NIOCore
 import ServiceRuntime
 
 /// What real-time connections share: the channel and data feeds, the change log (for resume
@@ -36,7 +36,8 @@ struct RTServices: Sendable {
 
     /// The subtopic and selector `options` name, checked as a REST subscription's are.
     func filter(_ options: JSONObject) throws -> SubscriptionFilter {
-        let request = try SubscribeRequest(.object(JSONObject(options.members.filter { ["subtopic", "selector"].contains($0.key) })))
+        let request = try SubscribeRequest(
+            .object(JSONObject(options.members.filter { ["subtopic", "selector"].contains($0.key) })))
         return try SubscriptionFilter(subtopic: request.subtopic, selector: request.selector)
     }
 
@@ -44,24 +45,33 @@ struct RTServices: Sendable {
     /// `whereClause` (5023 for missing or unknown ones, 1009 for an unknown table, 1017–1019 for
     /// a clause that does not compile, 1023 when `identity` may read no object of the table).
     func dataSubscription(
-        id: String, _ options: JSONObject, identity: Identity, fileLinks: SubscriberFileLinks, outbox: RTOutbox, namespace: String
+        id: String, _ options: JSONObject, identity: Identity, fileLinks: SubscriberFileLinks, outbox: RTOutbox,
+        namespace: String
     ) async throws -> (DataFeed.Key, DataFeed.Subscription) {
         guard let name = options["event"]?.string, let kind = ChangeEvent.Kind(rawValue: name) else {
-            throw RTError.invalidOptions("'event' must be one of \(ChangeEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw RTError.invalidOptions(
+                "'event' must be one of \(ChangeEvent.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        guard let tableName = options["tableName"]?.string, !tableName.isEmpty else { throw RTError.invalidOptions("'tableName' is required") }
+        guard let tableName = options["tableName"]?.string, !tableName.isEmpty else {
+            throw RTError.invalidOptions("'tableName' is required")
+        }
         let whereText = options["whereClause"].flatMap { $0 == .null ? nil : $0 }
-        guard whereText == nil || whereText?.string != nil else { throw RTError.invalidOptions("'whereClause' must be a string") }
+        guard whereText == nil || whereText?.string != nil else {
+            throw RTError.invalidOptions("'whereClause' must be a string")
+        }
         let engine = data.engine
-        let (table, predicate) = try await engine.changeFilter(app: identity.appId, table: tableName, whereClause: whereText?.string)
+        let (table, predicate) = try await engine.changeFilter(
+            app: identity.appId, table: tableName, whereClause: whereText?.string)
         if try await engine.readAccess(identity, table: table).constant == false {
             throw DataError.permissionDenied(DataOperation.find.rawValue, table: table)
         }
         let clause = try whereText?.string.flatMap { text in
-            text.allSatisfy(\.isWhitespace) ? nil : try DataError.parsing { () throws(QueryLanguageError) in try QueryParser.condition(text) }.text
+            text.allSatisfy(\.isWhitespace)
+                ? nil : try DataError.parsing { () throws(QueryLanguageError) in try QueryParser.condition(text) }.text
         }
         let subscription = DataFeed.Subscription(
-            id: id, kind: kind, predicate: predicate, whereClause: clause, identity: identity, outbox: outbox, namespace: namespace,
+            id: id, kind: kind, predicate: predicate, whereClause: clause, identity: identity, outbox: outbox,
+            namespace: namespace,
             fileLinks: fileLinks)
         return (DataFeed.Key(app: identity.appId, table: table), subscription)
     }
@@ -75,7 +85,8 @@ struct RTServices: Sendable {
         var call = context
         call.identity = identity
         call.deadline = NIODeadline.now() + TimeAmount.seconds(10)
-        let session = try await peers.call(ResolveUserToken.self, .init(appId: identity.appId, token: token), on: .users, context: call)
+        let session = try await peers.call(
+            ResolveUserToken.self, .init(appId: identity.appId, token: token), on: .users, context: call)
         return identity.authenticated(as: session)
     }
 
@@ -95,7 +106,8 @@ struct RTServices: Sendable {
             return anonymous
         } catch {
             context.logger.warning(
-                "real-time session not looked up again: acting as no user", metadata: ["error": "\(String(reflecting: error))"])
+                "real-time session not looked up again: acting as no user",
+                metadata: ["error": "\(String(reflecting: error))"])
             return anonymous
         }
     }
@@ -145,7 +157,9 @@ enum RTError {
 
     /// A real-time request that names no transport this endpoint speaks.
     static let badTransport = ErrorEnvelope(
-        code: 5025, message: "Use EIO=3 or EIO=4 with transport=polling (or a WebSocket upgrade with transport=websocket)", status: 400)
+        code: 5025,
+        message: "Use EIO=3 or EIO=4 with transport=polling (or a WebSocket upgrade with transport=websocket)",
+        status: 400)
 
     /// A command whose announcement would not fit PostgreSQL's.
     static func commandTooLarge(_ limit: Int) -> ErrorEnvelope {
@@ -153,7 +167,8 @@ enum RTError {
     }
 
     /// This instance keeps as many long-polling sessions as it may.
-    static let tooManySessions = ErrorEnvelope(code: 5027, message: "Too many real-time sessions: try again later", status: 503)
+    static let tooManySessions = ErrorEnvelope(
+        code: 5027, message: "Too many real-time sessions: try again later", status: 503)
 
     /// A POSTed body that is not an Engine.IO payload.
     static let badPayload = ErrorEnvelope(code: 5026, message: "Not an Engine.IO polling payload", status: 400)

@@ -35,7 +35,10 @@ final class RTSession: Sendable {
     private let state: Mutex<State>
 
     /// A session for `connection`, whose transport `onEnd` ends once the session is over.
-    init(_ connection: RTConnection, heard: SocketLiveness, sessions: RTSessions, onEnd: @escaping @Sendable () async -> Void) {
+    init(
+        _ connection: RTConnection, heard: SocketLiveness, sessions: RTSessions,
+        onEnd: @escaping @Sendable () async -> Void
+    ) {
         id = connection.id
         outbox = connection.outbox
         version = connection.version

@@ -70,7 +70,9 @@ final class RTSessions: Service, Sendable {
     func sessions(ofApp app: String?, user: String?) -> [RTSession] {
         state.withLock { state in
             state.users.compactMap { id, key -> RTSession? in
-                guard let keyUser = key.user, app == nil || key.app == app, user == nil || keyUser == user else { return nil }
+                guard let keyUser = key.user, app == nil || key.app == app, user == nil || keyUser == user else {
+                    return nil
+                }
                 guard let bucket = state.bucketOf[id] else { return nil }
                 return state.buckets[bucket][id]
             }

@@ -45,7 +45,9 @@ struct RealTimeSettings: Sendable {
         settings.changePollInterval = .milliseconds(rt.int(forKey: "changePollMs", default: 20))
         settings.resumeWindow = .milliseconds(rt.int(forKey: "resumeWindowMs", default: 30_000))
         settings.maximumPollingSessions = rt.int(forKey: "maxPollingSessions", default: 10_000)
-        let durations = [settings.pingInterval, settings.pingTimeout, settings.changePollInterval, settings.resumeWindow]
+        let durations = [
+            settings.pingInterval, settings.pingTimeout, settings.changePollInterval, settings.resumeWindow,
+        ]
         guard durations.allSatisfy({ $0 > .zero }), settings.maximumSubscriptions >= 1, settings.queueLimit >= 1,
             settings.maximumPollingSessions >= 1
         else {

@@ -34,7 +34,8 @@ struct SubscriberFileLinks: Sendable, Hashable {
     func value(_ stored: String) -> String {
         // An event logged before events kept paths holds its writer's URL, key and all: only
         // the path in it may go on.
-        if stored.hasPrefix("http"), stored.lowercased().hasPrefix(appFiles), let path = FilePath(fileReference: stored) {
+        if stored.hasPrefix("http"), stored.lowercased().hasPrefix(appFiles), let path = FilePath(fileReference: stored)
+        {
             return base.map { $0 + path.urlPath } ?? path.description
         }
         return base.map { FileLinks.url(of: stored, base: $0) } ?? stored

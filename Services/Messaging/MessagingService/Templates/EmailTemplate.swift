@@ -18,12 +18,18 @@ struct EmailTemplate: Sendable, Equatable {
 
     /// `{"name", "subject", "bodyparts": {"textmessage"?, "htmlmessage"?}}`.
     var json: JSONValue {
-        .object(JSONObject([
-            ("name", .string(name)), ("subject", .string(subject)),
-            ("bodyparts", .object(JSONObject([
-                ("textmessage", text.map(JSONValue.string) ?? .null), ("htmlmessage", html.map(JSONValue.string) ?? .null),
-            ]))),
-        ]))
+        .object(
+            JSONObject([
+                ("name", .string(name)), ("subject", .string(subject)),
+                (
+                    "bodyparts",
+                    .object(
+                        JSONObject([
+                            ("textmessage", text.map(JSONValue.string) ?? .null),
+                            ("htmlmessage", html.map(JSONValue.string) ?? .null),
+                        ]))
+                ),
+            ]))
     }
 
     /// A stored template.
@@ -37,19 +43,23 @@ struct EmailTemplate: Sendable, Equatable {
     /// Reads `{"subject", "bodyparts": {"textmessage"?, "htmlmessage"?}}` for template `name`; 5101 otherwise.
     init(name: String, _ body: JSONValue?) throws(ErrorEnvelope) {
         self.name = try Self.validatedName(name)
-        guard let object = body?.object, case .string(let subject)? = object["subject"], subject.utf8.count <= Self.subjectLimit,
+        guard let object = body?.object, case .string(let subject)? = object["subject"],
+            subject.utf8.count <= Self.subjectLimit,
             !subject.contains(where: \.isNewline)
         else { throw MailError.invalid("A template needs a one-line 'subject' of at most \(Self.subjectLimit) bytes") }
         self.subject = subject
         let parts = object["bodyparts"]?.object ?? JSONObject()
         text = try Self.part(parts["textmessage"], "textmessage")
         html = try Self.part(parts["htmlmessage"], "htmlmessage")
-        guard text != nil || html != nil else { throw MailError.invalid("A template needs 'bodyparts' with a text or an HTML message") }
+        guard text != nil || html != nil else {
+            throw MailError.invalid("A template needs 'bodyparts' with a text or an HTML message")
+        }
     }
 
     /// 1 to 255 characters without `/` or control characters; 5101 otherwise.
     static func validatedName(_ name: String) throws(ErrorEnvelope) -> String {
-        guard (1...255).contains(name.utf8.count), !name.contains(where: { $0 == "/" || $0.isNewline || $0.asciiValue.map { $0 < 32 } == true })
+        guard (1...255).contains(name.utf8.count),
+            !name.contains(where: { $0 == "/" || $0.isNewline || $0.asciiValue.map { $0 < 32 } == true })
         else { throw MailError.invalid("A template name is 1 to 255 characters without '/'") }
         return name
     }

@@ -23,14 +23,17 @@ struct EmailTemplateRoutes: Sendable {
         }
         routes.add(.put, "emailtemplate/:name", options: Self.options, doc: .putEmailTemplate) { call in
             try call.requireServerCode(for: "Permission denied: using email templates")
-            let template = try EmailTemplate(name: call.parameter("name"), try call.json(maximumDepth: 8, refusal: MailError.invalid))
+            let template = try EmailTemplate(
+                name: call.parameter("name"), try call.json(maximumDepth: 8, refusal: MailError.invalid))
             try await store.put(app: call.identity.appId, template)
             return .json(template.json)
         }
         routes.add(.get, "emailtemplate/:name", options: Self.options, doc: .emailTemplate) { call in
             try call.requireServerCode(for: "Permission denied: using email templates")
             let name = call.parameter("name")
-            guard let template = try await store.template(app: call.identity.appId, name: name) else { throw Self.unknown(name) }
+            guard let template = try await store.template(app: call.identity.appId, name: name) else {
+                throw Self.unknown(name)
+            }
             return .json(template.json)
         }
         routes.add(.get, "emailtemplate", options: Self.options, doc: .emailTemplateNames) { call in
@@ -47,6 +50,7 @@ struct EmailTemplateRoutes: Sendable {
 
     /// 24002 (the contract's code) for a template that does not exist.
     static func unknown(_ name: String) -> ErrorEnvelope {
-        ErrorEnvelope(code: 24002, message: "Email Template with name '\(name.prefix(255))' doesn't exist.", status: 400)
+        ErrorEnvelope(
+            code: 24002, message: "Email Template with name '\(name.prefix(255))' doesn't exist.", status: 400)
     }
 }

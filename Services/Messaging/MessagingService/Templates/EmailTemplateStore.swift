@@ -40,7 +40,8 @@ struct EmailTemplateStore: Sendable {
     /// Removes a template; false when there was none.
     func delete(app: String, name: String) async throws -> Bool {
         let rows = try await database.query(
-            "DELETE FROM messaging.email_templates WHERE app_id = \(app) AND name = \(name) RETURNING 1", logger: logger)
+            "DELETE FROM messaging.email_templates WHERE app_id = \(app) AND name = \(name) RETURNING 1", logger: logger
+        )
         for try await _ in rows.decode(Int.self) { return true }
         return false
     }

@@ -12,7 +12,9 @@ enum Placeholders {
         while let open = rest.firstIndex(of: "{") {
             output += rest[..<open]
             let afterOpen = rest.index(after: open)
-            guard let close = rest[afterOpen...].firstIndex(of: "}"), let value = values[String(rest[afterOpen..<close])] else {
+            guard let close = rest[afterOpen...].firstIndex(of: "}"),
+                let value = values[String(rest[afterOpen..<close])]
+            else {
                 output.append("{")
                 rest = rest[afterOpen...]
                 continue

@@ -42,12 +42,15 @@ struct TemplateMailer: Sendable {
                 last = try await mailer.send(email, attachments: attachments, within: context)
             } catch let error as ErrorEnvelope where index > 0 {
                 throw ErrorEnvelope(
-                    code: error.code, message: "\(error.message) (\(index) of \(emails.count) emails were sent)", status: error.status)
+                    code: error.code, message: "\(error.message) (\(index) of \(emails.count) emails were sent)",
+                    status: error.status)
             }
         }
-        return .object(JSONObject([
-            ("messageId", last.map { .string($0.messageId) } ?? .null), ("status", .string("PUBLISHED")), ("sent", .integer(Int64(emails.count))),
-        ]))
+        return .object(
+            JSONObject([
+                ("messageId", last.map { .string($0.messageId) } ?? .null), ("status", .string("PUBLISHED")),
+                ("sent", .integer(Int64(emails.count))),
+            ]))
     }
 
     /// The users `criteria` finds (with the caller's rights), at most ``TemplateSend/criteriaLimit``,

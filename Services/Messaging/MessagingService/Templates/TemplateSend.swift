@@ -18,13 +18,16 @@ struct TemplateSend: Sendable {
     static let criteriaLimit = 100
 
     init(_ body: JSONValue?) throws(ErrorEnvelope) {
-        guard let object = body?.object else { throw MailError.invalid("The body must be a JSON object with 'template-name'") }
+        guard let object = body?.object else {
+            throw MailError.invalid("The body must be a JSON object with 'template-name'")
+        }
         guard case .string(let name)? = object["template-name"] ?? object["templateName"] else {
             throw MailError.invalid("'template-name' must name a template")
         }
         templateName = try EmailTemplate.validatedName(name)
         recipients = EmailTemplate.Recipients(
-            to: try Self.strings(object["addresses"], "addresses"), cc: try Self.strings(object["cc-addresses"], "cc-addresses"),
+            to: try Self.strings(object["addresses"], "addresses"),
+            cc: try Self.strings(object["cc-addresses"], "cc-addresses"),
             bcc: try Self.strings(object["bcc-addresses"], "bcc-addresses"))
         switch object["criteria"] {
         case nil, .null?: criteria = nil
@@ -41,8 +44,10 @@ struct TemplateSend: Sendable {
         case .bool(let unique)?: uniqueEmails = unique
         default: throw MailError.invalid("'uniqueEmails' must be a boolean")
         }
-        values = try Placeholders.values(object["template-values"] ?? object["templateValues"], "template-values", refusal: MailError.invalid)
-        attachments = try Self.strings(object["attachment"], "attachment") + Self.strings(object["attachments"], "attachments")
+        values = try Placeholders.values(
+            object["template-values"] ?? object["templateValues"], "template-values", refusal: MailError.invalid)
+        attachments =
+            try Self.strings(object["attachment"], "attachment") + Self.strings(object["attachments"], "attachments")
         guard criteria != nil || !(recipients.to + recipients.cc + recipients.bcc).isEmpty else {
             throw MailError.invalid("Name 'addresses' (or cc, bcc) or a 'criteria' over Users")
         }
@@ -55,7 +60,9 @@ struct TemplateSend: Sendable {
         case .array(let items)?:
             var strings: [String] = []
             for item in items {
-                guard case .string(let text) = item else { throw MailError.invalid("'\(name)' must be an array of strings") }
+                guard case .string(let text) = item else {
+                    throw MailError.invalid("'\(name)' must be an array of strings")
+                }
                 strings.append(text)
             }
             return strings

@@ -29,7 +29,8 @@ extension Accounts {
         appID: String, identity value: String, clientAddress: String?, deadline: NIODeadline = .now() + .seconds(30),
         logger: Logger
     ) async throws {
-        let (profile, policy) = try await emailRecipient(appID: appID, identity: value, clientAddress: clientAddress, logger: logger)
+        let (profile, policy) = try await emailRecipient(
+            appID: appID, identity: value, clientAddress: clientAddress, logger: logger)
         guard let userID = profile["objectId"]?.string else { throw UserError.unknownIdentity }
         guard let email = profile["email"]?.string, EmailAddress.isValid(email) else { throw UserError.noEmailAddress }
         let mail = try requireMail()
@@ -62,7 +63,9 @@ extension Accounts {
         let moment = now()
         return try await pool(logger).transaction { session in
             // A change of address since the check deleted the token: nothing is consumed then.
-            guard let holder = try await ActionTokens.consume(appID: appID, token: token, purpose: .reset, now: moment, session: session)
+            guard
+                let holder = try await ActionTokens.consume(
+                    appID: appID, token: token, purpose: .reset, now: moment, session: session)
             else { throw UserError.invalidLink }
             try await Credentials.store(appID: appID, userID: holder.userID, hash: hash, session: session)
             try await Sessions.endAll(appID: appID, userID: holder.userID, keeping: nil, session: session)
@@ -94,7 +97,8 @@ extension Accounts {
     /// was mailed to, so a link never reaches an account whose address changed.
     private func requireLink(appID: String, token: String, purpose: ActionTokens.Purpose, logger: Logger) async throws {
         guard
-            let holder = try await ActionTokens.holder(appID: appID, token: token, purpose: purpose, now: now(), session: pool(logger)),
+            let holder = try await ActionTokens.holder(
+                appID: appID, token: token, purpose: purpose, now: now(), session: pool(logger)),
             let address = holder.address,
             try await currentEmail(appID: appID, userID: holder.userID, logger: logger) == address
         else { throw UserError.invalidLink }
@@ -103,7 +107,8 @@ extension Accounts {
     /// The user's email address as stored now, nil when none (or no such user).
     private func currentEmail(appID: String, userID: String, logger: Logger) async throws -> String? {
         let row = try await engine.object(
-            Self.usersTable, matching: [("objectId", userID)], query: FindQuery(), identity: Self.system(appID), logger: logger)
+            Self.usersTable, matching: [("objectId", userID)], query: FindQuery(), identity: Self.system(appID),
+            logger: logger)
         guard let row else { return nil }
         return try JSONParser.parse(row).object?["email"]?.string
     }
@@ -114,7 +119,8 @@ extension Accounts {
         appID: String, identity value: String, clientAddress: String?, deadline: NIODeadline = .now() + .seconds(30),
         logger: Logger
     ) async throws {
-        let (profile, policy) = try await emailRecipient(appID: appID, identity: value, clientAddress: clientAddress, logger: logger)
+        let (profile, policy) = try await emailRecipient(
+            appID: appID, identity: value, clientAddress: clientAddress, logger: logger)
         guard profile["userStatus"]?.string == "EMAIL_CONFIRMATION_PENDING" else { throw UserError.alreadyConfirmed }
         try await sendConfirmation(appID: appID, profile: profile, policy: policy, deadline: deadline, logger: logger)
     }
@@ -157,7 +163,8 @@ extension Accounts {
         deadline: NIODeadline, logger: Logger
     ) async throws {
         let (subject, text, html) = template.rendered(values)
-        try await mail.send(SendEmail.Request(to: [address], subject: subject, text: text, html: html), logger, deadline)
+        try await mail.send(
+            SendEmail.Request(to: [address], subject: subject, text: text, html: html), logger, deadline)
     }
 
     func requireMail() throws -> AccountMail {

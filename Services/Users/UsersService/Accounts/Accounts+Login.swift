@@ -34,12 +34,14 @@ extension Accounts {
         let matches = try await hasher.verify(password, hash: stored?.hash ?? hasher.decoy) && stored != nil
         let outcome = try await engine.transaction(identity: Self.system(appID), logger: logger) { transaction in
             let session = transaction.session
-            guard let credentials = try await Credentials.read(appID: appID, userID: userID, lock: true, session: session)
+            guard
+                let credentials = try await Credentials.read(appID: appID, userID: userID, lock: true, session: session)
             else { return Outcome.refused(UserError.invalidLogin) }
             // A concurrent attempt may have locked the account or changed the password meanwhile.
             if let lockedUntil = credentials.lockedUntil, lockedUntil > moment { return .refused(UserError.lockedOut) }
             guard matches, credentials.hash == stored?.hash else {
-                try await Credentials.recordFailure(appID: appID, userID: userID, policy: policy, now: moment, session: session)
+                try await Credentials.recordFailure(
+                    appID: appID, userID: userID, policy: policy, now: moment, session: session)
                 return .refused(UserError.invalidLogin)
             }
             switch profile?["userStatus"]?.string {
@@ -48,7 +50,9 @@ extension Accounts {
             default: break
             }
             try await Credentials.recordSuccess(appID: appID, userID: userID, session: session)
-            if let refusal = try await Sessions.makeRoom(appID: appID, userID: userID, policy: policy, now: moment, session: session) {
+            if let refusal = try await Sessions.makeRoom(
+                appID: appID, userID: userID, policy: policy, now: moment, session: session)
+            {
                 return .refused(refusal)
             }
             let token = SessionToken.generate()
@@ -70,7 +74,9 @@ extension Accounts {
         }
         guard !login.isEmpty, !password.isEmpty else { throw UserError.emptyLogin }
         guard login.count <= identityLimit else { throw UserError.tooLong("login", limit: identityLimit) }
-        guard password.utf8.count <= passwordByteLimit else { throw UserError.tooLong("password", limit: passwordByteLimit) }
+        guard password.utf8.count <= passwordByteLimit else {
+            throw UserError.tooLong("password", limit: passwordByteLimit)
+        }
         return (login, password)
     }
 

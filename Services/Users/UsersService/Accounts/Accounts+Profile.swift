@@ -42,12 +42,15 @@ extension Accounts {
                 let user = try await transaction.update(Self.usersTable, id: id, changes: changes)
                 if Self.value("email", in: changes) != nil {
                     let address = try JSONParser.parse(user).object?["email"]?.string
-                    try await ActionTokens.revoke(appID: identity.appId, userID: id, keeping: address, session: transaction.session)
+                    try await ActionTokens.revoke(
+                        appID: identity.appId, userID: id, keeping: address, session: transaction.session)
                 }
                 if let hash {
-                    try await Credentials.store(appID: identity.appId, userID: id, hash: hash, session: transaction.session)
+                    try await Credentials.store(
+                        appID: identity.appId, userID: id, hash: hash, session: transaction.session)
                     let keeping = identity.userId == id ? identity.sessionId : nil
-                    try await Sessions.endAll(appID: identity.appId, userID: id, keeping: keeping, session: transaction.session)
+                    try await Sessions.endAll(
+                        appID: identity.appId, userID: id, keeping: keeping, session: transaction.session)
                 }
                 return user
             }
@@ -78,7 +81,8 @@ extension Accounts {
     /// applies the registration rules and email confirmation; 3024 otherwise.
     private func refuseGuest(_ id: String, appID: String, logger: Logger) async throws {
         let row = try await engine.object(
-            Self.usersTable, matching: [("objectId", id)], query: FindQuery(), identity: Self.system(appID), logger: logger)
+            Self.usersTable, matching: [("objectId", id)], query: FindQuery(), identity: Self.system(appID),
+            logger: logger)
         guard let row, try JSONParser.parse(row).object?["userStatus"]?.string == "GUEST" else { return }
         throw UserError.guestUpdate
     }
@@ -95,7 +99,9 @@ extension Accounts {
         var password: String?
         if let value = body["password"] {
             guard case .string(let text) = value, !text.isEmpty else { throw UserError.requiredValuesMissing }
-            guard text.utf8.count <= passwordByteLimit else { throw UserError.tooLong("password", limit: passwordByteLimit) }
+            guard text.utf8.count <= passwordByteLimit else {
+                throw UserError.tooLong("password", limit: passwordByteLimit)
+            }
             password = text
             changes["password"] = nil
         }
@@ -103,7 +109,9 @@ extension Accounts {
             guard let text = identity.string, !text.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw UserError.requiredValuesMissing
             }
-            guard text.count <= identityLimit else { throw UserError.tooLong(policy.identityProperty, limit: identityLimit) }
+            guard text.count <= identityLimit else {
+                throw UserError.tooLong(policy.identityProperty, limit: identityLimit)
+            }
         }
         if let email = value("email", in: body), email != .null {
             guard let text = email.string, EmailAddress.isValid(text) else { throw UserError.badEmail }
@@ -122,7 +130,8 @@ extension Accounts {
                 let user = try await transaction.update(
                     Self.usersTable, id: id, changes: JSONObject([("userStatus", .string(status))]))
                 if status != "ENABLED" {
-                    try await Sessions.endAll(appID: identity.appId, userID: id, keeping: nil, session: transaction.session)
+                    try await Sessions.endAll(
+                        appID: identity.appId, userID: id, keeping: nil, session: transaction.session)
                 }
                 return user
             }
@@ -141,7 +150,8 @@ extension Accounts {
         try await throttle.admit(identity: identity.appId + " " + userID, address: nil)
         let moment = now()
         // bcrypt runs before the transaction, as in login: a slow hash must never hold the row lock.
-        let stored = try await Credentials.read(appID: identity.appId, userID: userID, lock: false, session: pool(logger))
+        let stored = try await Credentials.read(
+            appID: identity.appId, userID: userID, lock: false, session: pool(logger))
         if let lockedUntil = stored?.lockedUntil, lockedUntil > moment { throw UserError.lockedOut }
         let matches = try await hasher.verify(password, hash: stored?.hash ?? hasher.decoy) && stored != nil
         guard let stored else { return false }
@@ -174,7 +184,8 @@ extension Accounts {
         else { return .invalid }
         if let lockedUntil = credentials.lockedUntil, lockedUntil > now { return .lockedOut }
         guard matches, credentials.hash == hashChecked else {
-            try await Credentials.recordFailure(appID: appID, userID: userID, policy: policy, now: now, session: session)
+            try await Credentials.recordFailure(
+                appID: appID, userID: userID, policy: policy, now: now, session: session)
             return .invalid
         }
         try await Credentials.recordSuccess(appID: appID, userID: userID, session: session)
@@ -185,7 +196,8 @@ extension Accounts {
     /// identity flag, plus the `password` property (required, never stored in the table).
     package func userClassProperties(appID: String, logger: Logger) async throws -> String {
         let policy = try await policy(appID, logger: logger)
-        try await engine.ensure(table: Self.usersTable, columns: Self.profileColumns(policy), appID: appID, logger: logger)
+        try await engine.ensure(
+            table: Self.usersTable, columns: Self.profileColumns(policy), appID: appID, logger: logger)
         guard let table = try await engine.tableSchema(Self.usersTable, appID: appID) else {
             throw ErrorEnvelope.internalError
         }

@@ -10,14 +10,17 @@ extension Accounts {
     /// saved user (never the password); registration does not log in. A body with the
     /// `objectId` of a guest turns that guest into a registered user — only with the guest's own
     /// token (`callerID`; 3029 otherwise, 3030 for an id that is no guest).
-    package func register(appID: String, body: JSONObject, callerID: String? = nil, logger: Logger) async throws -> String {
+    package func register(appID: String, body: JSONObject, callerID: String? = nil, logger: Logger) async throws
+        -> String
+    {
         let policy = try await policy(appID, logger: logger)
         guard policy.registrationEnabled else { throw UserError.registrationDisabled }
         let password = try Self.registrationPassword(body)
         let profile = try Self.profile(body, policy: policy)
         if policy.emailConfirmation { _ = try requireMail() }
         let system = Self.system(appID)
-        try await engine.ensure(table: Self.usersTable, columns: Self.profileColumns(policy), appID: appID, logger: logger)
+        try await engine.ensure(
+            table: Self.usersTable, columns: Self.profileColumns(policy), appID: appID, logger: logger)
         do {
             try await engine.prepareSchema(Self.usersTable, objects: [profile], identity: system, logger: logger)
         } catch let error as ErrorEnvelope where error.code == 1013 {
@@ -42,7 +45,9 @@ extension Accounts {
                     try await Credentials.insert(
                         appID: appID, userID: try Self.objectId(of: saved), hash: hash, session: transaction.session)
                 else { throw UserError.unknownUser }  // a concurrent conversion of the same guest won
-                if let guestID { try await Sessions.endGuestStatus(appID: appID, userID: guestID, session: transaction.session) }
+                if let guestID {
+                    try await Sessions.endGuestStatus(appID: appID, userID: guestID, session: transaction.session)
+                }
                 return saved
             }
         } catch let error as ErrorEnvelope where error.code == 1015 {
@@ -74,13 +79,16 @@ extension Accounts {
     package func registerGuest(appID: String, logger: Logger) async throws -> String {
         let policy = try await policy(appID, logger: logger)
         guard policy.registrationEnabled else { throw UserError.registrationDisabled }
-        try await engine.ensure(table: Self.usersTable, columns: Self.profileColumns(policy), appID: appID, logger: logger)
+        try await engine.ensure(
+            table: Self.usersTable, columns: Self.profileColumns(policy), appID: appID, logger: logger)
         let moment = now()
         return try await engine.transaction(identity: Self.system(appID), logger: logger) { transaction in
-            let user = try await transaction.create(Self.usersTable, object: JSONObject([("userStatus", .string("GUEST"))]))
+            let user = try await transaction.create(
+                Self.usersTable, object: JSONObject([("userStatus", .string("GUEST"))]))
             let token = SessionToken.generate()
             try await Sessions.insert(
-                appID: appID, userID: try Self.objectId(of: user), token: token, now: moment, guest: true, session: transaction.session)
+                appID: appID, userID: try Self.objectId(of: user), token: token, now: moment, guest: true,
+                session: transaction.session)
             return try Self.adding(token: token, to: user)
         }
     }
@@ -88,7 +96,8 @@ extension Accounts {
     /// 3030 unless `id` names a guest.
     private func requireGuest(_ id: String, appID: String, logger: Logger) async throws {
         let row = try await engine.object(
-            Self.usersTable, matching: [("objectId", id)], query: FindQuery(), identity: Self.system(appID), logger: logger)
+            Self.usersTable, matching: [("objectId", id)], query: FindQuery(), identity: Self.system(appID),
+            logger: logger)
         guard let row, try JSONParser.parse(row).object?["userStatus"]?.string == "GUEST" else {
             throw UserError.unknownUser
         }
@@ -109,7 +118,9 @@ extension Accounts {
         guard case .string(let identity)? = body[policy.identityProperty],
             !identity.trimmingCharacters(in: .whitespaces).isEmpty
         else { throw UserError.missingIdentity }
-        guard identity.count <= identityLimit else { throw UserError.tooLong(policy.identityProperty, limit: identityLimit) }
+        guard identity.count <= identityLimit else {
+            throw UserError.tooLong(policy.identityProperty, limit: identityLimit)
+        }
         if let email = body["email"], email != .null {
             guard let text = email.string, EmailAddress.isValid(text) else { throw UserError.badEmail }
         } else if policy.emailConfirmation {

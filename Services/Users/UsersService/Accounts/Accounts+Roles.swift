@@ -79,7 +79,8 @@ extension Accounts {
     package func users(inRole name: String, query: FindQuery, loadRoles: Bool, identity: Identity, logger: Logger)
         async throws -> String
     {
-        guard !SystemRoles.all.contains(name), try await Roles.exists(appID: identity.appId, name: name, session: pool(logger))
+        guard !SystemRoles.all.contains(name),
+            try await Roles.exists(appID: identity.appId, name: name, session: pool(logger))
         else { throw UserError.unknownRole }
         let members = try await Roles.members(appID: identity.appId, role: name, session: pool(logger))
         // The members' ids travel as one bound list; PostgreSQL takes at most 65535 parameters.
@@ -91,7 +92,8 @@ extension Accounts {
             return "[]"
         }
         var page = query
-        let membership = Condition.membership(.property(PropertyPath(["objectId"])), members.map { .string($0) }, negated: false)
+        let membership = Condition.membership(
+            .property(PropertyPath(["objectId"])), members.map { .string($0) }, negated: false)
         page.condition = query.condition.map { .and([$0, membership]) } ?? membership
         let users = try await engine.find(Self.usersTable, query: page, identity: identity, logger: logger)
         guard loadRoles else { return "[" + users.joined(separator: ",") + "]" }

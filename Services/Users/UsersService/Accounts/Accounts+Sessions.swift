@@ -15,7 +15,9 @@ extension Accounts {
 
     /// The user of the session stored as `sessionID` (counting as activity), or 3064.
     package func resolve(appID: String, sessionID: String, logger: Logger) async throws -> ResolveSession.Response {
-        guard let live = try await Sessions.resolve(appID: appID, sessionID: sessionID, now: now(), session: pool(logger)) else {
+        guard
+            let live = try await Sessions.resolve(appID: appID, sessionID: sessionID, now: now(), session: pool(logger))
+        else {
             throw ErrorEnvelope.invalidUserToken
         }
         return ResolveSession.Response(live)

@@ -7,7 +7,8 @@ extension Accounts {
     /// `GET /users/settings` (server-code key): the app's user policy.
     package func settings(identity: Identity, logger: Logger) async throws -> String {
         try Self.requireServerCode(identity)
-        return try String(decoding: JSONEncoder().encode(try await policy(identity.appId, logger: logger)), as: UTF8.self)
+        return try String(
+            decoding: JSONEncoder().encode(try await policy(identity.appId, logger: logger)), as: UTF8.self)
     }
 
     /// `PUT /users/settings` (server-code key): changes the named policy fields; unknown
@@ -30,7 +31,8 @@ extension Accounts {
         }
         try current.validate()
         // Columns first: a failure there leaves the stored policy as it was.
-        try await engine.ensure(table: Self.usersTable, columns: Self.profileColumns(current), appID: identity.appId, logger: logger)
+        try await engine.ensure(
+            table: Self.usersTable, columns: Self.profileColumns(current), appID: identity.appId, logger: logger)
         try await current.save(appID: identity.appId, session: pool(logger))
         return try String(decoding: JSONEncoder().encode(current), as: UTF8.self)
     }
@@ -38,12 +40,15 @@ extension Accounts {
     /// `GET /users/emailtemplates/{event}` (server-code key): the template in use.
     package func emailTemplate(_ event: String, identity: Identity, logger: Logger) async throws -> String {
         try Self.requireServerCode(identity)
-        let template = try await EmailTemplate.load(appID: identity.appId, event: try Self.event(event), session: pool(logger))
+        let template = try await EmailTemplate.load(
+            appID: identity.appId, event: try Self.event(event), session: pool(logger))
         return try String(decoding: JSONEncoder().encode(template), as: UTF8.self)
     }
 
     /// `PUT /users/emailtemplates/{event}` (server-code key): `{subject, text, html, enabled}`.
-    package func changeEmailTemplate(_ event: String, body: Data, identity: Identity, logger: Logger) async throws -> String {
+    package func changeEmailTemplate(_ event: String, body: Data, identity: Identity, logger: Logger) async throws
+        -> String
+    {
         try Self.requireServerCode(identity)
         let event = try Self.event(event)
         guard let template = try? JSONDecoder().decode(EmailTemplate.self, from: body) else {
@@ -59,7 +64,8 @@ extension Accounts {
     private static func event(_ name: String) throws -> EmailTemplate.Event {
         guard let event = EmailTemplate.Event(rawValue: name) else {
             throw ErrorEnvelope(
-                code: 404, message: "No email template '\(name)': one of \(EmailTemplate.Event.allCases.map(\.rawValue))",
+                code: 404,
+                message: "No email template '\(name)': one of \(EmailTemplate.Event.allCases.map(\.rawValue))",
                 status: 404)
         }
         return event

@@ -33,7 +33,8 @@ enum ActionTokens {
             var sql = SQL(
                 "INSERT INTO users.action_tokens (token_hash, app_id, user_id, purpose, expires, address) VALUES (")
             sql.bind(all: [
-                .text(SessionToken.hash(token)), .text(appID), .text(userID), .text(purpose.rawValue), .timestamp(expires),
+                .text(SessionToken.hash(token)), .text(appID), .text(userID), .text(purpose.rawValue),
+                .timestamp(expires),
                 .text(address),
             ])
             sql.append(")")

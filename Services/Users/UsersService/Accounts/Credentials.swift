@@ -46,9 +46,11 @@ enum Credentials {
     static func recordFailure(
         appID: String, userID: String, policy: UserPolicy, now: Date, session: DatabaseSession
     ) async throws {
-        var sql = SQL("UPDATE users.credentials SET failed_logins = CASE WHEN first_failure IS NULL OR first_failure < ")
+        var sql = SQL(
+            "UPDATE users.credentials SET failed_logins = CASE WHEN first_failure IS NULL OR first_failure < ")
         sql.bind(.timestamp(now.addingTimeInterval(-Double(policy.failureWindowSeconds))))
-        sql.append(" THEN 1 ELSE failed_logins + 1 END, first_failure = CASE WHEN first_failure IS NULL OR first_failure < ")
+        sql.append(
+            " THEN 1 ELSE failed_logins + 1 END, first_failure = CASE WHEN first_failure IS NULL OR first_failure < ")
         sql.bind(.timestamp(now.addingTimeInterval(-Double(policy.failureWindowSeconds))))
         sql.append(" THEN ")
         sql.bind(.timestamp(now))

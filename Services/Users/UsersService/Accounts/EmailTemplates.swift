@@ -55,7 +55,8 @@ struct EmailTemplate: Sendable, Equatable, Codable {
                 text: "Hello {{name}},\n\nset a new password by opening this link:\n{{link}}\n\n"
                     + "The link works once and expires in {{minutes}} minutes. If you did not ask for it, ignore this email.\n",
                 html: "<p>Hello {{name}},</p><p><a href=\"{{link}}\">Set a new password</a>.</p>"
-                    + "<p>The link works once and expires in {{minutes}} minutes. If you did not ask for it, ignore this email.</p>")
+                    + "<p>The link works once and expires in {{minutes}} minutes. If you did not ask for it, ignore this email.</p>"
+            )
         }
     }
 
@@ -72,8 +73,11 @@ struct EmailTemplate: Sendable, Equatable, Codable {
 
     /// Stores the app's edit of `event`.
     func save(appID: String, event: Event, session: DatabaseSession) async throws {
-        var sql = SQL("INSERT INTO users.email_templates (app_id, event, subject, text_body, html_body, enabled) VALUES (")
-        sql.bind(all: [.text(appID), .text(event.rawValue), .text(subject), .text(text), .text(html), .boolean(enabled)])
+        var sql = SQL(
+            "INSERT INTO users.email_templates (app_id, event, subject, text_body, html_body, enabled) VALUES (")
+        sql.bind(all: [
+            .text(appID), .text(event.rawValue), .text(subject), .text(text), .text(html), .boolean(enabled),
+        ])
         sql.append(
             """
             ) ON CONFLICT (app_id, event) DO UPDATE SET subject = excluded.subject, text_body = excluded.text_body,

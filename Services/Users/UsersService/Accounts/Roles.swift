@@ -11,7 +11,8 @@ enum Roles {
     /// and not a system role (3038 for a missing name, 3058 otherwise).
     static func validName(_ name: String?, refusal: ErrorEnvelope) throws -> String {
         guard let name, !name.isEmpty else { throw UserError.missingRoleArguments }
-        guard name.count <= nameLimit, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
+        guard name.count <= nameLimit,
+            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
             !SystemRoles.all.contains(name)
         else { throw refusal }
         return name
@@ -19,7 +20,9 @@ enum Roles {
 
     /// `name` if a new custom role may have it, else 400.
     static func validNewName(_ name: String) throws -> String {
-        try validName(name, refusal: .badRequest("'\(name)' cannot name a custom role: system role, too long or control characters"))
+        try validName(
+            name,
+            refusal: .badRequest("'\(name)' cannot name a custom role: system role, too long or control characters"))
     }
 
     /// The app's custom roles by name.

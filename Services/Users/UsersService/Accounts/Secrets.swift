@@ -38,7 +38,11 @@ enum SessionToken {
         let hex = (0..<16).map { _ in String(format: "%02X", UInt8.random(in: .min ... .max, using: &generator)) }
             .joined()
         let groups = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
-            String(hex[hex.index(hex.startIndex, offsetBy: range.lowerBound)..<hex.index(hex.startIndex, offsetBy: range.upperBound)])
+            String(
+                hex[
+                    hex.index(
+                        hex.startIndex, offsetBy: range.lowerBound)..<hex.index(
+                            hex.startIndex, offsetBy: range.upperBound)])
         }
         return groups.joined(separator: "-")
     }

@@ -7,9 +7,14 @@ import PostgresNIO
 /// used within the app's inactivity timeout. Ending sessions announces the user on
 /// ``SessionsChannel`` so that caches of resolved tokens drop them.
 enum Sessions {
-    static func insert(appID: String, userID: String, token: String, now: Date, guest: Bool = false, session: DatabaseSession) async throws {
+    static func insert(
+        appID: String, userID: String, token: String, now: Date, guest: Bool = false, session: DatabaseSession
+    ) async throws {
         var sql = SQL("INSERT INTO users.sessions (token_hash, app_id, user_id, created, last_seen, guest) VALUES (")
-        sql.bind(all: [.text(SessionToken.hash(token)), .text(appID), .text(userID), .timestamp(now), .timestamp(now), .boolean(guest)])
+        sql.bind(all: [
+            .text(SessionToken.hash(token)), .text(appID), .text(userID), .timestamp(now), .timestamp(now),
+            .boolean(guest),
+        ])
         sql.append(")")
         _ = try await session.rows(sql)
     }
@@ -29,7 +34,9 @@ enum Sessions {
         live.append(" ORDER BY created DESC")
         let hashes = try await session.column(live, as: String.self)
         guard hashes.count >= policy.maxSessions else { return nil }
-        if policy.rejectExtraLogins { return policy.maxSessions == 1 ? UserError.alreadyLoggedIn : UserError.loginLimit }
+        if policy.rejectExtraLogins {
+            return policy.maxSessions == 1 ? UserError.alreadyLoggedIn : UserError.loginLimit
+        }
         let ending = Array(hashes[(policy.maxSessions - 1)...])
         var delete = SQL("DELETE FROM users.sessions WHERE token_hash IN (")
         delete.bind(all: ending.map(SQLValue.text))
@@ -59,7 +66,9 @@ enum Sessions {
 
     /// The live session stored as `sessionID` (a token's hash), as ``resolve(appID:token:now:session:)``.
     static func resolve(appID: String, sessionID: String, now: Date, session: DatabaseSession) async throws -> Live? {
-        var sql = SQL("WITH live AS (SELECT s.token_hash, s.user_id, s.last_seen, s.guest FROM users.sessions s WHERE s.token_hash = ")
+        var sql = SQL(
+            "WITH live AS (SELECT s.token_hash, s.user_id, s.last_seen, s.guest FROM users.sessions s WHERE s.token_hash = "
+        )
         sql.bind(.text(sessionID))
         sql.append(" AND s.app_id = ")
         sql.bind(.text(appID))

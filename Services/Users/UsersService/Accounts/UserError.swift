@@ -6,12 +6,15 @@ enum UserError {
         code: 3009, message: "User registration is denied for this version of application", status: 403)
     static let unknownPropertyWhileStatic = ErrorEnvelope(
         code: 3010,
-        message: "User registration has an unknown property and dynamic properties are disabled for this version of the application",
+        message:
+            "User registration has an unknown property and dynamic properties are disabled for this version of the application",
         status: 400)
     static let missingPassword = ErrorEnvelope(code: 3011, message: "Missing \"password\" property", status: 400)
     static let requiredPropertyMissing = ErrorEnvelope(code: 3012, message: "Required property is missing", status: 400)
-    static let missingIdentity = ErrorEnvelope(code: 3013, message: "Missing value for the identity property", status: 400)
-    static let identityTaken = ErrorEnvelope(code: 3033, message: "User with the same identity already exists", status: 409)
+    static let missingIdentity = ErrorEnvelope(
+        code: 3013, message: "Missing value for the identity property", status: 400)
+    static let identityTaken = ErrorEnvelope(
+        code: 3033, message: "User with the same identity already exists", status: 409)
     static let missingRegistrationData = ErrorEnvelope(
         code: 3038, message: "Missing application-id or collection of properties for the registering user", status: 400)
     static let missingLoginArguments = ErrorEnvelope(
@@ -42,13 +45,15 @@ enum UserError {
     static let notLoggedIn = ErrorEnvelope(code: 3028, message: "User is not logged in.", status: 401)
     static let anotherUser = ErrorEnvelope(
         code: 3029,
-        message: "Cannot modify properties of another user. Returned when one user is logged and the call attempts to modify properties of another user.",
+        message:
+            "Cannot modify properties of another user. Returned when one user is logged and the call attempts to modify properties of another user.",
         status: 403)
     static let unknownUser = ErrorEnvelope(
         code: 3030, message: "Unable to locate user account - invalid user id.", status: 404)
     static let identityTakenOnUpdate = ErrorEnvelope(
         code: 3018,
-        message: "The property marked as \"identity\" is being updated and another user already has the specified value which must be unique.",
+        message:
+            "The property marked as \"identity\" is being updated and another user already has the specified value which must be unique.",
         status: 409)
     static let unknownPropertyOnUpdate = ErrorEnvelope(
         code: 3031, message: "A new \"dynamic\" property is being added, but dynamic property definition is disabled.",
@@ -56,7 +61,8 @@ enum UserError {
     static let requiredValuesMissing = ErrorEnvelope(
         code: 3045, message: "Required properties in the provided object do not contain values.", status: 400)
     static let missingStatus = ErrorEnvelope(
-        code: 3038, message: "Missing \"userStatus\": one of ENABLED, DISABLED, EMAIL_CONFIRMATION_PENDING", status: 400)
+        code: 3038, message: "Missing \"userStatus\": one of ENABLED, DISABLED, EMAIL_CONFIRMATION_PENDING", status: 400
+    )
     static func unknownStatus(_ status: String) -> ErrorEnvelope {
         ErrorEnvelope(
             code: 3038, message: "Unknown userStatus '\(status)': one of ENABLED, DISABLED, EMAIL_CONFIRMATION_PENDING",
@@ -96,7 +102,8 @@ enum UserError {
         status: 400)
     static let guestUpdate = ErrorEnvelope(
         code: 3024,
-        message: "General \"update registration\" error: a guest gets a password or identity by registering with its objectId",
+        message:
+            "General \"update registration\" error: a guest gets a password or identity by registering with its objectId",
         status: 400)
     static let convertingAnotherGuest = ErrorEnvelope(
         code: 3029, message: "Cannot modify properties of another user: only the guest itself may register its account",

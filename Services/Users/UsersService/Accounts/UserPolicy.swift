@@ -49,13 +49,16 @@ struct UserPolicy: Sendable, Equatable, Codable {
     /// property can name a column.
     func validate() throws {
         let numbers = [
-            sessionTimeoutSeconds, maxFailedLogins, failureWindowSeconds, lockoutSeconds, maxSessions, resetTokenSeconds,
+            sessionTimeoutSeconds, maxFailedLogins, failureWindowSeconds, lockoutSeconds, maxSessions,
+            resetTokenSeconds,
             confirmationTokenSeconds,
         ]
         guard numbers.allSatisfy({ (1...Self.settingLimit).contains($0) }) else {
             throw ErrorEnvelope.badRequest("User settings must be numbers from 1 to \(Self.settingLimit)")
         }
-        let reserved: Set<String> = ["password", "objectid", "created", "updated", "ownerid", "userstatus", "lastlogin"]
+        let reserved: Set<String> = [
+            "password", "objectid", "created", "updated", "ownerid", "userstatus", "lastlogin",
+        ]
         guard identityProperty.wholeMatch(of: /[A-Za-z][A-Za-z0-9_]{0,62}/) != nil,
             !reserved.contains(identityProperty.lowercased())
         else { throw ErrorEnvelope.badRequest("'\(identityProperty)' cannot be the identity property") }
@@ -70,7 +73,8 @@ struct UserPolicy: Sendable, Equatable, Codable {
             email_confirmation, reset_token_seconds, confirmation_token_seconds) VALUES (
             """)
         sql.bind(all: [
-            .text(appID), .text(identityProperty), .boolean(registrationEnabled), .integer(Int64(sessionTimeoutSeconds)),
+            .text(appID), .text(identityProperty), .boolean(registrationEnabled),
+            .integer(Int64(sessionTimeoutSeconds)),
             .integer(Int64(maxFailedLogins)), .integer(Int64(failureWindowSeconds)), .integer(Int64(lockoutSeconds)),
             .integer(Int64(maxSessions)), .boolean(rejectExtraLogins), .boolean(emailConfirmation),
             .integer(Int64(resetTokenSeconds)), .integer(Int64(confirmationTokenSeconds)),

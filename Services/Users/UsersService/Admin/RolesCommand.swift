@@ -24,7 +24,8 @@ package enum RolesCommand {
             case ("list", 2):
                 return try await Roles.list(appID: appID, session: session).joined(separator: "\n")
             case ("create", 3):
-                let created = try await Roles.create(appID: appID, name: try Roles.validNewName(arguments[2]), session: session)
+                let created = try await Roles.create(
+                    appID: appID, name: try Roles.validNewName(arguments[2]), session: session)
                 return created ? "created \(arguments[2])" : "\(arguments[2]) exists"
             case ("delete", 3):
                 try await Roles.deleteAnnouncing(appID: appID, name: arguments[2], session: session)

@@ -62,7 +62,8 @@ package struct AppRepository: Sendable {
         let keys = Dictionary(uniqueKeysWithValues: APIKeyKind.allCases.map { ($0, APIKey.generate()) })
         do {
             try await database.withTransaction(logger: logger) { connection in
-                try await connection.query("INSERT INTO platform.apps (id, name) VALUES (\(id), \(name))", logger: logger)
+                try await connection.query(
+                    "INSERT INTO platform.apps (id, name) VALUES (\(id), \(name))", logger: logger)
                 for (kind, key) in keys {
                     try await connection.query(
                         "INSERT INTO platform.api_keys (app_id, kind, key_hash) VALUES (\(id), \(kind.rawValue), \(APIKey.hash(key)))",
@@ -70,7 +71,9 @@ package struct AppRepository: Sendable {
                 }
             }
         } catch let error as PostgresTransactionError {
-            if let psql = error.closureError as? PSQLError, psql.isUniqueViolation { throw AppAdminError.nameTaken(name) }
+            if let psql = error.closureError as? PSQLError, psql.isUniqueViolation {
+                throw AppAdminError.nameTaken(name)
+            }
             throw error
         }
         return CreatedApp(id: id.uuidString, name: name, keys: keys)

@@ -140,7 +140,8 @@ extension RouteDoc {
     /// `PUT users/roles/:name`.
     static let createRole: RouteDoc = {
         var doc = RouteDoc(
-            "Creates a custom role (server-code key).", json: .object(["name": .string], required: ["name"]), status: 201)
+            "Creates a custom role (server-code key).", json: .object(["name": .string], required: ["name"]),
+            status: 201)
         doc.otherStatuses = [200]
         return doc
     }()
@@ -153,7 +154,6 @@ extension RouteDoc {
     private static let roleMembership = APISchema.object(
         ["user": nonEmptyString.described("The user's objectId or identity"), "roleName": nonEmptyString],
         required: ["user", "roleName"])
-
 
     // MARK: Email and account pages
 

@@ -62,7 +62,8 @@ enum AccountPages {
         <form method="post"><label>New password <input type="password" name="password" required maxlength="72" \
         autocomplete="new-password"></label> <button type="submit">Save</button></form>
         """)
-    static let passwordChanged = page("Password changed", "<p>Your password has been changed. You can log in with it now.</p>")
+    static let passwordChanged = page(
+        "Password changed", "<p>Your password has been changed. You can log in with it now.</p>")
     static let emailConfirmed = page("Email confirmed", "<p>Thank you, your email address is confirmed.</p>")
 
     private static func page(_ title: String, _ body: String) -> String {
@@ -77,7 +78,8 @@ extension Response {
     /// An HTML page.
     static func html(_ text: String) -> Response {
         Response(
-            status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
+            status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 }
 
@@ -93,7 +95,9 @@ extension UserRoutes {
                     body: Data(call.body.readableBytesView), identity: call.identity, logger: call.context.logger))
         }
         router.add(.get, "users/emailtemplates/:event", doc: .emailTemplate) { call in
-            .jsonText(try await accounts.emailTemplate(call.parameters["event"] ?? "", identity: call.identity, logger: call.context.logger))
+            .jsonText(
+                try await accounts.emailTemplate(
+                    call.parameters["event"] ?? "", identity: call.identity, logger: call.context.logger))
         }
         router.add(.put, "users/emailtemplates/:event", doc: .changeEmailTemplate) { call in
             .jsonText(

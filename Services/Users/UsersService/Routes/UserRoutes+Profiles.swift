@@ -14,7 +14,8 @@ extension UserRoutes {
         }
         router.add(.put, "users/:id/status", doc: .setUserStatus) { call in
             let id = call.parameters["id"] ?? ""
-            _ = try await accounts.setStatus(id: id, body: try Self.body(call), identity: call.identity, logger: call.context.logger)
+            _ = try await accounts.setStatus(
+                id: id, body: try Self.body(call), identity: call.identity, logger: call.context.logger)
             return Response(status: .ok).endingSessions(of: id)
         }
         router.add(.post, "users/verifypassowrd", doc: .verifyPassword) { call in

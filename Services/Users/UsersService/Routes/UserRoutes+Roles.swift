@@ -11,14 +11,18 @@ extension UserRoutes {
             Self.names(call.identity.roles)
         }
         router.add(.get, "users/userroles/:id", doc: .userRoles) { call in
-            Self.names(try await accounts.roles(ofUser: call.parameters["id"] ?? "", identity: call.identity, logger: call.context.logger))
+            Self.names(
+                try await accounts.roles(
+                    ofUser: call.parameters["id"] ?? "", identity: call.identity, logger: call.context.logger))
         }
         router.add(.post, "users/assignRole", doc: .assignRole) { call in
-            let userID = try await accounts.assignRole(body: try Self.body(call), identity: call.identity, logger: call.context.logger)
+            let userID = try await accounts.assignRole(
+                body: try Self.body(call), identity: call.identity, logger: call.context.logger)
             return Response(status: .ok).endingSessions(of: userID)
         }
         router.add(.post, "users/unassignRole", doc: .unassignRole) { call in
-            let userID = try await accounts.unassignRole(body: try Self.body(call), identity: call.identity, logger: call.context.logger)
+            let userID = try await accounts.unassignRole(
+                body: try Self.body(call), identity: call.identity, logger: call.context.logger)
             return Response(status: .ok).endingSessions(of: userID)
         }
         router.add(.get, "users/role/:name", doc: .roleMembers) { call in
@@ -40,10 +44,12 @@ extension UserRoutes {
         router.add(.put, "users/roles/:name", doc: .createRole) { call in
             let name = call.parameters["name"] ?? ""
             let created = try await accounts.createRole(name, identity: call.identity, logger: call.context.logger)
-            return .jsonText(JSONValue.object(JSONObject([("name", .string(name))])).jsonText, status: created ? .created : .ok)
+            return .jsonText(
+                JSONValue.object(JSONObject([("name", .string(name))])).jsonText, status: created ? .created : .ok)
         }
         router.add(.delete, "users/roles/:name", doc: .deleteRole) { call in
-            try await accounts.deleteRole(call.parameters["name"] ?? "", identity: call.identity, logger: call.context.logger)
+            try await accounts.deleteRole(
+                call.parameters["name"] ?? "", identity: call.identity, logger: call.context.logger)
             return Response(status: .ok)
         }
     }

@@ -23,7 +23,8 @@ struct UserRoutes {
             let identity = call.identity
             return .jsonText(
                 try await accounts.register(
-                    appID: identity.appId, body: try Self.body(call), callerID: identity.userId, logger: call.context.logger))
+                    appID: identity.appId, body: try Self.body(call), callerID: identity.userId,
+                    logger: call.context.logger))
         }
         router.add(.post, "users/register/guest", doc: .registerGuest) { call in
             .jsonText(try await accounts.registerGuest(appID: call.identity.appId, logger: call.context.logger))

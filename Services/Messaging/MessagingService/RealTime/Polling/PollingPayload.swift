@@ -31,7 +31,8 @@ enum PollingPayload {
         var packets: [String] = []
         var rest = Substring(text)
         while !rest.isEmpty {
-            guard let colon = rest.firstIndex(of: ":"), let length = Int(rest[..<colon]), length >= 0, length <= 1 << 20 else { return nil }
+            guard let colon = rest.firstIndex(of: ":"), let length = Int(rest[..<colon]), length >= 0, length <= 1 << 20
+            else { return nil }
             let body = rest[rest.index(after: colon)...]
             var end = body.startIndex
             var units = 0

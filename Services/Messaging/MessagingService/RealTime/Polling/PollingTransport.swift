@@ -112,14 +112,21 @@ final class PollingTransport: RTWriter {
     }
 
     func close(code: UInt16, reason: String) async {
-        let (poll, packets, waiters, socket, session): (Poll?, [String], [CheckedContinuation<Void, Never>], ServedSocket?, RTSession?) =
-            state.withLock { state in
-                state.closed = true
-                state.closeTaken = state.poll != nil
-                defer { state.poll = nil; state.senders = []; state.session = nil }
-                // Without a poll waiting, what is left (and the close) goes to the next one.
-                return (state.poll, state.poll == nil ? [] : state.take(), state.senders, state.socket, state.session)
-            }
+        let (poll, packets, waiters, socket, session):
+            (Poll?, [String], [CheckedContinuation<Void, Never>], ServedSocket?, RTSession?) =
+                state.withLock { state in
+                    state.closed = true
+                    state.closeTaken = state.poll != nil
+                    defer {
+                        state.poll = nil
+                        state.senders = []
+                        state.session = nil
+                    }
+                    // Without a poll waiting, what is left (and the close) goes to the next one.
+                    return (
+                        state.poll, state.poll == nil ? [] : state.take(), state.senders, state.socket, state.session
+                    )
+                }
         poll?.resume(returning: packets + [EnginePacket.close.encoded])
         session?.received(.closed)
         if let socket { await socket.end(code: code, reason: reason) }
@@ -130,7 +137,9 @@ final class PollingTransport: RTWriter {
     private func room() async {
         await withCheckedContinuation { sender in
             let ready = state.withLock { state in
-                guard !state.closed, state.flushing || (state.socket == nil && state.waiting.count >= limit) else { return true }
+                guard !state.closed, state.flushing || (state.socket == nil && state.waiting.count >= limit) else {
+                    return true
+                }
                 state.senders.append(sender)
                 return false
             }

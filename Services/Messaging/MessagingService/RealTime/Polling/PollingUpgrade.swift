@@ -20,7 +20,8 @@ final class PollingUpgrade: Sendable {
 
     /// Moves session `sid` of `app` onto `socket`, or closes the socket (1002) when no such
     /// session lives here.
-    static func start(_ sid: String, on socket: ServedSocket, caller: PollingTransport.Owner, sessions: PollingSessions) {
+    static func start(_ sid: String, on socket: ServedSocket, caller: PollingTransport.Owner, sessions: PollingSessions)
+    {
         Task {
             guard let transport = await sessions.find(sid, for: caller) else {
                 return socket.refuse(code: SocketCloseCode.protocolError, reason: "Session ID unknown")
