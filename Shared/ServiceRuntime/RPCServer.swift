@@ -20,9 +20,8 @@ package enum RPCServer {
         filesPublicURL: String = "http://localhost:8080",
         health: DatabaseHealth? = nil, logger: Logger
     ) throws -> App {
-        let router = Router(context: RPCRequestContext.self)
-        router.middlewares.add(MetricsMiddleware())
-        router.middlewares.add(RPCEdgeMiddleware(defaultTimeout: defaultTimeout, filesPublicURL: filesPublicURL))
+        let edge = RPCEdgeMiddleware(defaultTimeout: defaultTimeout, filesPublicURL: filesPublicURL)
+        let router = Self.router(edge)
         router.post("/rpc/:operation") { request, context in
             let operation = try context.parameters.require("operation")
             // Operations other than the system's need the database: refused at once without it.
@@ -31,17 +30,26 @@ package enum RPCServer {
             }
             return try await registry.respond(to: request, operation: operation, context: context)
         }
-        let slot = RouterSlot()
-        let calls = CallLaneServer(router: slot)
+        // Calls on lanes run through a router of the buffered public routes alone: matched once,
+        // through the edge once per call (the lane's own request went through it once).
+        let callRouter = Self.router(edge)
+        routes.registerCalls(on: callRouter, health: health)
+        let calls = CallLaneServer(responder: callRouter.buildResponder())
         router.get(RouterPath(CallLaneServer.path)) { request, context in calls.response(request, context: context) }
         routes.register(on: router, health: health)
-        let responder = router.buildResponder()
-        slot.set(responder)
         return Application(
-            responder: responder,
+            responder: router.buildResponder(),
             server: try .http2Upgrade(tlsConfiguration: tls.serverConfiguration()),
             configuration: .init(address: .hostname(host, port: port), serverName: service.executable),
             onServerRunning: { channel in await ports.bound(.rpc, channel.localAddress?.port ?? 0) },
             logger: logger)
+    }
+
+    /// A router with the internal edge: metrics, then ``RPCEdgeMiddleware``.
+    private static func router(_ edge: RPCEdgeMiddleware) -> Router<RPCRequestContext> {
+        let router = Router(context: RPCRequestContext.self)
+        router.middlewares.add(MetricsMiddleware())
+        router.middlewares.add(edge)
+        return router
     }
 }

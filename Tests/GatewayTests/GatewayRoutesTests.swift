@@ -19,6 +19,8 @@ import Testing
         var service: ServiceName
         var path: String
         var credentials: Credentials
+        var resource: String
+        var prefix: String
         var operation: String?
         var container: String?
     }
@@ -34,10 +36,12 @@ import Testing
         init(_ manifests: [RouteManifest]) {
             let log = self.log
             routes = GatewayRoutes(services: manifests.map(\.service)) { route, service in
-                { _, context, credentials in
+                { _, context, address in
                     let container = route.permission.flatMap { context.decodedParameter($0.containerParameter) }
                     let match = Match(
-                        service: service, path: route.path, credentials: credentials,
+                        service: service, path: route.path, credentials: address.credentials,
+                        resource: address.resource,
+                        prefix: address.prefix,
                         operation: route.permission?.operation, container: container)
                     log.items.withLock { $0.append(match) }
                     return Response(status: .ok)
@@ -79,10 +83,12 @@ import Testing
         #expect(
             upload
                 == Match(
-                    service: .files, path: "files/:directory/**", credentials: .path, operation: "Upload",
-                    container: "My Docs"))
-        #expect(try await recorder.match(.put, "/api/files/d/x").get().credentials == .headers)
-        #expect(try await recorder.match(.get, "/APP/files/pages/home").get().credentials == .appOnly)
+                    service: .files, path: "files/:directory/**", credentials: .path,
+                    resource: "files/My%20Docs/a/b.txt", prefix: "/APP/KEY", operation: "Upload", container: "My Docs"))
+        let api = try await recorder.match(.put, "/api/files/d/x").get()
+        #expect(api.credentials == .headers && api.prefix == "/api" && api.resource == "files/d/x")
+        let keyless = try await recorder.match(.get, "/APP/files/pages/home").get()
+        #expect(keyless.credentials == .appOnly && keyless.prefix == "/APP" && keyless.resource == "files/pages/home")
         #expect(try await recorder.match(.get, "/APP/KEY/files/pages/home").get().credentials == .path)
         // Not keyless: without a key the path does not exist.
         #expect(
@@ -91,6 +97,36 @@ import Testing
         #expect(
             try await recorder.match(.get, "/APP/KEY/geo/points")
                 == .failure(.endpointNotFound(method: "GET", path: "APP/KEY/geo/points")))
+    }
+
+    /// A route served at the app's root is addressed by its own path, under the app's prefix.
+    @Test func appRootRoutesAreAddressedByTheirOwnPath() async throws {
+        let manifest = RouteManifest(
+            service: .messaging,
+            routes: [RouteDescriptor(method: "GET", path: "rt/poll", bodyLimit: 0, atAppRoot: true)])
+        let recorder = Recorder([manifest])
+        let poll = try await recorder.match(.get, "/APP/?EIO=4&transport=polling").get()
+        #expect(poll.credentials == .query && poll.resource == "rt/poll" && poll.prefix == "/APP")
+        #expect(try await recorder.match(.get, "/APP").get().prefix == "/APP")
+    }
+
+    /// The one split of a public path: prefix, resource, and the app and key it names.
+    @Test func aPathIsSplitOnceIntoPrefixResourceAppAndKey() {
+        let path = PublicAddress(path: "/My%20App/K%2F1/data/T/1", credentials: .path)
+        #expect(path.prefix == "/My%20App/K%2F1" && path.resource == "data/T/1")
+        #expect(path.appID == "My App" && path.apiKey == "K/1")
+        let api = PublicAddress(path: "/api/data/T", credentials: .headers)
+        #expect(api.prefix == "/api" && api.resource == "data/T" && api.appID == nil && api.apiKey == nil)
+        let keyless = PublicAddress(path: "/APP/files/x", credentials: .appOnly)
+        #expect(keyless.appID == "APP" && keyless.apiKey == nil && keyless.resource == "files/x")
+        let root = PublicAddress(path: "/APP/", credentials: .query, rootRoute: "rt/socket")
+        #expect(root.prefix == "/APP" && root.resource == "rt/socket" && root.appID == "APP")
+        #expect(PublicAddress(path: "/%ZZ/K/data", credentials: .path).appID == nil, "a malformed escape names no app")
+        #expect(PublicAddress(path: "//K/data", credentials: .path).appID == nil)
+        let unmatched = PublicAddress(unmatched: "/api/nowhere/x")
+        #expect(unmatched.credentials == .headers && unmatched.resource == "nowhere/x")
+        #expect(PublicAddress(unmatched: "/A/K/nowhere").resource == "nowhere")
+        #expect(PublicAddress(unmatched: "/").resource == "")
     }
 
     @Test func untilEveryServiceHasAnsweredUnknownPathsAre503() async throws {

@@ -35,21 +35,19 @@ struct AppResolver: Sendable {
         return identity.authenticated(as: session)
     }
 
-    /// The app and key kind of a request: from its path parameters, its headers, its query, or
-    /// (keyless routes) the app alone.
-    func resolve(
-        _ credentials: Credentials, context request: GatewayRequestContext, headers: HTTPFields, queryKey: String?,
-        call context: CallContext
-    ) async throws -> Resolved {
-        let appID = request.decodedParameter(Credentials.appParameter)
-        switch credentials {
+    /// The app and key kind of a request: from its path, its headers, its query, or (keyless
+    /// routes) the app alone.
+    func resolve(_ address: PublicAddress, headers: HTTPFields, queryKey: String?, call context: CallContext)
+        async throws -> Resolved
+    {
+        switch address.credentials {
         case .query:
-            guard let appID, let apiKey = queryKey, !apiKey.isEmpty else {
+            guard let appID = address.appID, let apiKey = queryKey, !apiKey.isEmpty else {
                 throw ErrorEnvelope.invalidApplicationInfo
             }
             return try await resolve(appID: appID, apiKey: apiKey, context: context)
         case .path:
-            guard let appID, let apiKey = request.decodedParameter(Credentials.keyParameter) else {
+            guard let appID = address.appID, let apiKey = address.apiKey else {
                 throw ErrorEnvelope.invalidApplicationInfo
             }
             return try await resolve(appID: appID, apiKey: apiKey, context: context)
@@ -63,7 +61,7 @@ struct AppResolver: Sendable {
             guard configuration.keylessAPIPath else { throw ErrorEnvelope.invalidApplicationInfo }
             return try await anonymous(appID: appID, context: context)
         case .appOnly:
-            guard let appID else { throw ErrorEnvelope.invalidApplicationInfo }
+            guard let appID = address.appID else { throw ErrorEnvelope.invalidApplicationInfo }
             return try await anonymous(appID: appID, context: context)
         }
     }

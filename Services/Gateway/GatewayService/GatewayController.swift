@@ -25,16 +25,16 @@ struct GatewayController: Sendable {
     /// `openapi.json`, kept current by the routes.
     let description = APIDescription()
 
-    /// Answers a request matched to `route` of `service`.
+    /// Answers a request matched to `route` of `service` at `address`.
     func handle(
         _ request: Request, context: GatewayRequestContext, route: RouteDescriptor, service: ServiceName,
-        credentials: Credentials
+        address: PublicAddress
     ) async throws -> Response {
         let limit = route.transfer == .buffered ? min(route.bodyLimit, bodyLimit) : route.bodyLimit
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
             throw ErrorEnvelope.payloadTooLarge(limit: limit)
         }
-        let (_, call) = try await resolve(request, context: context, credentials: credentials)
+        let (_, call) = try await resolve(request, context: context, address: address)
         // Data and relation routes: the rules are the data catalog's, which a permission change
         // passed through here has just refreshed (the owning service may hear of it later).
         if let permission = route.permission, [.data, .relations].contains(service), let identity = call.identity,
@@ -45,11 +45,11 @@ struct GatewayController: Sendable {
         }
         if route.transfer == .bidirectional {
             return try await openSocket(
-                request, context: context, route: route, service: service, credentials: credentials, call: call)
+                request, context: context, route: route, service: service, address: address, call: call)
         }
         var limited = route
         limited.bodyLimit = limit
-        let target = Target(route: limited, service: service, credentials: credentials, eventLoop: context.eventLoop)
+        let target = Target(route: limited, service: service, address: address, eventLoop: context.eventLoop)
         guard route.changesPermissions else { return try await pass(request, to: target, context: call) }
         return try await changingPermissions(request, to: target, context: call)
     }
@@ -59,14 +59,14 @@ struct GatewayController: Sendable {
         /// The route, with the body limit that applies.
         let route: RouteDescriptor
         let service: ServiceName
-        let credentials: Credentials
+        let address: PublicAddress
         /// The client connection's event loop, which the answer is written at the pace of.
         let eventLoop: any EventLoop
     }
 
     /// The caller's app and identity (the `user-token`'s user when one is sent), and the call's
     /// context carrying them.
-    private func resolve(_ request: Request, context: GatewayRequestContext, credentials: Credentials)
+    private func resolve(_ request: Request, context: GatewayRequestContext, address: PublicAddress)
         async throws -> (AppResolver.Resolved, CallContext)
     {
         var call = CallContext(
@@ -74,10 +74,9 @@ struct GatewayController: Sendable {
             deadline: .now() + defaultTimeout, logger: context.logger)
         call.clientAddress = ClientAddress.resolve(
             peer: context.clientAddress, forwardedFor: request.headers[.forwardedFor], trusted: trustedProxies)
-        let queryKey = credentials == .query ? request.uri.queryParameters["apiKey"].map(String.init) : nil
-        var resolved = try await resolver.resolve(
-            credentials, context: context, headers: request.headers, queryKey: queryKey, call: call)
-        if let token = Self.userToken(request, credentials: credentials) {
+        let queryKey = address.credentials == .query ? request.uri.queryParameters["apiKey"].map(String.init) : nil
+        var resolved = try await resolver.resolve(address, headers: request.headers, queryKey: queryKey, call: call)
+        if let token = Self.userToken(request, credentials: address.credentials) {
             resolved.identity = try await resolver.authenticate(resolved.identity, token: token, context: call)
         }
         call.identity = resolved.identity
@@ -110,13 +109,9 @@ struct GatewayController: Sendable {
     }
 
     private func pass(_ request: Request, to target: Target, context: CallContext) async throws -> Response {
-        // At the app's root the path names no route: the route's own path does.
-        let resource =
-            target.credentials == .query
-            ? target.route.path : Self.resource(path: request.uri.path, credentials: target.credentials)
         let answer = try await peers.pass(
-            request, resource: resource,
-            route: target.route, to: target.service, context: context, eventLoop: target.eventLoop,
+            request, resource: target.address.resource, prefix: target.address.prefix, route: target.route,
+            to: target.service, context: context, eventLoop: target.eventLoop,
             offeringFiles: directFiles != nil && target.service == .files)
         if let version = answer.catalogVersion, let appID = context.identity?.appId {
             await gate.reached(version, appID: appID)
@@ -135,24 +130,15 @@ struct GatewayController: Sendable {
     /// 101 tells the upgrade to go ahead. Without a slot the request asked for no upgrade: 426.
     private func openSocket(
         _ request: Request, context: GatewayRequestContext, route: RouteDescriptor, service: ServiceName,
-        credentials: Credentials, call: CallContext
+        address: PublicAddress, call: CallContext
     ) async throws -> Response {
         guard let slot = context.socketSlot else {
             throw ErrorEnvelope(code: 426, message: "This endpoint takes a WebSocket upgrade", status: 426)
         }
-        // At the app's root the path names no route: the route's own path does.
-        let resource =
-            credentials == .query ? route.path : Self.resource(path: request.uri.path, credentials: credentials)
-        let socket = try await peers.openSocket(request, resource: resource, route: route, to: service, context: call)
+        let socket = try await peers.openSocket(
+            request, resource: address.resource, route: route, to: service, context: call)
         slot.fill(OpenedSocket(socket: socket, route: route))
         return Response(status: .switchingProtocols)
-    }
-
-    /// The path after the app prefix, as the client sent it: `data/Person` of
-    /// `/{appId}/{key}/data/Person`, `/api/data/Person` or `/{appId}/data/Person`.
-    static func resource(path: String, credentials: Credentials) -> String {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        return segments.dropFirst(credentials == .path ? 2 : 1).joined(separator: "/")
     }
 
     /// The handler of one of the gateway's own routes.
@@ -165,16 +151,16 @@ struct GatewayController: Sendable {
     }
 
     /// `GET …/openapi.json`: the API's description, to a caller with a valid key.
-    private func describe(_ request: Request, context: GatewayRequestContext, credentials: Credentials) async throws
+    private func describe(_ request: Request, context: GatewayRequestContext, address: PublicAddress) async throws
         -> Response
     {
-        _ = try await resolve(request, context: context, credentials: credentials)
+        _ = try await resolve(request, context: context, address: address)
         return try description.response()
     }
 
     /// `GET …/info`: the app's name, every service's readiness and where real-time clients connect.
-    func info(_ request: Request, context: GatewayRequestContext, credentials: Credentials) async throws -> Response {
-        let (resolved, call) = try await resolve(request, context: context, credentials: credentials)
+    func info(_ request: Request, context: GatewayRequestContext, address: PublicAddress) async throws -> Response {
+        let (resolved, call) = try await resolve(request, context: context, address: address)
         let services = await readiness.all(context: call)
         let identity = resolved.identity
         return try .json(
@@ -185,10 +171,10 @@ struct GatewayController: Sendable {
 
     /// `GET …/rt/lookup`: where real-time clients connect, as a JSON string (what the Swift SDK
     /// and JS SDKs before 7.4 ask).
-    func realTimeLookup(_ request: Request, context: GatewayRequestContext, credentials: Credentials) async throws
+    func realTimeLookup(_ request: Request, context: GatewayRequestContext, address: PublicAddress) async throws
         -> Response
     {
-        _ = try await resolve(request, context: context, credentials: credentials)
+        _ = try await resolve(request, context: context, address: address)
         return try .json(realTimeURL(request))
     }
 
@@ -203,18 +189,9 @@ struct GatewayController: Sendable {
     /// A request no route matches: the caller's credentials are still checked (a wrong key is
     /// 2002 on any path), then 404 naming the path after the app prefix.
     func unmatched(_ request: Request, context: GatewayRequestContext) async throws -> Response {
-        let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        let credentials: Credentials = segments.first == "api" ? .headers : .path
-        var matched = context
-        if credentials == .path {
-            matched.coreContext.parameters = [
-                Credentials.appParameter[...]: segments.first ?? "",
-                Credentials.keyParameter[...]: segments.dropFirst().first ?? "",
-            ]
-        }
-        _ = try await resolve(request, context: matched, credentials: credentials)
-        let resource = Self.resource(path: request.uri.path, credentials: credentials)
-        throw ErrorEnvelope.endpointNotFound(method: request.method.rawValue, path: resource)
+        let address = PublicAddress(unmatched: request.uri.path)
+        _ = try await resolve(request, context: context, address: address)
+        throw ErrorEnvelope.endpointNotFound(method: request.method.rawValue, path: address.resource)
     }
 
     /// `GET /` and `GET /api`: the endpoint is up (the seed's browser check).

@@ -2,16 +2,21 @@ import Hummingbird
 import InternalProtocol
 import Synchronization
 
-/// The gateway's routes, built from the services' ``RouteManifest``s with Hummingbird's router:
-/// each manifest route under `/{appId}/{apiKey}/…` and `/api/…` (and `/{appId}/…` when keyless).
-/// Rebuilt whenever a manifest changes, so a route a service adds is routed without a gateway edit.
-final class GatewayRoutes: Sendable {
+/// The gateway's one router: its middlewares, its own routes and every route of the services'
+/// ``RouteManifest``s (each under `/{appId}/{apiKey}/…` and `/api/…`, `/{appId}/…` when keyless,
+/// `/{appId}` when served at the app's root), built with Hummingbird's router and rebuilt
+/// whenever a manifest changes, so a route a service adds is routed without a gateway edit. A
+/// request is matched once, here; its handler gets the path split once (``PublicAddress``).
+final class GatewayRoutes: HTTPResponder, Sendable {
+    typealias Context = GatewayRequestContext
     /// Answers a request no route matches (by throwing).
     typealias Unmatched = @Sendable (Request, GatewayRequestContext) async throws -> Response
     /// Makes the handler for one route of one service.
     typealias Handler = @Sendable (RouteDescriptor, ServiceName) -> RouteHandler
-    /// Answers a matched request; `credentials` says where its app and key come from.
-    typealias RouteHandler = @Sendable (Request, GatewayRequestContext, Credentials) async throws -> Response
+    /// Answers a matched request at its address.
+    typealias RouteHandler = @Sendable (Request, GatewayRequestContext, PublicAddress) async throws -> Response
+    /// Adds what every router has besides the manifests' routes: middlewares, literal routes.
+    typealias Configure = @Sendable (Router<GatewayRequestContext>) -> Void
 
     private struct State {
         var manifests: [ServiceName: RouteManifest] = [:]
@@ -24,13 +29,14 @@ final class GatewayRoutes: Sendable {
     let description: APIDescription
     private let handler: Handler
     private let unmatched: Unmatched
-    private let state = Mutex(State())
+    private let configure: Configure
+    private let state: Mutex<State>
 
     /// Routes for `services`, answering matched requests with `handler` and the rest with
-    /// `unmatched` (a plain 404 by default).
+    /// `unmatched` (a plain 404 by default); `configure` adds middlewares and literal routes.
     init(
         services: [ServiceName], description: APIDescription = APIDescription(), unmatched: Unmatched? = nil,
-        handler: @escaping Handler
+        configure: @escaping Configure = { _ in }, handler: @escaping Handler
     ) {
         self.services = services
         self.description = description
@@ -40,6 +46,20 @@ final class GatewayRoutes: Sendable {
                 throw ErrorEnvelope.endpointNotFound(
                     method: request.method.rawValue, path: String(request.uri.path.dropFirst()))
             }
+        self.configure = configure
+        state = Mutex(State())
+        // The gateway's own routes and middlewares serve before any manifest has arrived.
+        let initial = Self.build(
+            [Self.gatewayManifest], handler: handler, configure: configure, notFound: notFoundHandler)
+        state.withLock { $0.responder = initial }
+    }
+
+    /// ``notFound(_:_:)`` for the router, which must not keep the routes alive.
+    private var notFoundHandler: Unmatched {
+        { [weak self] request, context in
+            guard let self else { throw ErrorEnvelope.serviceUnavailable(.gateway) }
+            return try await self.notFound(request, context)
+        }
     }
 
     /// The services whose manifests have not arrived yet.
@@ -57,7 +77,7 @@ final class GatewayRoutes: Sendable {
             guard state.manifests[manifest.service] != manifest else { return }
             state.manifests[manifest.service] = manifest
             let manifests = [Self.gatewayManifest] + services.compactMap { state.manifests[$0] }
-            state.responder = Self.build(manifests, handler: handler, notFound: notFound)
+            state.responder = Self.build(manifests, handler: handler, configure: configure, notFound: notFoundHandler)
             description.update(manifests, complete: missing(in: state).isEmpty)
         }
     }
@@ -83,10 +103,11 @@ final class GatewayRoutes: Sendable {
         },
         schemas: GatewayRoute.schemas)
 
-    private static func build(_ manifests: [RouteManifest], handler: Handler, notFound: @escaping Unmatched)
-        -> RouterResponder<GatewayRequestContext>
-    {
+    private static func build(
+        _ manifests: [RouteManifest], handler: Handler, configure: Configure, notFound: @escaping Unmatched
+    ) -> RouterResponder<GatewayRequestContext> {
         let router = Router(context: GatewayRequestContext.self)
+        configure(router)
         // The router answers "no route" itself with an empty 404; this turns it into ours.
         router.middlewares.add(NotFoundMiddleware(notFound: notFound))
         var atAppRoot: [HTTPRequest.Method: AppRootRoutes] = [:]
@@ -94,27 +115,20 @@ final class GatewayRoutes: Sendable {
             for route in manifest.routes {
                 guard let method = HTTPRequest.Method(route.method) else { continue }
                 let answer = handler(route, manifest.service)
-                router.on(
-                    RouterPath("/:\(Credentials.appParameter)/:\(Credentials.keyParameter)/\(route.path)"),
-                    method: method
-                ) {
-                    request, context in try await answer(request, context, .path)
-                }
-                router.on(RouterPath("/api/\(route.path)"), method: method) { request, context in
-                    try await answer(request, context, .headers)
-                }
-                if route.keyless {
-                    router.on(RouterPath("/:\(Credentials.appParameter)/\(route.path)"), method: method) {
-                        request, context in try await answer(request, context, .appOnly)
+                for credentials in Credentials.prefixed where credentials != .appOnly || route.keyless {
+                    router.on(RouterPath(credentials.pattern + route.path), method: method) { request, context in
+                        try await answer(
+                            request, context, PublicAddress(path: request.uri.path, credentials: credentials))
                     }
                 }
                 if route.atAppRoot {
-                    atAppRoot[method, default: AppRootRoutes()].add(answer, socket: route.transfer == .bidirectional)
+                    atAppRoot[method, default: AppRootRoutes()].add(
+                        answer, path: route.path, socket: route.transfer == .bidirectional)
                 }
             }
         }
         for (method, routes) in atAppRoot {
-            router.on(RouterPath("/:\(Credentials.appParameter)"), method: method) { request, context in
+            router.on(RouterPath("/*"), method: method) { request, context in
                 try await routes.answer(request, context)
             }
         }
@@ -124,19 +138,20 @@ final class GatewayRoutes: Sendable {
 
 /// The routes served at `/{appId}/` for one method: a socket route takes the WebSocket upgrades
 /// and a plain route every other request, so socket.io's long-polling and its upgrade share the
-/// path (either alone takes everything).
+/// path (either alone takes everything). Each is addressed by its own path.
 struct AppRootRoutes: Sendable {
-    private var socket: GatewayRoutes.RouteHandler?
-    private var plain: GatewayRoutes.RouteHandler?
+    private var socket: (answer: GatewayRoutes.RouteHandler, path: String)?
+    private var plain: (answer: GatewayRoutes.RouteHandler, path: String)?
 
-    mutating func add(_ answer: @escaping GatewayRoutes.RouteHandler, socket isSocket: Bool) {
-        if isSocket { socket = answer } else { plain = answer }
+    mutating func add(_ answer: @escaping GatewayRoutes.RouteHandler, path: String, socket isSocket: Bool) {
+        if isSocket { socket = (answer, path) } else { plain = (answer, path) }
     }
 
     func answer(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
         let upgrade = context.socketSlot != nil
         guard let route = (upgrade ? socket ?? plain : plain ?? socket) else { throw HTTPError(.notFound) }
-        return try await route(request, context, .query)
+        let address = PublicAddress(path: request.uri.path, credentials: .query, rootRoute: route.path)
+        return try await route.answer(request, context, address)
     }
 }
 
@@ -151,8 +166,17 @@ enum Credentials: Equatable, Sendable {
     /// `/{appId}/?apiKey=…&userToken=…` (socket.io's path for the real-time protocol).
     case query
 
-    static let appParameter = "baasAppId"
-    static let keyParameter = "baasApiKey"
+    /// The credentials a route is served under by prefixing its path (``pattern``).
+    static let prefixed: [Credentials] = [.path, .headers, .appOnly]
+
+    /// The router pattern before a route's path: one wildcard per segment the prefix takes.
+    var pattern: String {
+        switch self {
+        case .path: "/*/*/"
+        case .headers: "/api/"
+        case .appOnly, .query: "/*/"
+        }
+    }
 }
 
 /// Hands the router's "no route" to the gateway (key check, then a JSON 404).

@@ -39,22 +39,22 @@ package enum GatewayService {
         controller.trustedProxies = configuration.trustedProxies
         controller.directFiles = configuration.filesRoot.map(DirectFiles.init)
         controller.realTimeURL = configuration.realTimeURL
-        let routes = GatewayRoutes(
-            services: services, description: controller.description, unmatched: controller.unmatched
-        ) { [controller] route, service in
+        let handler: GatewayRoutes.Handler = { [controller] route, service in
             guard service != .gateway else { return controller.answer(GatewayRoute(rawValue: route.path)!) }
-            return { request, context, credentials in
-                try await controller.handle(
-                    request, context: context, route: route, service: service, credentials: credentials)
+            return { request, context, address in
+                try await controller.handle(request, context: context, route: route, service: service, address: address)
             }
         }
+        let description = controller.description
+        let routes = GatewayRoutes(
+            services: services, description: description, unmatched: controller.unmatched,
+            configure: { configure($0, description: description, configuration: configuration) }, handler: handler)
         let loader = ManifestLoader(
             routes: routes, peers: peers, refresh: .seconds(configuration.routesRefreshSeconds), logger: logger)
-        let publicRouter = router(controller: controller, routes: routes, configuration: configuration)
         let publicServer = Application(
-            router: publicRouter,
+            responder: routes,
             server: .http1AndH2C(
-                webSockets: webSocketUpgrades(router: publicRouter, maximumFrameSize: maximumWebSocketFrame),
+                webSockets: webSocketUpgrades(responder: routes, maximumFrameSize: maximumWebSocketFrame),
                 headTimeout: .milliseconds(Int64(configuration.headTimeoutMilliseconds))),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "gateway"),
@@ -79,10 +79,11 @@ package enum GatewayService {
     /// The largest WebSocket frame the gateway reads; a socket route's own limit applies below it.
     static let maximumWebSocketFrame = 16 << 20
 
-    static func router(controller: GatewayController, routes: GatewayRoutes, configuration: GatewayConfiguration)
-        -> Router<GatewayRequestContext>
-    {
-        let router = Router(context: GatewayRequestContext.self)
+    /// What the gateway's router has besides the manifests' routes: the edge middlewares (origin
+    /// filter, CORS, metrics, request ids and error envelopes) and the gateway's literal routes.
+    static func configure(
+        _ router: Router<GatewayRequestContext>, description: APIDescription, configuration: GatewayConfiguration
+    ) {
         router.middlewares.add(OriginFilterMiddleware(allowed: configuration.corsOrigins))
         router.middlewares.add(
             CORSMiddleware(
@@ -97,16 +98,7 @@ package enum GatewayService {
         router.middlewares.add(GatewayEdgeMiddleware())
         router.get("/") { _, _ in try GatewayController.banner() }
         router.get("/api") { _, _ in try GatewayController.banner() }
-        router.get("/openapi.json") { _, _ in try routes.description.response() }
-        for method: HTTPRequest.Method in [.get, .post, .put, .delete, .patch, .head] {
-            // `/api/**` too: the trie does not fall back from the `/api` literal to a root wildcard.
-            for path: RouterPath in ["**", "/api/**"] {
-                router.on(path, method: method) { request, context in
-                    try await routes.respond(to: request, context: context)
-                }
-            }
-        }
-        return router
+        router.get("/openapi.json") { _, _ in try description.response() }
     }
 }
 

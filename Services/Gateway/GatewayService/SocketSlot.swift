@@ -37,9 +37,8 @@ extension GatewayService {
     /// The gateway's answer to WebSocket upgrades: the request runs through the public router
     /// like any other (key, identity, route, permission), and a socket route opens its internal
     /// stream and leaves the relay; anything else is answered with the router's response.
-    static func webSocketUpgrades(router: Router<GatewayRequestContext>, maximumFrameSize: Int) -> WebSocketUpgrades {
-        let responder = router.buildResponder()
-        return WebSocketUpgrades(maximumFrameSize: maximumFrameSize) { request, channel, logger in
+    static func webSocketUpgrades(responder: GatewayRoutes, maximumFrameSize: Int) -> WebSocketUpgrades {
+        WebSocketUpgrades(maximumFrameSize: maximumFrameSize) { request, channel, logger in
             var context = GatewayRequestContext(source: .init(channel: channel, logger: logger))
             let slot = SocketSlot()
             context.socketSlot = slot

@@ -4,12 +4,11 @@ import Hummingbird
 import InternalProtocol
 import Logging
 import NIOCore
-import Synchronization
 
 /// A service's end of call lanes: a peer opens `GET /_lanes/call` (one long stream per lane)
-/// and sends calls on it. Each call becomes a request to the service's own router, as if it had
-/// come on a stream of its own — the edge middleware reads its context headers and checks the
-/// caller's certificate (the lane's), its route runs, and the answer goes back in parts within
+/// and sends calls on it. Each call becomes a request to the router of the service's buffered
+/// public routes — the edge middleware reads its context headers (the caller is the lane's,
+/// proved by the lane's own request), its route runs, and the answer goes back in parts within
 /// the caller's credit.
 struct CallLaneServer: Sendable {
     /// Where peers open lanes.
@@ -19,15 +18,15 @@ struct CallLaneServer: Sendable {
     static let maximumCall = 1 << 20
 
     /// The router every call goes to.
-    let router: RouterSlot
+    let responder: RouterResponder<RPCRequestContext>
 
     /// The lane's answer: its frames, for as long as the lane lives.
     func response(_ request: Request, context: RPCRequestContext) -> Response {
         Response(
             status: .ok, headers: [.contentType: "application/octet-stream"],
             body: ResponseBody { writer in
-                let lane = CalleeLane(maximumPayload: Self.maximumCall) { [router] call, head, body in
-                    await Self.answer(call, head: head, body: body, router: router, context: context)
+                let lane = CalleeLane(maximumPayload: Self.maximumCall) { [responder] call, head, body in
+                    await Self.answer(call, head: head, body: body, responder: responder, context: context)
                 }
                 await lane.serve(request.body, to: &writer)
                 try await writer.finish(nil)
@@ -35,7 +34,8 @@ struct CallLaneServer: Sendable {
     }
 
     private static func answer(
-        _ call: ServedCall, head: CallHead, body: ByteBuffer, router: RouterSlot, context: RPCRequestContext
+        _ call: ServedCall, head: CallHead, body: ByteBuffer, responder: RouterResponder<RPCRequestContext>,
+        context: RPCRequestContext
     ) async {
         let request = Request(
             head: HTTPRequest(
@@ -43,7 +43,7 @@ struct CallLaneServer: Sendable {
             body: RequestBody(buffer: body))
         let sender = AnswerSender(call)
         do {
-            let response = try await router.responder.respond(to: request, context: context)
+            let response = try await responder.respond(to: request, context: context)
             sender.head = AnswerHead(status: response.status.code, headers: Self.headers(of: response))
             try await response.body.write(AnswerBodyWriter(sender: sender))
             if !sender.sentEnd { try await sender.finish() }
@@ -62,27 +62,6 @@ struct CallLaneServer: Sendable {
             headers[.contentLength] = String(length)
         }
         return headers
-    }
-}
-
-/// The service's router, set once it is built (its own lane route reaches it through here).
-package final class RouterSlot: Sendable {
-    private let slot = Mutex<RouterResponder<RPCRequestContext>?>(nil)
-
-    package init() {}
-
-    /// Sets the router's responder.
-    package func set(_ responder: RouterResponder<RPCRequestContext>) {
-        slot.withLock { $0 = responder }
-    }
-
-    var responder: RouterResponder<RPCRequestContext> {
-        get throws {
-            guard let responder = slot.withLock({ $0 }) else {
-                throw ErrorEnvelope(code: 503, message: "The service is starting", status: 503)
-            }
-            return responder
-        }
     }
 }
 

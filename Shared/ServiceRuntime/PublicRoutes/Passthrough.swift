@@ -91,8 +91,8 @@ extension InternalClient {
     /// streamed route is bounded by its idle timeout instead of the call's deadline.
     /// The answer's body is written at the pace of the client's connection on `eventLoop`.
     package func pass(
-        _ request: Request, resource: String, route: RouteDescriptor, to service: ServiceName, context: CallContext,
-        eventLoop: any EventLoop, offeringFiles: Bool = false
+        _ request: Request, resource: String, prefix: String, route: RouteDescriptor, to service: ServiceName,
+        context: CallContext, eventLoop: any EventLoop, offeringFiles: Bool = false
     ) async throws -> PassedResponse {
         guard let base = peers[service] else { throw ErrorEnvelope.serviceUnavailable(service) }
         // The HTTP client would escape a stray `%` again, turning a malformed escape into a
@@ -101,8 +101,6 @@ extension InternalClient {
             throw ErrorEnvelope.badRequest("The path holds a malformed percent escape or bytes that are not UTF-8")
         }
         let query = request.uri.query.map { "?\($0)" } ?? ""
-        // The path is `prefix/resource`, the resource cut from its end by the gateway.
-        let prefix = String(Substring(request.uri.path.utf8.dropLast(resource.utf8.count + 1)))
         let hasBody = Self.hasBody(request)
         let length = request.headers[.contentLength].flatMap(Int64.init)
         if Self.travelsOnLane(request, route: route, hasBody: hasBody, length: length, offeringFiles: offeringFiles) {

@@ -89,6 +89,21 @@ package struct PublicRoutes: Sendable {
     /// Registers every handler on the internal server's router; with `health`, requests are
     /// refused at once while the database cannot be reached.
     func register(on router: Router<RPCRequestContext>, health: DatabaseHealth? = nil) {
+        register(entries, on: router, health: health)
+        guard !sockets.isEmpty else { return }
+        let lanes = SocketLaneServer(routes: sockets)
+        router.get(RouterPath(SocketLaneServer.path)) { request, context in
+            try lanes.response(request, context: context)
+        }
+    }
+
+    /// Registers the handlers of buffered routes, the only ones calls on a lane reach, on the
+    /// router lanes run their calls through (``CallLaneServer``).
+    func registerCalls(on router: Router<RPCRequestContext>, health: DatabaseHealth? = nil) {
+        register(entries.filter { $0.descriptor.transfer == .buffered }, on: router, health: health)
+    }
+
+    private func register(_ entries: [Entry], on router: Router<RPCRequestContext>, health: DatabaseHealth?) {
         let group = router.group(context: PublicRequestContext.self)
         if let health { group.add(middleware: DatabaseGate(health: health)) }
         for entry in entries {
@@ -104,11 +119,6 @@ package struct PublicRoutes: Sendable {
                 }
             }
             group.on(RouterPath("/" + entry.descriptor.path), method: method, use: responder)
-        }
-        guard !sockets.isEmpty else { return }
-        let lanes = SocketLaneServer(routes: sockets)
-        router.get(RouterPath(SocketLaneServer.path)) { request, context in
-            try lanes.response(request, context: context)
         }
     }
 
