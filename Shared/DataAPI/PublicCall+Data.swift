@@ -100,6 +100,6 @@ extension Response {
 extension RoutePermission {
     /// The data operation a route performs on the table its `:table` parameter names.
     package static func data(_ operation: DataOperation) -> RoutePermission {
-        RoutePermission(operation: operation.rawValue, containerParameter: "table")
+        RoutePermission(operation: operation.rawValue, containerParameter: "table", rules: .dataTables)
     }
 }

@@ -76,17 +76,28 @@ package struct RouteDescriptor: Codable, Sendable, Hashable {
 }
 
 /// The permission a route performs on a container named by one of its path parameters, as the
-/// gateway's rule check needs it: `Find` on the table `:table`.
+/// gateway's rule check needs it: `Find` on the table `:table`, under the data tables' rules.
 package struct RoutePermission: Codable, Sendable, Hashable {
     /// The operation's name in the permission model (`Find`, `Create`, …).
     package var operation: String
     /// The path parameter naming the container (a table for data routes).
     package var containerParameter: String
+    /// Whose rules decide it; the gateway refuses early only under rules it keeps (nil: none,
+    /// the owning service decides alone).
+    package var rules: Rules?
+
+    /// The rule sets a route's permission can be decided by.
+    package enum Rules: String, Codable, Sendable, Hashable {
+        /// The app's table and global rules of the data catalog (data-service's
+        /// `permissions.rules`), versioned with the catalog.
+        case dataTables
+    }
 
     /// Creates a permission.
-    package init(operation: String, containerParameter: String) {
+    package init(operation: String, containerParameter: String, rules: Rules? = nil) {
         self.operation = operation
         self.containerParameter = containerParameter
+        self.rules = rules
     }
 }
 

@@ -28,7 +28,7 @@ package struct SQLMigration: DatabaseMigration {
 
     package func apply(on connection: PostgresConnection, logger: Logger) async throws {
         for statement in statements {
-            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            try await connection.run(PostgresQuery(unsafeSQL: statement), logger: logger)
         }
     }
 }

@@ -25,8 +25,8 @@ package struct MigrationRunner: Sendable {
     package func apply(on client: PostgresClient, logger: Logger) async throws -> [Int] {
         try await client.withTransaction(logger: logger) { connection in
             // Migrations may rebuild large tables: the pool's statement limit is for requests.
-            try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
-            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
+            try await connection.run("SET LOCAL statement_timeout = 0", logger: logger)
+            try await connection.run("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
             try await Self.createBookkeeping(on: connection, logger: logger)
             let applied = try await appliedVersions(on: connection, logger: logger)
             var newlyApplied: [Int] = []
@@ -43,8 +43,8 @@ package struct MigrationRunner: Sendable {
     // The runner's own table is the one thing created on demand: it must exist before any
     // numbered migration can be recorded. The advisory lock makes the IF NOT EXISTS race-free.
     private static func createBookkeeping(on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("CREATE SCHEMA IF NOT EXISTS platform", logger: logger)
-        try await connection.query(
+        try await connection.run("CREATE SCHEMA IF NOT EXISTS platform", logger: logger)
+        try await connection.run(
             """
             CREATE TABLE IF NOT EXISTS platform.schema_migrations (
                 owner text NOT NULL, version integer NOT NULL, name text NOT NULL,
@@ -63,7 +63,7 @@ package struct MigrationRunner: Sendable {
     private func record(_ migration: any DatabaseMigration, on connection: PostgresConnection, logger: Logger)
         async throws
     {
-        try await connection.query(
+        try await connection.run(
             "INSERT INTO platform.schema_migrations (owner, version, name) VALUES (\(owner), \(migration.version), \(migration.name))",
             logger: logger)
     }

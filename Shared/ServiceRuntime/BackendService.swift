@@ -133,7 +133,7 @@ struct DatabaseReadiness: Sendable {
     @Sendable func check() async -> SystemStatus.Response {
         do {
             try await withTimeout(timeout) { [database, logger] in
-                _ = try await database.query("SELECT 1", logger: logger).collect()
+                try await database.run("SELECT 1", logger: logger)
             }
             return .init(service: service, ready: true)
         } catch {

@@ -162,6 +162,9 @@ import Testing
         }
         let spaced = try await recorder.match(.get, "/APP/KEY/data/My%20Table").get()
         #expect(spaced.container == "My Table")
+        // Each is decided by the data tables' rules, which the gateway keeps: its manifest says so.
+        #expect(manifest.routes.compactMap(\.permission).allSatisfy { $0.rules == .dataTables })
+        #expect(Self.testManifest.routes.compactMap(\.permission).allSatisfy { $0.rules == nil })
         let changes = manifest.routes.filter(\.changesPermissions).map(\.path)
         #expect(changes.count == 3 && changes.allSatisfy { $0.contains("/permissions/") })
         #expect(

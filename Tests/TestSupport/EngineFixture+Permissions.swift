@@ -3,6 +3,7 @@ import Foundation
 import InternalProtocol
 import Permissions
 import PostgresNIO
+import PostgresSupport
 import Testing
 
 /// The permission store driven directly for property tests: random facts (``PermissionFact``)
@@ -13,7 +14,7 @@ extension EngineFixture {
         var bindings = PostgresBindings()
         for value in binds { bindings.append(value) }
         do {
-            _ = try await database.query(PostgresQuery(unsafeSQL: text, binds: bindings), logger: logger).collect()
+            try await database.run(PostgresQuery(unsafeSQL: text, binds: bindings), logger: logger)
         } catch {
             Issue.record("\(String(reflecting: error))")
             throw error

@@ -47,7 +47,7 @@ package enum TestDatabase {
     static func admin(_ statement: String) async throws {
         do {
             try await PostgresClient.with(server, logger: logger) { client in
-                _ = try await client.query(PostgresQuery(unsafeSQL: statement), logger: logger).collect()
+                try await client.run(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
         } catch let error as PSQLError {
             // PSQLError hides the server's message from its description; a failing test needs it.

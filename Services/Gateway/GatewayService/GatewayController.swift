@@ -35,9 +35,9 @@ struct GatewayController: Sendable {
             throw ErrorEnvelope.payloadTooLarge(limit: limit)
         }
         let (_, call) = try await resolve(request, context: context, address: address)
-        // Data and relation routes: the rules are the data catalog's, which a permission change
-        // passed through here has just refreshed (the owning service may hear of it later).
-        if let permission = route.permission, [.data, .relations].contains(service), let identity = call.identity,
+        // Routes under the data tables' rules, as their manifest says: the gateway keeps those
+        // rules, which a permission change passed through here has just refreshed.
+        if let permission = route.permission, permission.rules == .dataTables, let identity = call.identity,
             let operation = DataOperation(rawValue: permission.operation),
             let table = context.decodedParameter(permission.containerParameter)
         {

@@ -2,6 +2,7 @@ import InternalProtocol
 import Logging
 import NIOCore
 import PostgresNIO
+import PostgresSupport
 
 /// A logical replication slot decoding the database's write-ahead log for ``ChangeRecord``s
 /// through the SQL interface. The `pgoutput` plugin with a publication of no tables hands out
@@ -31,7 +32,7 @@ package struct ChangeSlot: Sendable {
     /// Creates a slot that lives as long as `connection` (for tests).
     package static func temporary(on connection: PostgresConnection, logger: Logger) async throws -> ChangeSlot {
         let name = "baas_tmp_" + (0..<4).map { _ in String(UInt32.random(in: .min ... .max), radix: 16) }.joined()
-        try await connection.query(
+        try await connection.run(
             "SELECT pg_create_logical_replication_slot(\(name)::name, 'pgoutput', true)", logger: logger)
         return ChangeSlot(name: name, connection: connection, logger: logger)
     }
@@ -39,7 +40,7 @@ package struct ChangeSlot: Sendable {
     /// Creates the slot (persistent): events committed after this returns will be read. It
     /// waits for the transactions under way to end.
     package func create() async throws {
-        try await connection.query(
+        try await connection.run(
             "SELECT pg_create_logical_replication_slot(\(name)::name, 'pgoutput')", logger: logger)
     }
 
@@ -70,7 +71,7 @@ package struct ChangeSlot: Sendable {
     /// then. Run it where the slot is known to exist, so no event is emitted unread.
     package func watch(_ tables: [(app: String, table: String)], for duration: Duration) async throws {
         guard !tables.isEmpty else { return }
-        try await connection.query(
+        try await connection.run(
             """
             INSERT INTO data.watched_tables (app_id, table_name, watched_until)
             SELECT a, t, now() + \(duration.wholeMilliseconds) * interval '1 millisecond'
@@ -90,7 +91,7 @@ package struct ChangeSlot: Sendable {
 
     /// Drops the slot.
     package func drop() async throws {
-        try await connection.query("SELECT pg_drop_replication_slot(\(name)::name)", logger: logger)
+        try await connection.run("SELECT pg_drop_replication_slot(\(name)::name)", logger: logger)
     }
 
     /// The records of transactions committed before log position `limit` (nil: all there are)
@@ -113,7 +114,7 @@ package struct ChangeSlot: Sendable {
 
     /// Marks everything before log position `position` read.
     package func advance(to position: UInt64) async throws {
-        try await connection.query(
+        try await connection.run(
             "SELECT 1 FROM pg_replication_slot_advance(\(name)::name, '0/0'::pg_lsn + \(Int64(bitPattern: position))::numeric)",
             logger: logger)
     }

@@ -2,6 +2,7 @@ import InternalProtocol
 import Logging
 import Permissions
 import PostgresNIO
+import PostgresSupport
 
 /// The permission cells of one kind of container (geo categories, messaging channels) kept in
 /// one table: a row per (app, container, principal, operation), the container lower-cased (`''`
@@ -69,7 +70,7 @@ package struct ContainerRuleTable<Operation: PermissionOperation>: Sendable {
         let (kind, name) = principal.parts
         // The change and its announcement are one statement: every instance hears of it at commit.
         if let decision {
-            try await database.query(
+            try await database.run(
                 """
                 WITH changed AS (
                     INSERT INTO \(unescaped: table) (app_id, \(unescaped: containerColumn), principal_kind, principal, operation, decision)
@@ -80,7 +81,7 @@ package struct ContainerRuleTable<Operation: PermissionOperation>: Sendable {
                 SELECT pg_notify(\(channel), \(app)) FROM (SELECT count(*) FROM changed) c
                 """, logger: logger)
         } else {
-            try await database.query(
+            try await database.run(
                 """
                 WITH changed AS (
                     DELETE FROM \(unescaped: table) WHERE app_id = \(app) AND \(unescaped: containerColumn) = \(key)

@@ -1,6 +1,7 @@
 import InternalProtocol
 import Permissions
 import PostgresNIO
+import PostgresSupport
 
 extension FileCatalog {
     /// The cells on the root, on every directory above `path` and on `path` itself, and with
@@ -30,7 +31,7 @@ extension FileCatalog {
         app: String, path: FilePath, principal: Principal, operation: FileOperation, decision: PermissionDecision
     ) async throws {
         let (kind, name) = principal.parts
-        try await database.query(
+        try await database.run(
             """
             INSERT INTO files.permissions (app_id, path, principal_kind, principal, operation, decision)
             VALUES (\(app), \(path.description), \(kind), \(name), \(operation.rawValue), \(decision.rawValue))

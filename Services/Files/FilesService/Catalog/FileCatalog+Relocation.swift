@@ -26,7 +26,7 @@ extension FileCatalog {
             // Lock the source first: the range statement after it then sees every entry
             // committed under it meanwhile (a file uploaded into a directory being moved).
             try await lockEntry(source, app: app, on: connection, missing: FileError.sourceNotFound(old))
-            try await connection.query(
+            try await connection.run(
                 """
                 UPDATE files.entries SET
                     path = \(new) || substr(path, char_length(\(old)) + 1),
@@ -36,7 +36,7 @@ extension FileCatalog {
                 WHERE app_id = \(app) AND (path = \(old) OR (path >= \(low) AND path < \(high)))
                 """, logger: logger)
             // The cells move with what they are set on.
-            try await connection.query(
+            try await connection.run(
                 """
                 UPDATE files.permissions SET path = \(new) || substr(path, char_length(\(old)) + 1)
                 WHERE app_id = \(app) AND (path = \(old) OR (path >= \(low) AND path < \(high)))
@@ -72,7 +72,7 @@ extension FileCatalog {
             try await requireVacant(top.path, app: app, on: connection)
             let now = Self.now()
             // Arrays cannot hold NULL here: empty strings stand for it.
-            try await connection.query(
+            try await connection.run(
                 """
                 INSERT INTO files.entries
                     (app_id, path, parent, name, is_directory, size, content_type, storage_key, created, updated, owner_id)

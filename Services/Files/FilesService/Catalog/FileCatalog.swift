@@ -2,6 +2,7 @@ import Foundation
 import InternalProtocol
 import Logging
 import PostgresNIO
+import PostgresSupport
 
 /// Every app's file tree in `files.entries`. Writes that replace or remove bytes hand the old
 /// storage objects to `files.garbage` in the same transaction, due after a grace period, so a
@@ -64,7 +65,7 @@ struct FileCatalog: Sendable {
     )
         async throws
     {
-        try await connection.query(
+        try await connection.run(
             """
             UPDATE files.entries SET size = \(file.size), content_type = \(file.contentType), storage_key = \(file.key),
                 updated = \(Self.now())
@@ -114,7 +115,7 @@ struct FileCatalog: Sendable {
             }
             try await discard(keys, app: app, on: connection)
             // Cells on what is gone would otherwise apply to whatever takes its place.
-            try await connection.query(
+            try await connection.run(
                 """
                 DELETE FROM files.permissions
                 WHERE app_id = \(app) AND (path = \(path.description) OR (path >= \(low) AND path < \(high)))
@@ -165,7 +166,7 @@ struct FileCatalog: Sendable {
     /// Hands `keys` and their resized copies to the garbage table, due after the grace period.
     func discard(_ keys: [String], app: String, on connection: PostgresConnection) async throws {
         guard !keys.isEmpty else { return }
-        try await connection.query(
+        try await connection.run(
             """
             WITH copies AS (DELETE FROM files.renditions WHERE original_key = ANY(\(keys)::text[]) RETURNING storage_key)
             INSERT INTO files.garbage (storage_key, app_id, due)
@@ -181,10 +182,10 @@ struct FileCatalog: Sendable {
         _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         try await database.withConnection { connection in
-            try await connection.query("BEGIN", logger: logger)
+            try await connection.run("BEGIN", logger: logger)
             do {
                 let result = try await body(connection)
-                try await connection.query("COMMIT", logger: logger)
+                try await connection.run("COMMIT", logger: logger)
                 return result
             } catch {
                 _ = try? await connection.query("ROLLBACK", logger: logger)
@@ -236,7 +237,7 @@ extension FileCatalog {
         _ directories: [FilePath], app: String, owner: String?, on connection: PostgresConnection, logger: Logger
     ) async throws {
         let now = now()
-        try await connection.query(
+        try await connection.run(
             """
             INSERT INTO files.entries (app_id, path, parent, name, is_directory, created, updated, owner_id)
             SELECT \(app), p, pa, n, true, \(now), \(now), \(owner)
@@ -249,7 +250,7 @@ extension FileCatalog {
     /// Serialises writers of one path until the transaction ends (appends read the current
     /// bytes and must see no other change land meanwhile).
     static func lock(_ path: FilePath, app: String, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query(
+        try await connection.run(
             "SELECT pg_advisory_xact_lock(hashtextextended(\(app + "/" + path.description), 0))", logger: logger)
     }
 

@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import PostgresSupport
 import ServiceLifecycle
 import ServiceRuntime
 
@@ -43,7 +44,7 @@ struct GarbageCollector: Service {
             }
             // An object that cannot be removed now is tried again later, behind the others.
             if !failed.isEmpty {
-                try await connection.query(
+                try await connection.run(
                     """
                     INSERT INTO files.garbage (storage_key, app_id, due)
                     SELECT k, a, \(FileCatalog.now() + 3_600_000) FROM unnest(\(failed.map(\.key))::text[], \(failed.map(\.app))::text[]) AS f(k, a)

@@ -1,6 +1,7 @@
 import DataEngine
 import InternalProtocol
 import PostgresNIO
+import PostgresSupport
 
 /// A category as answers carry it: its name, objectId and how many points it holds.
 struct GeoCategory: Sendable, Equatable {
@@ -34,7 +35,7 @@ extension GeoStore {
     func createCategory(app: String, name: String) async throws -> GeoCategory {
         var sql = Self.namingCategories(app: app, [name])
         sql.append("SELECT 1")
-        _ = try await database.query(sql.query, logger: logger).collect()
+        try await database.run(sql.query, logger: logger)
         guard let category = try await categories(app: app).first(where: { $0.name == name }) else {
             throw GeoError.categoryNotFound(name)
         }
@@ -50,9 +51,9 @@ extension GeoStore {
             var found = false
             for try await _ in rows { found = true }
             guard found else { return false }
-            try await connection.query(
+            try await connection.run(
                 "DELETE FROM geo.points WHERE app_id = \(app) AND categories = ARRAY[\(name)]::text[]", logger: logger)
-            try await connection.query(
+            try await connection.run(
                 """
                 UPDATE geo.points SET categories = array_remove(categories, \(name)), updated = \(Self.now())
                 WHERE app_id = \(app) AND categories @> ARRAY[\(name)]::text[]
@@ -64,6 +65,6 @@ extension GeoStore {
     private func ensureDefault(app: String) async throws {
         var sql = Self.namingCategories(app: app, [GeoCategoryName.standard])
         sql.append("SELECT 1")
-        _ = try await database.query(sql.query, logger: logger).collect()
+        try await database.run(sql.query, logger: logger)
     }
 }

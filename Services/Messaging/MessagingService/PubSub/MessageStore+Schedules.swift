@@ -1,6 +1,7 @@
 import DataEngine
 import Logging
 import PostgresNIO
+import PostgresSupport
 
 extension MessageStore {
     /// Publishes the occurrences due now, up to `limit`, each in the transaction that claims its
@@ -34,7 +35,7 @@ extension MessageStore {
                 pubSub, push
             ) in due {
                 guard try await mayPublish(app, channel, Publisher(userID: user, roles: roles)) else {
-                    try await connection.query(
+                    try await connection.run(
                         """
                         UPDATE messaging.schedules SET status = 'failed',
                             error_message = 'The publisher may no longer publish to channel ' || channel
@@ -55,13 +56,13 @@ extension MessageStore {
                     next = upcoming + (now - upcoming) / every * every
                 }
                 if let upcoming = next, upcoming <= (expires ?? .max) {
-                    try await connection.query(
+                    try await connection.run(
                         """
                         UPDATE messaging.schedules SET next_at = \(upcoming), occurrences = occurrences + 1
                         WHERE app_id = \(app) AND id = \(id)
                         """, logger: logger)
                 } else {
-                    try await connection.query(
+                    try await connection.run(
                         """
                         UPDATE messaging.schedules SET status = 'published', occurrences = occurrences + 1
                         WHERE app_id = \(app) AND id = \(id)

@@ -1,4 +1,5 @@
 import PostgresNIO
+import PostgresSupport
 
 extension MessageStore {
     /// How long the app's messages can be polled, in ms (the default unless set).
@@ -11,7 +12,7 @@ extension MessageStore {
 
     /// Sets how long the app's messages published from now on can be polled, in ms.
     func setRetention(app: String, _ milliseconds: Int64) async throws {
-        try await database.query(
+        try await database.run(
             """
             INSERT INTO messaging.settings (app_id, retention) VALUES (\(app), \(milliseconds))
             ON CONFLICT (app_id) DO UPDATE SET retention = excluded.retention

@@ -3,6 +3,7 @@ import Foundation
 import InternalProtocol
 import Logging
 import PostgresNIO
+import PostgresSupport
 
 /// Channels, messages and polling subscriptions in the `messaging` schema. Each statement is
 /// atomic on its own: a publish numbers its message under the channel row's lock, a poll hands
@@ -68,7 +69,7 @@ struct MessageStore: Sendable {
                 pubSub: request.delivery.pubSub, push: request.delivery.targets, at: now, on: nil)
             return (id, "published")
         }
-        try await database.query(
+        try await database.run(
             """
             WITH c AS (
                 INSERT INTO messaging.channels (app_id, name, last_seq, created) VALUES (\(app), \(channel), 0, \(now))
@@ -95,9 +96,9 @@ struct MessageStore: Sendable {
             data: data,
             pubSub: pubSub, push: push, at: now)
         if let connection {
-            try await connection.query(statement, logger: logger)
+            try await connection.run(statement, logger: logger)
         } else {
-            try await database.query(statement, logger: logger)
+            try await database.run(statement, logger: logger)
         }
     }
 
@@ -160,7 +161,7 @@ struct MessageStore: Sendable {
         let id = UUID().uuidString
         let now = Self.now()
         // Updating the channel row waits for publishes under way, so the starting point counts them.
-        try await database.query(
+        try await database.run(
             """
             WITH c AS (
                 INSERT INTO messaging.channels AS ch (app_id, name, last_seq, created) VALUES (\(app), \(channel), 0, \(now))
@@ -208,7 +209,7 @@ struct MessageStore: Sendable {
             let numbered = try await Self.polled(rows)
             let messages = numbered.map(\.1)
             let last = numbered.last?.0 ?? after
-            try await connection.query(
+            try await connection.run(
                 "UPDATE messaging.subscriptions SET after_seq = \(last), polled = \(now) WHERE app_id = \(app) AND id = \(id)",
                 logger: logger)
             return Taken(subtopic: subtopic, selector: selector, messages: messages)

@@ -2,6 +2,7 @@ import DataEngine
 import InternalProtocol
 import Logging
 import PostgresNIO
+import PostgresSupport
 import ServiceRuntime
 
 /// Each app's push credentials in `messaging.push_credentials`: what may be shown in `summary`,
@@ -24,7 +25,7 @@ struct PushCredentialStore: Sendable {
         guard let box else { throw MessagingError.secretsKeyMissing }
         let shown = JSONValue.object(summary).jsonText
         let sealed = try box.seal(pem, context: Self.context(app, provider, shown))
-        try await database.query(
+        try await database.run(
             """
             INSERT INTO messaging.push_credentials (app_id, provider, summary, sealed_key, updated)
             VALUES (\(app), \(provider.rawValue), \(shown), \(sealed), \(MessageStore.now()))

@@ -3,6 +3,7 @@ import Foundation
 import InternalProtocol
 import Logging
 import PostgresNIO
+import PostgresSupport
 
 /// The durable push queue in `messaging.push_jobs` and `messaging.push_deliveries`: a publish
 /// adds a job in the statement (or transaction) that publishes it; ``expand(batch:now:)`` turns
@@ -59,7 +60,7 @@ struct PushQueue: Sendable {
                 registered.append(updated)
             }
             if !devices.isEmpty {
-                try await connection.query(
+                try await connection.run(
                     """
                     INSERT INTO messaging.push_deliveries (app_id, message_id, device_id, os, device_token, registered, status, next_attempt)
                     SELECT \(app), \(messageId), d, o, t, r, 'pending', \(now)
@@ -67,7 +68,7 @@ struct PushQueue: Sendable {
                     ON CONFLICT DO NOTHING
                     """, logger: logger)
             }
-            try await connection.query(
+            try await connection.run(
                 """
                 UPDATE messaging.push_jobs SET after_device = \(last), expanded = \(seen < batch)
                 WHERE app_id = \(app) AND message_id = \(messageId)
@@ -140,7 +141,7 @@ struct PushQueue: Sendable {
         case .delivered(let id):
             try await finish(key, status: "delivered", result: id)
         case .retry(let reason, let asked) where delivery.attempts < policy.attempts:
-            try await database.query(
+            try await database.run(
                 """
                 UPDATE messaging.push_deliveries SET next_attempt = \(now + policy.wait(after: delivery.attempts, asked: asked)),
                     result = \(reason)
@@ -149,7 +150,7 @@ struct PushQueue: Sendable {
         case .retry(let reason, _):
             try await finish(key, status: "failed", result: "\(reason) (after \(delivery.attempts) attempts)")
         case .unregistered(let reason, let since):
-            try await database.query(
+            try await database.run(
                 """
                 WITH gone AS (
                     DELETE FROM messaging.registrations WHERE app_id = \(key.0) AND device_id = \(key.2)
@@ -163,7 +164,7 @@ struct PushQueue: Sendable {
     }
 
     private func finish(_ key: (String, String, String), status: String, result: String) async throws {
-        try await database.query(
+        try await database.run(
             """
             UPDATE messaging.push_deliveries SET status = \(status), result = \(result)
             WHERE app_id = \(key.0) AND message_id = \(key.1) AND device_id = \(key.2)

@@ -1,6 +1,7 @@
 import DataEngine
 import Logging
 import PostgresNIO
+import PostgresSupport
 
 /// Each app's push templates in `messaging.push_templates`, by exact name.
 struct PushTemplateStore: Sendable {
@@ -8,7 +9,7 @@ struct PushTemplateStore: Sendable {
     let logger: Logger
 
     func put(app: String, _ template: PushTemplate) async throws {
-        try await database.query(
+        try await database.run(
             """
             INSERT INTO messaging.push_templates (app_id, name, body) VALUES (\(app), \(template.name), \(JSONValue.object(template.body).jsonText))
             ON CONFLICT (app_id, name) DO UPDATE SET body = excluded.body

@@ -1,6 +1,7 @@
 import DataEngine
 import InternalProtocol
 import PostgresNIO
+import PostgresSupport
 
 /// Resume points: where each subscription of a closed connection stood (every data change or
 /// channel message up to that place reached the client, or was not for it), kept for the resume
@@ -22,7 +23,7 @@ extension ChangeLog {
         }
         let expiry = window.wholeMilliseconds
         if !changes.isEmpty {
-            try await database.query(
+            try await database.run(
                 """
                 INSERT INTO messaging.rt_resume (app_id, client_id, subscription_id, user_id, commit_lsn, index, expires_at)
                 SELECT \(app), \(client), s, \(user ?? ""), c, i, now() + \(expiry) * interval '1 millisecond'
@@ -33,7 +34,7 @@ extension ChangeLog {
                 """, logger: logger)
         }
         if !messages.isEmpty {
-            try await database.query(
+            try await database.run(
                 """
                 INSERT INTO messaging.rt_resume (app_id, client_id, subscription_id, user_id, message, expires_at)
                 SELECT \(app), \(client), s, \(user ?? ""), m, now() + \(expiry) * interval '1 millisecond'

@@ -2,6 +2,7 @@ import DataEngine
 import InternalProtocol
 import Logging
 import PostgresNIO
+import PostgresSupport
 
 /// The change log every messaging-service reads data change events from. Writers emit events
 /// into the write-ahead log (``ChangeEvents``); whichever instance holds the relay lock copies
@@ -73,12 +74,21 @@ struct ChangeLog: Sendable {
     }
 
     /// Runs `body` holding the relay lock on `connection` (waiting for it, or nil at once when
-    /// another holds it), and releases it before the connection goes back to the pool.
+    /// another holds it), and releases it before the connection goes back to the pool. A wait
+    /// runs without the pool's statement timeout: the holder may be making the slot, which waits
+    /// for every transaction under way on the server to end, and a waiter that gave up would
+    /// fail its subscription on a busy server.
     private static func locked<Result>(
         on connection: PostgresConnection, wait: Bool, logger: Logger, _ body: () async throws -> Result
     ) async throws -> Result? {
         if wait {
-            try await connection.query("SELECT pg_advisory_lock(\(lockKey))", logger: logger)
+            try await connection.run("SET statement_timeout = 0", logger: logger)
+            do {
+                try await connection.run("SELECT pg_advisory_lock(\(lockKey))", logger: logger)
+            } catch {
+                _ = try? await connection.run("RESET statement_timeout", logger: logger)
+                throw error
+            }
         } else {
             let rows = try await connection.query("SELECT pg_try_advisory_lock(\(lockKey))", logger: logger)
             var acquired = false
@@ -87,18 +97,24 @@ struct ChangeLog: Sendable {
         }
         do {
             let result = try await body()
-            try await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
+            try await release(on: connection, wait: wait, logger: logger)
             return result
         } catch {
-            _ = try? await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
+            _ = try? await release(on: connection, wait: wait, logger: logger)
             throw error
         }
+    }
+
+    /// Releases the relay lock, and after a wait gives the connection its statement timeout back.
+    private static func release(on connection: PostgresConnection, wait: Bool, logger: Logger) async throws {
+        try await connection.run("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
+        if wait { try await connection.run("RESET statement_timeout", logger: logger) }
     }
 
     /// Appends `records` (a record already there stays as it is: a relay that died before
     /// advancing the slot leaves the next one the same records) and announces them.
     private func append(_ records: [ChangeRecord], on connection: PostgresConnection) async throws {
-        try await connection.query(
+        try await connection.run(
             """
             WITH appended AS (
                 INSERT INTO messaging.change_log (commit_lsn, index, app_id, table_name, event)
@@ -175,11 +191,11 @@ struct ChangeLog: Sendable {
     /// Deletes entries logged more than `retention` ago, resume points past their expiry and
     /// watches long expired.
     func sweep(retention: Duration) async throws {
-        try await database.query(
+        try await database.run(
             "DELETE FROM messaging.change_log WHERE logged_at < now() - \(retention.wholeMilliseconds) * interval '1 millisecond'",
             logger: logger)
-        try await database.query("DELETE FROM messaging.rt_resume WHERE expires_at < now()", logger: logger)
-        try await database.query(
+        try await database.run("DELETE FROM messaging.rt_resume WHERE expires_at < now()", logger: logger)
+        try await database.run(
             "DELETE FROM data.watched_tables WHERE watched_until < now() - interval '1 day'", logger: logger)
     }
 }

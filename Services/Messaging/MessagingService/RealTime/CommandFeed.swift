@@ -48,7 +48,7 @@ actor CommandFeed: NotificationListener.Consumer {
         ])
         let text = JSONValue.object(announcement).jsonText
         guard text.utf8.count <= Self.maximumBytes else { throw RTError.commandTooLarge(Self.maximumBytes) }
-        try await database.query("SELECT pg_notify('\(unescaped: Self.channel)', \(text))", logger: logger)
+        try await database.run("SELECT pg_notify('\(unescaped: Self.channel)', \(text))", logger: logger)
     }
 
     func add(_ subscription: Subscription, connection: UUID, on key: Key) {

@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import PostgresSupport
 
 /// Each app's email templates in `messaging.email_templates`, by exact name.
 struct EmailTemplateStore: Sendable {
@@ -8,7 +9,7 @@ struct EmailTemplateStore: Sendable {
 
     /// Stores (replacing) a template.
     func put(app: String, _ template: EmailTemplate) async throws {
-        try await database.query(
+        try await database.run(
             """
             INSERT INTO messaging.email_templates (app_id, name, subject, text_body, html_body, updated)
             VALUES (\(app), \(template.name), \(template.subject), \(template.text), \(template.html), \(MessageStore.now()))

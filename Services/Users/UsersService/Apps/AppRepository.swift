@@ -62,10 +62,10 @@ package struct AppRepository: Sendable {
         let keys = Dictionary(uniqueKeysWithValues: APIKeyKind.allCases.map { ($0, APIKey.generate()) })
         do {
             try await database.withTransaction(logger: logger) { connection in
-                try await connection.query(
+                try await connection.run(
                     "INSERT INTO platform.apps (id, name) VALUES (\(id), \(name))", logger: logger)
                 for (kind, key) in keys {
-                    try await connection.query(
+                    try await connection.run(
                         "INSERT INTO platform.api_keys (app_id, kind, key_hash) VALUES (\(id), \(kind.rawValue), \(APIKey.hash(key)))",
                         logger: logger)
                 }
