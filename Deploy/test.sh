@@ -12,6 +12,7 @@
 # pass or fail and the totals. A watchdog ends a run in which no test finishes for
 # BAAS_TEST_STALL_SECONDS (default 600), with a thread dump of the test process first. The
 # run's last line is always `N passed, M failed` (the Swift tests, and the fault suite as one).
+# `Deploy/test.sh --fast` runs only the tests tagged `fast` (no database, no peer): seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Deploy/lib/common.sh
@@ -306,6 +307,17 @@ trap 'exit 129' HUP
 [[ $stall_seconds =~ ^[1-9][0-9]*$ ]] || die "BAAS_TEST_STALL_SECONDS must be a whole number of seconds"
 
 ensure_system_packages
+if [ "${1:-}" = --fast ]; then
+  shift
+  # The tier a contributor runs while editing (docs/TESTING.md): the tests tagged `fast` — no
+  # database, no peer, no process — on a debug build unless BAAS_TEST_CONFIGURATION says otherwise.
+  [ -n "${BAAS_TEST_CONFIGURATION:-}" ] || test_build_flags=(-c debug)
+  build_for_tests >/dev/null
+  fast_filters=()
+  while read -r pattern; do fast_filters+=(--filter "$pattern"); done < <(python3 Deploy/fast-tests.py)
+  run_swift_test "${fast_filters[@]}" "$@"
+  exit "$swift_status"
+fi
 python3 -c 'import yaml, jsonschema, aiosmtpd' 2>/dev/null || pip install -q pyyaml jsonschema aiosmtpd
 python3 -c 'import moto.server, flask_cors' 2>/dev/null || pip install -q 'moto[server]'
 python3 -c 'import h2, jwt, cryptography' 2>/dev/null || pip install -q h2 pyjwt cryptography

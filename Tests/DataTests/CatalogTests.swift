@@ -106,7 +106,7 @@ import Testing
         }
     }
 
-    @Test func aReportKeepsTheNewestVersionOfItsOwnAppOnly() {
+    @Test(.tags(.fast)) func aReportKeepsTheNewestVersionOfItsOwnAppOnly() {
         let report = CatalogFreshness.Report(appID: "a")
         #expect(report.version == nil)
         report.note(3, for: "a")
@@ -115,7 +115,7 @@ import Testing
         #expect(report.version == 3)
     }
 
-    @Test func theCacheKeepsAtMostItsCapacityAndStillAnswersEveryApp() async throws {
+    @Test(.tags(.fast)) func theCacheKeepsAtMostItsCapacityAndStillAnswersEveryApp() async throws {
         let loads = Mutex<[String: Int]>([:])
         let cache = CatalogCache(capacity: 3) { appID in
             loads.withLock { $0[appID, default: 0] += 1 }

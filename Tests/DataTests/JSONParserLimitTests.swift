@@ -1,10 +1,11 @@
 import DataEngine
+import TestSupport
 import Testing
 
 /// The shared parser's limits: keys in one object and nesting depth are refused with its usual
 /// error, duplicates are found among as many keys as the limit allows, and bodies as large as
 /// legitimate requests (a bulk create of 100 full rows, a unit of work of 1,000 operations) parse.
-@Suite(.timeLimit(.minutes(20))) struct JSONParserLimitTests {
+@Suite(.timeLimit(.minutes(20)), .tags(.fast)) struct JSONParserLimitTests {
     /// `{"k0": 0, "k1": 1, …}` with `count` keys.
     static func object(keys count: Int) -> String {
         "{" + (0..<count).map { #""k\#($0)": \#($0)"# }.joined(separator: ",") + "}"

@@ -1,10 +1,11 @@
 import DataEngine
 import Foundation
+import TestSupport
 import Testing
 
 /// The JSON writer's strings read back unchanged, by Foundation's parser and by ours, whether
 /// they take the copy-whole path (nothing to escape) or the escaping one.
-@Suite struct JSONWriterTests {
+@Suite(.tags(.fast)) struct JSONWriterTests {
     static let alphabet: [Character] = [
         "a", "Z", "0", " ", "\"", "\\", "/", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "ß", "中", "😀",
         "\u{2028}",

@@ -9,7 +9,7 @@ import Testing
 /// the in-memory answers with), a literal pattern beyond the where language's limits is refused
 /// when the clause is parsed, and an evaluation's work is bounded by a budget linear in the
 /// object's text, counted in steps rather than timed.
-@Suite(.timeLimit(.minutes(20))) struct LikeMatchingTests {
+@Suite(.timeLimit(.minutes(20)), .tags(.fast)) struct LikeMatchingTests {
     @Test func greedyMatchingAgreesWithTheReferenceOnEveryShortPatternAndText() {
         let patterns = Self.strings(over: ["a", "b", "%", "_", "\\"], upTo: 4)
         let texts = Self.strings(over: ["a", "b", "%", "_"], upTo: 4)

@@ -1,10 +1,11 @@
 import DataEngine
 import Permissions
+import TestSupport
 import Testing
 
 /// The nine-layer model as a plain function: the seed's worked example (bob in MyRole,
 /// S0:7300-7342) and every layer overriding all the layers after it.
-@Suite struct PermissionOracleTests {
+@Suite(.tags(.fast)) struct PermissionOracleTests {
     static let bob = PermissionCaller(
         userID: "bob", customRoles: ["MyRole"], systemRoles: ["AuthenticatedUser", "RestUser"])
 

@@ -8,7 +8,7 @@ import Testing
 /// plan's row layers of an object and falling back to its decision gives the oracle's answer
 /// for every object and operation — so pruning ACL look-ups, and refusing or filtering nothing
 /// when the plan is constant, never changes a decision.
-@Suite struct PermissionPlanTests {
+@Suite(.tags(.fast)) struct PermissionPlanTests {
     @Test func thePlanDecidesEveryObjectAsTheOracleDoes() async {
         await propertyCheck(count: 400, input: PermissionFact.app(upTo: 14), PermissionCallers.generator(appID: "A")) {
             facts, caller in

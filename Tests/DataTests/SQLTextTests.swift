@@ -1,8 +1,9 @@
 import DataEngine
+import TestSupport
 import Testing
 
 /// Identifiers are quoted for PostgreSQL whatever they hold.
-@Suite struct SQLTextTests {
+@Suite(.tags(.fast)) struct SQLTextTests {
     @Test func identifiersAreDoubleQuotedWithEmbeddedQuotesDoubled() {
         #expect(SQL.quoted("Item") == #""Item""#)
         #expect(SQL.quoted(#"a"b""#) == #""a""b""""#)

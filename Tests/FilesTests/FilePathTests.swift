@@ -1,11 +1,12 @@
 import InternalProtocol
+import TestSupport
 import Testing
 
 @testable import FilesService
 
 /// The one normalisation every path goes through: decoded once, NFC, and refused (6006) for
 /// anything that could name something outside the app's tree or mean two things.
-@Suite struct FilePathTests {
+@Suite(.tags(.fast)) struct FilePathTests {
     @Test func pathsAreDecodedOnceSplitAndNormalised() throws {
         #expect(try FilePath(encoded: "a/b%20c/d.txt").names == ["a", "b c", "d.txt"])
         #expect(try FilePath(encoded: "/a//b/").names == ["a", "b"])

@@ -1,6 +1,7 @@
 import InternalProtocol
 import NIOCore
 import PropertyBased
+import TestSupport
 import Testing
 
 @testable import FilesService
@@ -8,7 +9,7 @@ import Testing
 /// The streaming multipart reader against whole bodies: however a body is cut into chunks, the
 /// `file` field's bytes come out exactly, including bytes that look like the start of a
 /// delimiter; bodies cut short or malformed fail instead of yielding a shorter file.
-@Suite struct MultipartScannerTests {
+@Suite(.tags(.fast)) struct MultipartScannerTests {
     static let boundary = "----formBoundary7MA4YWxkTrZu0gW"
 
     static func body(file: [UInt8], extraFields: Bool = true) -> [UInt8] {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FilesService
@@ -6,7 +7,7 @@ import Testing
 /// Signature V4 against independent answers: AWS's documented GET Object example, and one
 /// request of our own shape (path-style, a port, an escaped key and a multipart query) signed
 /// by botocore with the same inputs.
-@Suite struct SigV4Tests {
+@Suite(.tags(.fast)) struct SigV4Tests {
     let signer = SigV4(
         accessKeyID: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
         region: "us-east-1")

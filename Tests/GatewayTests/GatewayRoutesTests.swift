@@ -77,7 +77,7 @@ import Testing
             RouteDescriptor(method: "GET", path: "files/pages/:name", bodyLimit: 0, keyless: true),
         ])
 
-    @Test func aRouteAServiceDeclaresIsRoutedWithNoGatewayChange() async throws {
+    @Test(.tags(.fast)) func aRouteAServiceDeclaresIsRoutedWithNoGatewayChange() async throws {
         let recorder = Recorder([Self.testManifest])
         let upload = try await recorder.match(.put, "/APP/KEY/files/My%20Docs/a/b.txt").get()
         #expect(
@@ -100,7 +100,7 @@ import Testing
     }
 
     /// A route served at the app's root is addressed by its own path, under the app's prefix.
-    @Test func appRootRoutesAreAddressedByTheirOwnPath() async throws {
+    @Test(.tags(.fast)) func appRootRoutesAreAddressedByTheirOwnPath() async throws {
         let manifest = RouteManifest(
             service: .messaging,
             routes: [RouteDescriptor(method: "GET", path: "rt/poll", bodyLimit: 0, atAppRoot: true)])
@@ -111,7 +111,7 @@ import Testing
     }
 
     /// The one split of a public path: prefix, resource, and the app and key it names.
-    @Test func aPathIsSplitOnceIntoPrefixResourceAppAndKey() {
+    @Test(.tags(.fast)) func aPathIsSplitOnceIntoPrefixResourceAppAndKey() {
         let path = PublicAddress(path: "/My%20App/K%2F1/data/T/1", credentials: .path)
         #expect(path.prefix == "/My%20App/K%2F1" && path.resource == "data/T/1")
         #expect(path.appID == "My App" && path.apiKey == "K/1")
@@ -129,7 +129,7 @@ import Testing
         #expect(PublicAddress(unmatched: "/").resource == "")
     }
 
-    @Test func untilEveryServiceHasAnsweredUnknownPathsAre503() async throws {
+    @Test(.tags(.fast)) func untilEveryServiceHasAnsweredUnknownPathsAre503() async throws {
         let routes = GatewayRoutes(services: [.files, .geo]) { _, _ in { _, _, _ in Response(status: .ok) } }
         #expect(routes.missing == [.files, .geo])
         routes.update(Self.testManifest)

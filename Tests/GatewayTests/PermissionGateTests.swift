@@ -15,7 +15,7 @@ import Testing
 /// change to the rules takes effect on the caller's very next request.
 @Suite(.timeLimit(.minutes(20))) struct PermissionGateTests {
     /// The cache behind the gate, driven with a scripted data-service and catalog announcements.
-    @Test func cachedRulesFollowAnnouncementsAndNeverGoBack() async throws {
+    @Test(.tags(.fast)) func cachedRulesFollowAnnouncementsAndNeverGoBack() async throws {
         actor Script {
             var answers: [PermissionRulesLookup.Response] = []
             var calls = 0
@@ -76,7 +76,7 @@ import Testing
 
     /// The versions the gateway carries as each request's catalog floor: the newest announced or
     /// reported by an answer, per app, never going back; a reported version drops older rules.
-    @Test func catalogVersionsComeFromAnnouncementsAndAnswersAndNeverGoBack() async throws {
+    @Test(.tags(.fast)) func catalogVersionsComeFromAnnouncementsAndAnswersAndNeverGoBack() async throws {
         var denying = PermissionRules()
         denying.global.set(.role("RestUser"), .find, .deny)
         let lookups = Mutex(0)

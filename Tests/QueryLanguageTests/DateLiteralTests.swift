@@ -4,7 +4,7 @@ import Testing
 
 /// The date strings where clauses accept. Expected instants were computed with
 /// `date -u -d '<ISO instant>' +%s%3N`, independently of the code under test.
-@Suite struct DateLiteralTests {
+@Suite(.tags(.fast)) struct DateLiteralTests {
     /// One string per supported pattern, in `DateLiteral.patterns` order, then a few extra forms.
     static let accepted: [(String, Int64)] = [
         ("Mon Mar 23 10:20:30 PST 2015", 1_427_134_830_000),  // EEE MMM dd HH:mm:ss zzz yyyy

@@ -2,7 +2,7 @@ import QueryLanguage
 import Testing
 
 /// The where language's grammar, its limits, and the BQL and QuickBlox mappings.
-@Suite struct ParserTests {
+@Suite(.tags(.fast)) struct ParserTests {
     static let age = ValueExpression.property(PropertyPath(["age"]))
     static let name = ValueExpression.property(PropertyPath(["name"]))
 

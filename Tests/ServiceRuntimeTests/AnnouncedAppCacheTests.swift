@@ -1,10 +1,11 @@
 import PostgresSupport
+import TestSupport
 import Testing
 
 /// The announced per-app cache (geo's category cells, messaging's channel cells) keeps an app's value only while a listener is subscribed, forgets
 /// them when a change is announced, never keeps a load that a change overtook, and holds at
 /// most its capacity of apps.
-@Suite struct AnnouncedAppCacheTests {
+@Suite(.tags(.fast)) struct AnnouncedAppCacheTests {
     /// Counts loads and answers a version (`v<n>`) for each.
     actor Loader {
         var loads: [String: Int] = [:]

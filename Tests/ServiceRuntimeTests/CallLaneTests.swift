@@ -2,12 +2,13 @@ import HTTPTypes
 import NIOCore
 import NIOPosix
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ServiceRuntime
 
 /// Call lanes in memory: a caller's end and a callee's whose writers feed each other's readers.
-@Suite(.timeLimit(.minutes(2))) struct CallLaneTests {
+@Suite(.timeLimit(.minutes(2)), .tags(.fast)) struct CallLaneTests {
     static let frames: [CallFrame] = [
         .call(
             id: 3, CallHead(method: .post, target: "/data/Person?x=é", headers: [.contentType: "application/json"]),

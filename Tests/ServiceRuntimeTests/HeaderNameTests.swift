@@ -1,12 +1,13 @@
 import HTTPTypes
 import InternalProtocol
+import TestSupport
 import Testing
 
 @testable import ServiceRuntime
 
 /// The typed header names: each is the literal the wire protocol and the clients use, so none
 /// of `HeaderNames.swift`'s unwraps can fail, and renaming one is a visible wire change.
-@Suite struct HeaderNameTests {
+@Suite(.tags(.fast)) struct HeaderNameTests {
     static let spelled: [(HTTPField.Name, String)] = [
         (.requestID, InternalHeader.requestID), (.traceparent, InternalHeader.traceparent),
         (.deadline, InternalHeader.deadline), (.baasIdentity, InternalHeader.identity),

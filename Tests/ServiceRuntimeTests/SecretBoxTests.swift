@@ -2,10 +2,11 @@ import Configuration
 import Crypto
 import Foundation
 import ServiceRuntime
+import TestSupport
 import Testing
 
 /// Secrets sealed for storage open only with their key and for what they were sealed for.
-@Suite struct SecretBoxTests {
+@Suite(.tags(.fast)) struct SecretBoxTests {
     @Test func opensOnlyWithItsKeyAndContext() throws {
         let box = SecretBox(key: SymmetricKey(size: .bits256))
         let sealed = try box.seal("-----BEGIN PRIVATE KEY-----", context: "push/apns/app1")

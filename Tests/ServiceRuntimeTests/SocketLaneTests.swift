@@ -1,11 +1,12 @@
 import NIOCore
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ServiceRuntime
 
 /// Socket lanes in memory: two ends whose writers feed each other's readers.
-@Suite(.timeLimit(.minutes(2))) struct SocketLaneTests {
+@Suite(.timeLimit(.minutes(2)), .tags(.fast)) struct SocketLaneTests {
     static let frames: [LaneFrame] = [
         .open(
             socket: 7,

@@ -1,10 +1,11 @@
 import Foundation
 import InternalProtocol
 import Permissions
+import TestSupport
 import Testing
 
 /// Golden JSON for the internal wire types: a change here is a protocol change.
-@Suite struct WireFormatTests {
+@Suite(.tags(.fast)) struct WireFormatTests {
     private func json(_ value: some Encodable) throws -> String {
         String(decoding: try JSONEncoder.sortedKeys.encode(value), as: UTF8.self)
     }
