@@ -41,21 +41,11 @@ actor ChannelFeed: NotificationListener.Consumer {
         let message: Int64
     }
 
-    private struct Watched {
-        var lastSeq: Int64
-        var subscriptions: [SubscriptionKey: Subscription] = [:]
-    }
-
-    /// A subscription's place: its connection and its client-chosen id.
-    struct SubscriptionKey: Hashable, Sendable {
-        let connection: UUID
-        let id: String
-    }
-
     let store: MessageStore
     let access: ChannelAccess
-    private var watched: [Key: Watched] = [:]
-    private var keysByConnection: [UUID: Set<Key>] = [:]
+    /// The last message delivered, per channel watched here.
+    private var lastSeq: [Key: Int64] = [:]
+    private var book = SubscriptionBook<Key, Subscription>()
 
     init(store: MessageStore, access: ChannelAccess) {
         self.store = store
@@ -65,16 +55,16 @@ actor ChannelFeed: NotificationListener.Consumer {
     /// Starts delivering `key`'s messages to `subscription`: those published from now on, or with
     /// a resume point, every one after it (read from the channel's messages first).
     func add(_ subscription: Subscription, connection: UUID, on key: Key, resumingAfter point: Int64?) async throws {
-        if watched[key] == nil {
+        if lastSeq[key] == nil {
             // The watch waits for publishes under way: any that missed it is counted in `last`.
             let last = try await store.watch([(key.app, key.channel)])
             // Another subscription may have started watching while this one read.
-            if watched[key] == nil { watched[key] = Watched(lastSeq: last) }
+            if lastSeq[key] == nil { lastSeq[key] = last }
         }
         var subscription = subscription
-        var from = point ?? watched[key]?.lastSeq ?? 0
+        var from = point ?? lastSeq[key] ?? 0
         // Catch up until no read is left between the check and the registration.
-        while let through = watched[key]?.lastSeq, from < through {
+        while let through = lastSeq[key], from < through {
             let messages = try await store.messages(app: key.app, channel: key.channel, after: from, limit: Self.batch)
                 .filter { $0.0 <= through }
             subscription.after = from
@@ -83,56 +73,43 @@ actor ChannelFeed: NotificationListener.Consumer {
             from = messages.count == Self.batch ? messages[messages.count - 1].0 : through
         }
         subscription.after = from
-        watched[key, default: Watched(lastSeq: from)].subscriptions[
-            SubscriptionKey(connection: connection, id: subscription.id)] = subscription
-        keysByConnection[connection, default: []].insert(key)
+        if lastSeq[key] == nil { lastSeq[key] = from }
+        book.add(subscription, connection: connection, id: subscription.id, on: key)
     }
 
     /// Stops subscription `id` of `connection` (nothing when there is none).
     func remove(connection: UUID, id: String) {
-        for key in keysByConnection[connection] ?? [] {
-            watched[key]?.subscriptions[SubscriptionKey(connection: connection, id: id)] = nil
-            forgetIfIdle(key)
-        }
+        for (key, _) in book.remove(connection: connection, id: id) { forgetIfIdle(key) }
     }
 
     /// Stops every subscription of `connection`: where each stood.
     func removeAll(connection: UUID) -> [Standing] {
-        var standing: [Standing] = []
-        for key in keysByConnection.removeValue(forKey: connection) ?? [] {
-            let through = watched[key]?.lastSeq ?? 0
-            for (place, subscription) in watched[key]?.subscriptions ?? [:] where place.connection == connection {
-                standing.append(Standing(subscription: subscription.id, message: max(subscription.after, through)))
-            }
-            let kept = watched[key]?.subscriptions.filter { $0.key.connection != connection } ?? [:]
-            watched[key]?.subscriptions = kept
-            forgetIfIdle(key)
+        let removed = book.removeAll(connection: connection)
+        let standing = removed.map { key, subscription in
+            Standing(subscription: subscription.id, message: max(subscription.after, lastSeq[key] ?? 0))
         }
+        for (key, _) in removed { forgetIfIdle(key) }
         return standing
     }
 
     /// Gives `connection`'s subscriptions a new identity (its user token changed).
     func reidentify(connection: UUID, as identity: Identity) {
-        for key in keysByConnection[connection] ?? [] {
-            for (place, _) in watched[key]?.subscriptions ?? [:] where place.connection == connection {
-                watched[key]?.subscriptions[place]?.identity = identity
-            }
-        }
+        book.update(connection: connection) { $0.identity = identity }
     }
 
     /// Renews the watch of every channel with subscribers here (``MessageStore/watchMilliseconds``).
     func renewWatches() async throws {
-        try await store.watch(watched.keys.map { ($0.app, $0.channel) })
+        try await store.watch(lastSeq.keys.map { ($0.app, $0.channel) })
     }
 
     private func forgetIfIdle(_ key: Key) {
-        if watched[key]?.subscriptions.isEmpty == true { watched[key] = nil }
+        if !book.contains(key) { lastSeq[key] = nil }
     }
 
     /// Reads every watched channel's new messages: announcements may be lost (a listener that
     /// lost its connection at the wrong moment), so this runs every second too.
     func catchUp() async {
-        for key in watched.keys { await deliverNew(key) }
+        for key in lastSeq.keys { await deliverNew(key) }
     }
 
     func setListening(_ listening: Bool) async {
@@ -148,7 +125,7 @@ actor ChannelFeed: NotificationListener.Consumer {
 
     /// Reads what `key` has past the last delivered message and queues it.
     private func deliverNew(_ key: Key) async {
-        while let last = watched[key]?.lastSeq {
+        while let last = lastSeq[key] {
             let messages: [(Int64, MessageStore.Polled)]
             do {
                 messages = try await store.messages(app: key.app, channel: key.channel, after: last, limit: Self.batch)
@@ -160,11 +137,11 @@ actor ChannelFeed: NotificationListener.Consumer {
             guard let newest = messages.last?.0 else { return }
             // Rights are read as they are now (a revoked right stops a live subscription); when
             // they cannot be read nothing goes out, and the next announcement tries again.
-            guard let rules = await rules(for: key), let current = watched[key] else { return }
+            guard let rules = await rules(for: key), let current = lastSeq[key] else { return }
             // Another announcement's round may have delivered some of them meanwhile.
-            let fresh = messages.filter { $0.0 > current.lastSeq }
-            watched[key]?.lastSeq = max(current.lastSeq, newest)
-            send(fresh, on: key, to: Array(current.subscriptions.values), rules: rules)
+            let fresh = messages.filter { $0.0 > current }
+            lastSeq[key] = max(current, newest)
+            send(fresh, on: key, to: book.subscriptions(of: key), rules: rules)
             guard messages.count == Self.batch else { return }
         }
     }

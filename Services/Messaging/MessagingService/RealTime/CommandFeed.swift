@@ -30,8 +30,7 @@ actor CommandFeed: NotificationListener.Consumer {
     let database: PostgresClient
     let access: ChannelAccess
     let logger: Logger
-    private var subscriptions: [Key: [ChannelFeed.SubscriptionKey: Subscription]] = [:]
-    private var keysByConnection: [UUID: Set<Key>] = [:]
+    private var book = SubscriptionBook<Key, Subscription>()
 
     init(database: PostgresClient, access: ChannelAccess, logger: Logger) {
         self.database = database
@@ -52,30 +51,19 @@ actor CommandFeed: NotificationListener.Consumer {
     }
 
     func add(_ subscription: Subscription, connection: UUID, on key: Key) {
-        subscriptions[key, default: [:]][.init(connection: connection, id: subscription.id)] = subscription
-        keysByConnection[connection, default: []].insert(key)
+        book.add(subscription, connection: connection, id: subscription.id, on: key)
     }
 
     func remove(connection: UUID, id: String) {
-        for key in keysByConnection[connection] ?? [] {
-            subscriptions[key]?[.init(connection: connection, id: id)] = nil
-            if subscriptions[key]?.isEmpty == true { subscriptions[key] = nil }
-        }
+        book.remove(connection: connection, id: id)
     }
 
     func removeAll(connection: UUID) {
-        for key in keysByConnection.removeValue(forKey: connection) ?? [] {
-            let kept = subscriptions[key]?.filter { $0.key.connection != connection } ?? [:]
-            subscriptions[key] = kept.isEmpty ? nil : kept
-        }
+        _ = book.removeAll(connection: connection)
     }
 
     func reidentify(connection: UUID, as identity: Identity) {
-        for key in keysByConnection[connection] ?? [] {
-            for place in subscriptions[key]?.keys ?? [:].keys where place.connection == connection {
-                subscriptions[key]?[place]?.identity = identity
-            }
-        }
+        book.update(connection: connection) { $0.identity = identity }
     }
 
     func setListening(_ listening: Bool) async {}
@@ -85,7 +73,7 @@ actor CommandFeed: NotificationListener.Consumer {
             let channel = command["channel"]?.string
         else { return }
         let key = Key(app: app, channel: channel)
-        guard subscriptions[key] != nil else { return }
+        guard book.contains(key) else { return }
         let rules: ContainerPermissions<ChannelOperation>
         do {
             rules = try await access.rules.value(app: app)
@@ -103,7 +91,7 @@ actor CommandFeed: NotificationListener.Consumer {
                     ("userInfo", .object(JSONObject([("connectionId", connectionId), ("userId", userId)]))),
                 ])
             ).jsonText)
-        for subscription in (subscriptions[key] ?? [:]).values
+        for subscription in book.subscriptions(of: key)
         where rules.isEmpty || rules.allows(PermissionCaller(subscription.identity), .subscribe, container: channel) {
             subscription.outbox.send(
                 SocketIOPacket.event(

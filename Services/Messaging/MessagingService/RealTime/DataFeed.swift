@@ -50,8 +50,7 @@ actor DataFeed: NotificationListener.Consumer {
     /// How long one watch of a table lasts; ``renewWatches()`` renews it every 20 s.
     let watchDuration: Duration
     let logger: Logger
-    private var subscriptions: [Key: [ChannelFeed.SubscriptionKey: Subscription]] = [:]
-    private var keysByConnection: [UUID: Set<Key>] = [:]
+    private var book = SubscriptionBook<Key, Subscription>()
     /// The last log entry read; nil before the first subscription.
     private var cursor: ChangePosition?
     /// Tables whose events in the batch being delivered are not all queued yet, with the
@@ -72,8 +71,8 @@ actor DataFeed: NotificationListener.Consumer {
     func add(_ subscription: Subscription, connection: UUID, on key: Key, resumingAfter point: ChangePosition?)
         async throws
     {
-        if subscriptions[key] == nil { try await log.watch([(key.app, key.table)], for: watchDuration) }
-        if cursor == nil || subscriptions.isEmpty {
+        if !book.contains(key) { try await log.watch([(key.app, key.table)], for: watchDuration) }
+        if cursor == nil || book.isEmpty {
             let latest = try await log.latest()
             cursor = max(cursor ?? latest, latest)
         }
@@ -90,49 +89,34 @@ actor DataFeed: NotificationListener.Consumer {
             from = records.count == Self.batch ? records[records.count - 1].position : through
         }
         subscription.after = from
-        subscriptions[key, default: [:]][.init(connection: connection, id: subscription.id)] = subscription
-        keysByConnection[connection, default: []].insert(key)
+        book.add(subscription, connection: connection, id: subscription.id, on: key)
     }
 
     /// Stops subscription `id` of `connection` (nothing when there is none).
     func remove(connection: UUID, id: String) {
-        for key in keysByConnection[connection] ?? [] {
-            subscriptions[key]?[.init(connection: connection, id: id)] = nil
-            if subscriptions[key]?.isEmpty == true { subscriptions[key] = nil }
-        }
+        book.remove(connection: connection, id: id)
     }
 
     /// Stops every subscription of `connection`: where each stood.
     func removeAll(connection: UUID) -> [Standing] {
-        var standing: [Standing] = []
-        for key in keysByConnection.removeValue(forKey: connection) ?? [] {
+        book.removeAll(connection: connection).map { key, subscription in
             let through = pending[key] ?? cursor ?? ChangePosition(commit: 0, index: 0)
-            var kept = subscriptions[key] ?? [:]
-            for (place, subscription) in kept where place.connection == connection {
-                standing.append(Standing(subscription: subscription.id, position: max(subscription.after, through)))
-                kept[place] = nil
-            }
-            subscriptions[key] = kept.isEmpty ? nil : kept
+            return Standing(subscription: subscription.id, position: max(subscription.after, through))
         }
-        return standing
     }
 
     /// Gives `connection`'s subscriptions a new identity (its user token changed).
     func reidentify(connection: UUID, as identity: Identity) {
-        for key in keysByConnection[connection] ?? [] {
-            for place in subscriptions[key]?.keys ?? [:].keys where place.connection == connection {
-                subscriptions[key]?[place]?.identity = identity
-            }
-        }
+        book.update(connection: connection) { $0.identity = identity }
     }
 
     /// Renews the watch of every table with subscribers here.
     func renewWatches() async throws {
-        try await log.watch(subscriptions.keys.map { ($0.app, $0.table) }, for: watchDuration)
+        try await log.watch(book.keys.map { ($0.app, $0.table) }, for: watchDuration)
     }
 
     /// Whether anyone here subscribes to data changes.
-    var isActive: Bool { !subscriptions.isEmpty }
+    var isActive: Bool { !book.isEmpty }
 
     // MARK: Reading the log
 
@@ -157,7 +141,7 @@ actor DataFeed: NotificationListener.Consumer {
         defer { reading = false }
         repeat {
             readAgain = false
-            while let from = cursor, !subscriptions.isEmpty {
+            while let from = cursor, !book.isEmpty {
                 let records: [ChangeRecord]
                 do {
                     records = try await log.read(after: from, limit: Self.batch)
@@ -178,7 +162,7 @@ actor DataFeed: NotificationListener.Consumer {
         var batches: [Key: [ChangeEvent]] = [:]
         for record in records {
             let key = Key(app: record.app, table: record.table)
-            guard subscriptions[key] != nil, let event = ChangeEvent(record) else { continue }
+            guard book.contains(key), let event = ChangeEvent(record) else { continue }
             batches[key, default: []].append(event)
         }
         for key in batches.keys { pending[key] = from }
@@ -204,7 +188,7 @@ actor DataFeed: NotificationListener.Consumer {
             return logger.warning(
                 "real-time change events dropped: rights not read", metadata: ["error": "\(String(reflecting: error))"])
         }
-        let subscribers = (only ?? subscriptions[key].map { Array($0.values) } ?? []).map {
+        let subscribers = (only ?? book.subscriptions(of: key)).map {
             ($0, ObjectReadAccess($0.identity, table: key.table, catalog: catalog))
         }
         let fileColumns =
