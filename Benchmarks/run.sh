@@ -26,7 +26,7 @@ for argument in "$@"; do
 done
 
 state=$PWD/.local/bench
-pg_port=${BAAS_BENCH_POSTGRES_PORT:-55434}
+pg_port=${BAAS_BENCH_POSTGRES_PORT:-25434}
 
 ensure_system_packages
 command -v wrk >/dev/null || { log "installing wrk"; apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }

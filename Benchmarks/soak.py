@@ -29,7 +29,7 @@ def main():
     parser.add_argument("--out", default=str(pathlib.Path(__file__).resolve().parent / "results" / "soak.json"))
     arguments = parser.parse_args()
     environment = {key: value for key, value in os.environ.items() if key.startswith(("BAAS_", "MALLOC_"))}
-    with DevSystem(".local/soak", pg_port=55437, gateway_port=8290, configuration=arguments.configuration,
+    with DevSystem(".local/soak", pg_port=25437, gateway_port=8290, configuration=arguments.configuration,
                    environment=environment) as system:
         token = prepare(system)
         load = Load(system.url, system.prefix(), token, connections=arguments.connections, soak=True)

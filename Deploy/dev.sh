@@ -16,7 +16,7 @@ source Deploy/lib/supervise.sh
 configuration=${1:-debug}
 state=${BAAS_DEV_STATE:-$PWD/.local/dev}
 env_file=${BAAS_DEV_ENV_FILE:-.local/state/dev.env}
-pg_port=${BAAS_DEV_POSTGRES_PORT:-55432}
+pg_port=${BAAS_DEV_POSTGRES_PORT:-25432}
 gateway_port=${BAAS_GATEWAY_PORT:-8080}
 backends=(users-service data-service relations-service messaging-service files-service geo-service)
 

@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 source Deploy/lib/common.sh
 
 state=$PWD/.local/test
-pg_port=${BAAS_TEST_POSTGRES_PORT:-55433}
+pg_port=${BAAS_TEST_POSTGRES_PORT:-25433}
 test_log=$state/swift-test.log
 thread_dump=$state/thread-dump.txt
 stall_marker=$state/stalled
@@ -329,7 +329,7 @@ schemathesis --version 2>/dev/null | grep -q 4.32.5 || pip install -q 'schemathe
 # hold (a capped slot is invalidated and its reader's connection ended mid-test).
 PG_FSYNC=off PG_MAX_CONNECTIONS=1000 PG_SLOT_WAL_KEEP=-1 pg_start "$state/pg" "$pg_port"
 pg_started=1
-s3_port=${BAAS_TEST_S3_PORT:-55435}
+s3_port=${BAAS_TEST_S3_PORT:-25435}
 mkdir -p "$state"
 python3 -m moto.server -H 127.0.0.1 -p "$s3_port" >"$state/moto.log" 2>&1 &
 moto_pid=$!

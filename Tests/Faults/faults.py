@@ -213,7 +213,7 @@ def main():
     run = Run(arguments)
     environment = {"BAAS_INTERNAL_TIMEOUT_MS": str(INTERNAL_DEADLINE_SECONDS * 1000),
                    "BAAS_GATEWAY_SESSION_CACHE_SECONDS": "600", "BAAS_USERS_BCRYPT_COST": "4"}
-    with DevSystem(".local/faults", pg_port=55436, gateway_port=8190, configuration=arguments.configuration,
+    with DevSystem(".local/faults", pg_port=25436, gateway_port=8190, configuration=arguments.configuration,
                    environment=environment) as system:
         token = prepare(system)
         SEED[0] = request(system.url + system.prefix() + "/data/FaultLoad", "POST", {"n": 0})[1]["objectId"]

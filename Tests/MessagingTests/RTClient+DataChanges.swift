@@ -15,7 +15,9 @@ extension RTClient {
 
     /// Waits for `SUB_READY` of every one of `ids`.
     func ready(_ ids: [String]) async throws {
-        try await wait { events in
+        // A database's first data subscription makes its change slot, which waits for every
+        // transaction under way on the server to end: with the whole suite on one server, minutes.
+        try await wait(for: .seconds(240)) { events in
             ids.allSatisfy { id in
                 events.contains { $0.name == "SUB_READY" && ($0.data as? [String: Any])?["id"] as? String == id }
             }

@@ -13,7 +13,7 @@ import Testing
 
     @Test func everySubscriberOnEitherReplicaGetsEveryEventOnceInOrderAcrossARestart() async throws {
         let window = ["BAAS_RT_RESUME_WINDOW_MS": "300000"]
-        try await TestCluster.with(environment: window, timeLimit: .seconds(360)) { cluster async throws in
+        try await TestCluster.with(environment: window, timeLimit: .seconds(540)) { cluster async throws in
             _ = try await cluster.send(.POST, "/data/Counter", #"{"k": -1, "v": 0}"#)
             try await ServiceReplica.with(cluster: cluster, environment: window) { replica in
                 let key = cluster.app.keys[.js]!
