@@ -50,8 +50,9 @@ package struct RPCEdgeMiddleware: RouterMiddleware {
         return response
     }
 
-    /// Runs a call with its catalog floor and a report of the versions it used, which its answer
-    /// carries back (``CatalogFreshness``); a call acting for no app runs as it is.
+    /// Runs a call with its catalog floor and a report of the versions it used, the newest of which
+    /// its answer carries back when it is newer than the floor (``CatalogFreshness``); a call acting
+    /// for no app runs as it is.
     private static func fresh(_ context: Context, next: (Context) async throws -> Response) async throws -> Response {
         guard let appID = context.call.identity?.appId else { return try await next(context) }
         let floor = context.call.catalogVersion.map { CatalogFreshness.Floor(appID: appID, version: $0) }
@@ -59,7 +60,10 @@ package struct RPCEdgeMiddleware: RouterMiddleware {
         var response = try await CatalogFreshness.$floor.withValue(floor) {
             try await CatalogFreshness.$report.withValue(report) { try await next(context) }
         }
-        if let version = report.version { response.headers[.catalogVersion] = String(version) }
+        // Only news travels back: the gateway's hop to record a version costs it on every request.
+        if let version = report.version, version > context.call.catalogVersion ?? 0 {
+            response.headers[.catalogVersion] = String(version)
+        }
         return response
     }
 
