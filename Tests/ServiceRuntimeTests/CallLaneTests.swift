@@ -150,7 +150,7 @@ import Testing
         let count = 12
         let ticket = try #require(pair.call("/parts?n=\(count)"))
         _ = try await ticket.head(by: Self.soon, on: Self.loop)
-        let fitting = PendingCall.window / CallFrame.largestPart
+        let fitting = CreditWindow.size / CallFrame.largestPart
         await until { pair.record.partsSent >= fitting }
         // Nothing more may move until a part is taken (one more part is held back unsent).
         try await Task.sleep(for: .milliseconds(300))

@@ -85,7 +85,7 @@ final class CallTicket: Sendable {
 
     deinit { lane.release(call) }
 
-    /// The answer's head, failing with ``PendingCall/Failure/deadline`` when it has not come by
+    /// The answer's head, failing with ``CallFailure/deadline`` when it has not come by
     /// `deadline` (timed on `eventLoop`).
     func head(by deadline: NIODeadline, on eventLoop: any EventLoop) async throws -> AnswerHead {
         let call = call

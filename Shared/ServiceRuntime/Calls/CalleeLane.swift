@@ -94,18 +94,62 @@ final class CalleeLane: LaneEnd {
     }
 }
 
-/// One call a callee serves: the task answering it, and the credit its answer may use.
-final class ServedCall: Sendable {
-    private struct State {
-        var credit = PendingCall.window
-        var waiter: CheckedContinuation<Bool, Never>?
-        var cancelled = false
-        var task: Task<Void, Never>?
+/// A served call's sending side, as a value: the credit its answer may use, the task serving
+/// it, and the sender parked for credit. Events return what the handler (``ServedCall``) must
+/// wake or cancel.
+struct ServedCallState<Waiter: Sendable, Work: Sendable>: Sendable {
+    /// What asking for room found.
+    enum Reservation: Equatable {
+        case taken, cancelled
+        /// No room yet: park and ask again when woken.
+        case wait
     }
 
+    private var window = CreditWindow()
+    private var waiter: Waiter?
+    private(set) var isCancelled = false
+    private var work: Work?
+
+    /// The serving began: false when the call was cancelled before (cancel `work` now).
+    mutating func started(_ work: Work) -> Bool {
+        self.work = work
+        return !isCancelled
+    }
+
+    /// The caller took `bytes` more of the answer: the sender to wake, if any.
+    mutating func credited(_ bytes: Int) -> Waiter? {
+        window.credit(bytes)
+        defer { waiter = nil }
+        return waiter
+    }
+
+    /// The caller gave the call up, or the lane ended: the work to cancel and the sender to wake.
+    mutating func cancel() -> (work: Work?, waiter: Waiter?) {
+        isCancelled = true
+        defer { waiter = nil }
+        return (work, waiter)
+    }
+
+    /// Takes `bytes` from the window, if it has room and the call goes on.
+    mutating func reserve(_ bytes: Int) -> Reservation {
+        if isCancelled { return .cancelled }
+        return window.take(bytes) ? .taken : .wait
+    }
+
+    /// Parks the sender until credit comes: false when it should ask again at once (room came,
+    /// or the call was cancelled, since it asked).
+    mutating func park(_ waiter: Waiter, for bytes: Int) -> Bool {
+        guard !isCancelled, !window.admits(bytes) else { return false }
+        self.waiter = waiter
+        return true
+    }
+}
+
+/// One call a callee serves: the handler of its ``ServedCallState``.
+final class ServedCall: Sendable {
     let id: UInt32
     let lane: CalleeLane
-    private let state = Mutex(State())
+    private let state = Mutex(ServedCallState<CheckedContinuation<Void, Never>, Task<Void, Never>>())
 
     init(id: UInt32, lane: CalleeLane) {
         self.id = id
@@ -118,60 +162,33 @@ final class ServedCall: Sendable {
             await work()
             lane.finished(self)
         }
-        let cancelled = state.withLock { state in
-            state.task = task
-            return state.cancelled
-        }
-        if cancelled { task.cancel() }
+        if !state.withLock({ $0.started(task) }) { task.cancel() }
     }
 
     /// The caller took `bytes` more of the answer.
     func credited(_ bytes: Int) {
-        let waiter: CheckedContinuation<Bool, Never>? = state.withLock { state in
-            state.credit += bytes
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: true)
+        state.withLock { $0.credited(bytes) }?.resume()
     }
 
     /// The caller gave the call up, or the lane ended: the task is cancelled.
     func cancel() {
-        let (task, waiter) = state.withLock { state in
-            state.cancelled = true
-            defer { state.waiter = nil }
-            return (state.task, state.waiter)
-        }
+        let (task, waiter) = state.withLock { $0.cancel() }
         task?.cancel()
-        waiter?.resume(returning: false)
+        waiter?.resume()
     }
 
     /// Waits until `bytes` of the answer may be sent and takes them from the credit; false
     /// when the call was cancelled.
     func reserve(_ bytes: Int) async -> Bool {
         while true {
-            let taken: Bool? = state.withLock { state in
-                if state.cancelled { return false }
-                guard state.credit < bytes else {
-                    state.credit -= bytes
-                    return true
+            switch state.withLock({ $0.reserve(bytes) }) {
+            case .taken: return true
+            case .cancelled: return false
+            case .wait:
+                await withCheckedContinuation { waiter in
+                    if !state.withLock({ $0.park(waiter, for: bytes) }) { waiter.resume() }
                 }
-                return nil
             }
-            if let taken { return taken }
-            guard await waitForCredit(bytes) else { return false }
-        }
-    }
-
-    private func waitForCredit(_ bytes: Int) async -> Bool {
-        await withCheckedContinuation { waiter in
-            let now: Bool? = state.withLock { state in
-                if state.cancelled { return false }
-                if state.credit >= bytes { return true }
-                state.waiter = waiter
-                return nil
-            }
-            if let now { waiter.resume(returning: now) }
         }
     }
 }

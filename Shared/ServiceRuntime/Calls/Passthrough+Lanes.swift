@@ -5,10 +5,7 @@ import NIOCore
 
 /// A public request on its way to a service as a call on a lane.
 struct PassedCall: Sendable {
-    /// The resource's path and query at the service, from the leading slash.
-    let target: String
-    /// The public path before the resource.
-    let prefix: String
+    let head: ForwardedHead
     let route: RouteDescriptor
     let service: ServiceName
     let hasBody: Bool
@@ -30,18 +27,13 @@ extension InternalClient {
     }
 
     /// Passes a public request as a call on a lane (``travelsOnLane(_:route:hasBody:length:offeringFiles:)``):
-    /// the same method, target, allowed headers and context as on a stream of its own, the body
+    /// the same ``ForwardedHead`` as on a stream of its own, the body
     /// whole; the answer's body whole when it has all arrived with its head, or else written on
     /// at the pace of the client's connection on `eventLoop`.
     func passOnLane(
         _ request: Request, _ call: PassedCall, context: CallContext, eventLoop: any EventLoop
     ) async throws -> PassedResponse {
-        var headers = try Self.contextFields(context)
-        headers[.publicPrefix] = call.prefix
-        for name in PassthroughHeaders.requestFields {
-            for value in request.headers[values: name] { headers.append(HTTPField(name: name, value: value)) }
-        }
-        try PassthroughHeaders.checkSize(headers, target: call.target)
+        var headers = call.head.fields
         var body = ByteBuffer()
         if call.hasBody {
             let activity = TransferActivity(idle: nil)
@@ -50,13 +42,10 @@ extension InternalClient {
             headers[.contentLength] = String(body.readableBytes)
         }
         let (answer, ticket) = try await callOnLane(
-            CallHead(method: request.method, target: call.target, headers: headers), body: body, to: call.service,
+            CallHead(method: call.head.method, target: call.head.target, headers: headers), body: body,
+            to: call.service,
             context: context, eventLoop: eventLoop, retryingLost: !call.hasBody && request.method == .get)
-        var fields = HTTPFields()
-        for name in PassthroughHeaders.responseFields {
-            let values = answer.headers[values: name]
-            if !values.isEmpty { fields[values: name] = values }
-        }
+        let fields = PassthroughHeaders.answerFields { answer.headers[values: $0] }
         let response: ResponseBody
         if let whole = ticket.wholeBody() {
             response = ResponseBody(byteBuffer: whole)

@@ -31,14 +31,19 @@ extension PassthroughHeaders {
 
     /// Refuses a request whose headers could not cross to the service: 414 when the path and
     /// query take most of the budget, 431 otherwise.
-    static func checkSize(_ headers: HTTPHeaders, target: String) throws {
-        try checkSize(fields: headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 32 }, target: target)
-    }
-
-    /// ``checkSize(_:target:)`` for header fields (a call on a lane is held to the same budget).
     static func checkSize(_ headers: HTTPFields, target: String) throws {
         try checkSize(
             fields: headers.reduce(0) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 32 }, target: target)
+    }
+
+    /// The answer headers the client sees, of those `values` gives by name.
+    static func answerFields(_ values: (HTTPField.Name) -> [String]) -> HTTPFields {
+        var fields = HTTPFields()
+        for name in responseFields {
+            let found = values(name)
+            if !found.isEmpty { fields[values: name] = found }
+        }
+        return fields
     }
 
     private static func checkSize(fields: Int, target: String) throws {
@@ -52,6 +57,30 @@ extension PassthroughHeaders {
         }
         throw ErrorEnvelope(
             code: 431, message: "The request headers are larger than the gateway passes on", status: 431)
+    }
+}
+
+/// What a public request carries to its service, whichever way it crosses (a call on a lane
+/// or a stream of its own): method, target, the call's context, the public prefix and the
+/// allowed headers, held to the header budget.
+struct ForwardedHead: Sendable {
+    let method: HTTPRequest.Method
+    /// The resource's path and query at the service, from the leading slash.
+    let target: String
+    var fields: HTTPFields
+
+    /// `request` for `target` at the service, under `prefix` publicly; `offeringFiles` offers to
+    /// read a stored file in place of a body. Throws 414 or 431 over the budget.
+    init(_ request: Request, target: String, prefix: String, context: CallContext, offeringFiles: Bool) throws {
+        method = request.method
+        self.target = target
+        fields = try InternalClient.contextFields(context)
+        fields[.publicPrefix] = prefix
+        if offeringFiles { fields[.fileDirect] = "1" }
+        for name in PassthroughHeaders.requestFields {
+            for value in request.headers[values: name] { fields.append(HTTPField(name: name, value: value)) }
+        }
+        try PassthroughHeaders.checkSize(fields, target: target)
     }
 }
 
@@ -103,22 +132,15 @@ extension InternalClient {
         let query = request.uri.query.map { "?\($0)" } ?? ""
         let hasBody = Self.hasBody(request)
         let length = request.headers[.contentLength].flatMap(Int64.init)
+        let head = try ForwardedHead(
+            request, target: "/\(resource)\(query)", prefix: prefix, context: context, offeringFiles: offeringFiles)
         if Self.travelsOnLane(request, route: route, hasBody: hasBody, length: length, offeringFiles: offeringFiles) {
-            let call = PassedCall(
-                target: "/\(resource)\(query)", prefix: prefix, route: route, service: service, hasBody: hasBody)
+            let call = PassedCall(head: head, route: route, service: service, hasBody: hasBody)
             return try await passOnLane(request, call, context: context, eventLoop: eventLoop)
         }
-        var outgoing = HTTPClientRequest(url: "\(base)/\(resource)\(query)")
+        var outgoing = HTTPClientRequest(url: "\(base)\(head.target)")
         outgoing.method = .init(rawValue: request.method.rawValue)
-        outgoing.headers = try Self.contextHeaders(context)
-        outgoing.headers.add(name: InternalHeader.publicPrefix, value: prefix)
-        if offeringFiles { outgoing.headers.add(name: InternalHeader.fileDirect, value: "1") }
-        for field in PassthroughHeaders.requestFields {
-            for value in request.headers[values: field] {
-                outgoing.headers.add(name: field.canonicalName, value: value)
-            }
-        }
-        try PassthroughHeaders.checkSize(outgoing.headers, target: "/\(resource)\(query)")
+        outgoing.headers = HTTPHeaders(head.fields.map { ($0.name.rawName, $0.value) })
         let activity = TransferActivity(idle: route.idleTimeoutMilliseconds.map { .milliseconds($0) })
         var upload: BodyPump?
         if hasBody, let length, length <= Self.smallAnswer {
@@ -219,14 +241,10 @@ extension InternalClient {
     /// The client's answer: status, the allowed headers and the body as it streams. A service
     /// failing mid-body ends the client's response with an error, never a truncated success.
     private static func response(_ answer: HTTPClientResponse, eventLoop: any EventLoop) -> Response {
-        var headers = HTTPFields()
-        for field in PassthroughHeaders.responseFields {
-            let values = answer.headers[field.canonicalName]
-            if !values.isEmpty { headers[values: field] = values }
-        }
         let length = answer.headers.first(name: "content-length").flatMap(Int.init)
         return Response(
-            status: .init(code: Int(answer.status.code)), headers: headers,
+            status: .init(code: Int(answer.status.code)),
+            headers: PassthroughHeaders.answerFields { answer.headers[$0.canonicalName] },
             body: .paced(answer.body, contentLength: length, eventLoop: eventLoop))
     }
 }

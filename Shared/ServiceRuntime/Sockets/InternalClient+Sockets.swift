@@ -58,10 +58,11 @@ extension InternalClient {
     ) async throws -> InternalSocket {
         guard let base = peers[service] else { throw ErrorEnvelope.serviceUnavailable(service) }
         let query = request.uri.query.map { "?\($0)" } ?? ""
-        let headers = try Self.contextHeaders(context)
-        try PassthroughHeaders.checkSize(headers, target: "/\(resource)\(query)")
+        let fields = try Self.contextFields(context)
+        try PassthroughHeaders.checkSize(fields, target: "/\(resource)\(query)")
         let opening = SocketOpening(
-            resource: resource + query, headers: headers.map { SocketOpening.Header(name: $0.name, value: $0.value) })
+            resource: resource + query,
+            headers: fields.map { SocketOpening.Header(name: $0.name.rawName, value: $0.value) })
         let (socket, lease) = try lanes.open(opening, service: service, base: base, logger: context.logger)
         let answer: LaneSocket.Answer
         do {

@@ -1,54 +1,22 @@
-import DequeModule
 import NIOCore
 import Synchronization
 
-/// One public WebSocket on a socket lane, at either end: the frames the other end sent, queued
-/// until read, and the credit to send more. Each direction may have at most ``window`` bytes in
-/// flight (a larger frame goes alone), and the receiver returns credit as it reads, so one slow
-/// socket never holds up the lane's others and nothing queues without bound. Either end ends its
-/// side with ``finish()``; the socket leaves the lane once both have.
+/// One public WebSocket on a socket lane, at either end: the handler of its ``SocketState``.
+/// Each direction may have at most a ``CreditWindow`` in flight (a larger frame goes alone),
+/// and the receiver gives credit back as it reads, so one slow socket never holds up the lane's
+/// others and nothing queues without bound. Either end ends its side with ``finish()``; the
+/// socket leaves the lane once both have.
 final class LaneSocket: Sendable {
     /// Bytes one direction may have in flight.
-    static let window = 256 << 10
+    static let window = CreditWindow.size
 
     /// The service's answer to an opening.
-    enum Answer: Sendable {
-        case accepted
-        case refused(status: Int, body: ByteBuffer)
-        /// The lane ended, or the wait was cancelled.
-        case lost
-    }
-
-    private struct State {
-        var queue = Deque<SocketFrame>()
-        var reader: CheckedContinuation<SocketFrame?, Never>?
-        var consumed = 0
-        var credit = LaneSocket.window
-        var senders: [CheckedContinuation<Bool?, Never>] = []
-        var answer: Answer?
-        var opener: CheckedContinuation<Answer, Never>?
-        /// The other end sent its finish (or the lane ended).
-        var peerFinished = false
-        /// This end sent its finish.
-        var finished = false
-        /// This end reads no more: what arrives is dropped and credited at once.
-        var abandoned = false
-        /// Where frames go as they arrive, when they are pushed rather than read.
-        var sink: Sink?
-        /// A caller is handing queued frames to the sink.
-        var flushing = false
-        /// The sink has been told that the other end finished.
-        var endDelivered = false
-        /// What closes the socket when the process shuts down, for sockets no task serves.
-        var onShutdown: (@Sendable () -> Void)?
-        /// Who waits, without a task, for credit (see ``trySend(_:)``).
-        var roomWaiter: (@Sendable () -> Void)?
-
-    }
-
-    /// Takes each frame the other end sends, as it arrives, and nil once the other end has
-    /// finished (or the lane ended); the frame's credit returns when the sink calls `done`.
-    typealias Sink = @Sendable (SocketFrame?, _ done: @escaping @Sendable () -> Void) -> Void
+    typealias Answer = SocketAnswer
+    /// Takes each frame the other end sends (``SocketSink``).
+    typealias Sink = SocketSink
+    private typealias State = SocketState<
+        CheckedContinuation<SocketFrame?, Never>, CheckedContinuation<Bool?, Never>, CheckedContinuation<Answer, Never>
+    >
 
     let id: UInt32
     let lane: SocketLane
@@ -60,7 +28,7 @@ final class LaneSocket: Sendable {
     }
 
     /// What a frame costs against the window.
-    static func cost(_ frame: SocketFrame) -> Int { frame.payload.readableBytes + 16 }
+    static func cost(_ frame: SocketFrame) -> Int { State.cost(frame) }
 
     // MARK: Reading
 
@@ -68,33 +36,23 @@ final class LaneSocket: Sendable {
     func next() async -> SocketFrame? {
         let frame: SocketFrame? = await withTaskCancellationHandler {
             await withCheckedContinuation { reader in
-                let ready: SocketFrame?? = state.withLock { state in
-                    if let frame = state.queue.popFirst() { return .some(frame) }
-                    if state.peerFinished || Task.isCancelled { return .some(nil) }
-                    state.reader = reader
-                    return nil
+                switch state.withLock({ $0.read(parking: reader, cancelled: Task.isCancelled) }) {
+                case .frame(let frame): reader.resume(returning: frame)
+                case .end: reader.resume(returning: nil)
+                case .parked: break
                 }
-                if let ready { reader.resume(returning: ready) }
             }
         } onCancel: {
-            state.withLock { state in
-                defer { state.reader = nil }
-                return state.reader
-            }?.resume(returning: nil)
+            state.withLock { $0.takeReader() }?.resume(returning: nil)
         }
         if let frame { consumed(Self.cost(frame)) }
         return frame
     }
 
-    /// Counts `cost` bytes of frames as read: credit goes back once half the window has been.
     private func consumed(_ cost: Int) {
-        let credit: Int? = state.withLock { state in
-            state.consumed += cost
-            guard state.consumed >= Self.window / 2, !state.peerFinished else { return nil }
-            defer { state.consumed = 0 }
-            return state.consumed
+        if let credit = state.withLock({ $0.consumed(cost) }) {
+            lane.writer.enqueue(.credit(socket: id, bytes: UInt32(credit)))
         }
-        if let credit { lane.writer.enqueue(.credit(socket: id, bytes: UInt32(credit))) }
     }
 
     // MARK: Pushing
@@ -102,49 +60,30 @@ final class LaneSocket: Sendable {
     /// Pushes every frame the other end sends to `sink` from now on (those already queued
     /// first), instead of keeping them for ``next()``.
     func push(to sink: @escaping Sink) {
-        state.withLock { $0.sink = sink }
+        state.withLock { $0.push(to: sink) }
         flush()
     }
 
-    /// Hands what is queued to the sink, in order, unless another caller is doing so (that one
-    /// takes what arrived meanwhile too).
+    /// Hands what is queued to the sink, in order, unless another caller is doing so.
     private func flush() {
-        while true {
-            let step: (Sink, [SocketFrame], Bool)? = state.withLock { state in
-                guard let sink = state.sink, !state.flushing else { return nil }
-                let frames = Array(state.queue)
-                state.queue = []
-                let end = state.peerFinished && !state.endDelivered
-                if end { state.endDelivered = true }
-                guard !frames.isEmpty || end else { return nil }
-                state.flushing = true
-                return (sink, frames, end)
-            }
-            guard let (sink, frames, end) = step else { return }
-            for frame in frames {
+        while let delivery = state.withLock({ $0.beginDelivery() }) {
+            for frame in delivery.frames {
                 let cost = Self.cost(frame)
-                sink(frame) { self.consumed(cost) }
+                delivery.sink(frame) { self.consumed(cost) }
             }
-            if end { sink(nil) {} }
-            state.withLock { state in
-                state.flushing = false
-                // Nothing follows the end: the sink, and what it holds, can go.
-                if end { state.sink = nil }
-            }
+            if delivery.end { delivery.sink(nil) {} }
+            state.withLock { $0.endDelivery(delivery) }
         }
     }
 
     /// Runs `handler` when the process shuts down (see ``shutDown()``).
     func onShutdown(_ handler: @escaping @Sendable () -> Void) {
-        state.withLock { $0.onShutdown = handler }
+        state.withLock { $0.setOnShutdown(handler) }
     }
 
     /// The process is shutting down: the socket's shutdown handler runs, once.
     func shutDown() {
-        state.withLock { state in
-            defer { state.onShutdown = nil }
-            return state.onShutdown
-        }?()
+        state.withLock { $0.takeOnShutdown() }?()
     }
 
     // MARK: Sending
@@ -167,19 +106,12 @@ final class LaneSocket: Sendable {
     private func reserve(_ cost: Int) async -> Bool? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (sender: CheckedContinuation<Bool?, Never>) in
-                let ready: Bool?? = state.withLock { state in
-                    if state.finished || Task.isCancelled { return .some(false) }
-                    if state.credit >= cost || state.credit == Self.window {
-                        state.credit -= cost
-                        return .some(true)
-                    }
-                    state.senders.append(sender)
-                    return nil
+                if let now = state.withLock({ $0.reserve(cost, parking: sender, cancelled: Task.isCancelled) }) {
+                    sender.resume(returning: now)
                 }
-                if let ready { sender.resume(returning: ready) }
             }
         } onCancel: {
-            releaseSenders()
+            for sender in state.withLock({ $0.takeSenders() }) { sender.resume(returning: false) }
         }
     }
 
@@ -187,54 +119,34 @@ final class LaneSocket: Sendable {
     /// there is no room (``whenRoom(_:)`` says when to try again), nil when nothing more may be
     /// sent. For one caller at a time.
     func trySend(_ frame: SocketFrame) -> Bool? {
-        let cost = Self.cost(frame)
-        let room: Bool? = state.withLock { state in
-            if state.finished { return nil }
-            guard state.credit >= cost || state.credit == Self.window else { return false }
-            state.credit -= cost
-            return true
-        }
+        let room = state.withLock { $0.trySend(Self.cost(frame)) }
         if room == true { lane.writer.enqueue(.frame(socket: id, frame)) }
         return room
     }
 
     /// Calls `waiter` once, when credit next arrives or nothing more may be sent.
     func whenRoom(_ waiter: @escaping @Sendable () -> Void) {
-        let now = state.withLock { state in
-            if state.finished { return true }
-            state.roomWaiter = waiter
-            return false
-        }
-        if now { waiter() }
-    }
-
-    private func wakeRoomWaiter() {
-        state.withLock { state in
-            defer { state.roomWaiter = nil }
-            return state.roomWaiter
-        }?()
+        if !state.withLock({ $0.whenRoom(waiter) }) { waiter() }
     }
 
     /// Ends this end's side: nothing more is sent on the socket.
     func finish() {
-        let send = state.withLock { state in
-            defer { state.finished = true }
-            return !state.finished
-        }
-        guard send else { return }
+        guard let ending = state.withLock({ $0.finish() }) else { return }
         lane.writer.enqueue(.finish(socket: id))
-        releaseSenders()
-        wakeRoomWaiter()
-        leaveIfDone()
+        release(ending)
+        if ending.leaves { lane.remove(id) }
     }
 
     /// Ends this end's side and stops reading: what still arrives is dropped.
     func abandon() {
-        state.withLock { state in
-            state.abandoned = true
-            state.queue = []
-        }
+        state.withLock { $0.abandon() }
         finish()
+    }
+
+    /// Tells parked senders that nothing more may be sent, and calls the room waiter.
+    private func release(_ ending: State.Ending) {
+        for sender in ending.senders { sender.resume(returning: false) }
+        ending.roomWaiter?()
     }
 
     // MARK: Opening
@@ -243,19 +155,12 @@ final class LaneSocket: Sendable {
     func answer() async -> Answer {
         await withTaskCancellationHandler {
             await withCheckedContinuation { opener in
-                let ready: Answer? = state.withLock { state in
-                    if let answer = state.answer { return answer }
-                    if Task.isCancelled { return .lost }
-                    state.opener = opener
-                    return nil
+                if let now = state.withLock({ $0.answer(parking: opener, cancelled: Task.isCancelled) }) {
+                    opener.resume(returning: now)
                 }
-                if let ready { opener.resume(returning: ready) }
             }
         } onCancel: {
-            state.withLock { state in
-                defer { state.opener = nil }
-                return state.opener
-            }?.resume(returning: .lost)
+            state.withLock { $0.takeOpener() }?.resume(returning: .lost)
         }
     }
 
@@ -263,78 +168,33 @@ final class LaneSocket: Sendable {
 
     /// The other end sent `frame`.
     func received(_ frame: SocketFrame) {
-        let (reader, dropped): (CheckedContinuation<SocketFrame?, Never>?, Bool) = state.withLock { state in
-            if state.abandoned || state.peerFinished { return (nil, true) }
-            if let reader = state.reader {
-                state.reader = nil
-                return (reader, false)
-            }
-            state.queue.append(frame)
-            return (nil, false)
-        }
-        if dropped {
-            lane.writer.enqueue(.credit(socket: id, bytes: UInt32(Self.cost(frame))))
-        } else if let reader {
-            reader.resume(returning: frame)
-        } else {
-            flush()
+        switch state.withLock({ $0.received(frame) }) {
+        case .read(let reader): reader.resume(returning: frame)
+        case .queued: flush()
+        case .dropped: lane.writer.enqueue(.credit(socket: id, bytes: UInt32(Self.cost(frame))))
         }
     }
 
     /// The other end may send `bytes` more.
     func credited(_ bytes: Int) {
-        let senders = state.withLock { state in
-            state.credit += bytes
-            defer { state.senders = [] }
-            return state.senders
-        }
+        let woken = state.withLock { $0.credited(bytes) }
         // Woken senders try again, in turn.
-        for sender in senders { sender.resume(returning: nil) }
-        wakeRoomWaiter()
+        for sender in woken.senders { sender.resume(returning: nil) }
+        woken.roomWaiter?()
     }
 
     /// The service answered the opening.
     func answered(_ answer: Answer) {
-        state.withLock { state in
-            state.answer = answer
-            defer { state.opener = nil }
-            return state.opener
-        }?.resume(returning: answer)
+        state.withLock { $0.answered(answer) }?.resume(returning: answer)
     }
 
     /// The other end finished its side (or the lane ended: `lost`).
     func peerEnded(lost: Bool = false) {
-        let reader = state.withLock { state in
-            state.peerFinished = true
-            if lost { state.finished = true }
-            defer { state.reader = nil }
-            return state.queue.isEmpty ? state.reader : nil
-        }
-        reader?.resume(returning: nil)
+        let ending = state.withLock { $0.peerEnded(lost: lost) }
+        ending.reader?.resume(returning: nil)
         flush()
-        if lost {
-            state.withLock { $0.onShutdown = nil }
-            answered(.lost)
-            releaseSenders()
-            wakeRoomWaiter()
-        } else {
-            leaveIfDone()
-        }
-    }
-
-    private func releaseSenders() {
-        state.withLock { state in
-            defer { state.senders = [] }
-            return state.senders
-        }.forEach { $0.resume(returning: false) }
-    }
-
-    private func leaveIfDone() {
-        let done = state.withLock { state in
-            guard state.finished && state.peerFinished else { return false }
-            state.onShutdown = nil
-            return true
-        }
-        if done { lane.remove(id) }
+        ending.opener?.resume(returning: .lost)
+        release(ending)
+        if ending.leaves { lane.remove(id) }
     }
 }
