@@ -106,7 +106,8 @@ package enum MessagingService: BackendService {
         let settings = try RealTimeSettings.read(environment.configuration.reader)
         let feed = ChannelFeed(store: store, access: access)
         let log = ChangeLog(database: database, logger: logger)
-        let dataFeed = DataFeed(engine: engine, log: log, watchDuration: settings.watchDuration, logger: logger)
+        let dataFeed = DataFeed(
+            log: log, readRights: DataFeed.rights(from: engine), watchDuration: settings.watchDuration, logger: logger)
         let commands = CommandFeed(database: database, access: access, logger: logger)
         let live = RTSessions(settings: settings)
         // One connection listens for everything: pools may be small.
@@ -140,8 +141,8 @@ package enum MessagingService: BackendService {
         environment.background.add(live)
         RTEndpoint(
             services: RTServices(
-                feed: feed, data: dataFeed, commands: commands, log: log, access: access, peers: environment.peers,
-                settings: settings,
+                feed: feed, data: dataFeed, engine: engine, commands: commands, log: log, access: access,
+                peers: environment.peers, settings: settings,
                 context: CallContext(deadline: .now(), logger: logger),
                 filesPublicURL: environment.configuration.filesPublicURL),
             polling: PollingSessions(), live: live

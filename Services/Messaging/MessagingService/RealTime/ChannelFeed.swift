@@ -62,18 +62,21 @@ actor ChannelFeed: NotificationListener.Consumer {
             if lastSeq[key] == nil { lastSeq[key] = last }
         }
         var subscription = subscription
-        var from = point ?? lastSeq[key] ?? 0
         // Catch up until no read is left between the check and the registration.
-        while let through = lastSeq[key], from < through {
-            let messages = try await store.messages(app: key.app, channel: key.channel, after: from, limit: Self.batch)
-                .filter { $0.0 <= through }
-            subscription.after = from
-            guard let rules = await rules(for: key) else { throw ErrorEnvelope.internalError }
-            send(messages, on: key, to: [subscription], rules: rules)
-            from = messages.count == Self.batch ? messages[messages.count - 1].0 : through
-        }
-        subscription.after = from
-        if lastSeq[key] == nil { lastSeq[key] = from }
+        let reached = try await CatchUp<Int64>(batch: Self.batch).run(
+            from: point ?? lastSeq[key] ?? 0, through: { lastSeq[key] },
+            read: { from, through in
+                try await store.messages(app: key.app, channel: key.channel, after: from, limit: Self.batch)
+                    .filter { $0.0 <= through }
+            },
+            position: { $0.0 },
+            deliver: { messages, from in
+                subscription.after = from
+                guard let rules = await rules(for: key) else { throw ErrorEnvelope.internalError }
+                send(messages, on: key, to: [subscription], rules: rules)
+            })
+        subscription.after = reached
+        if lastSeq[key] == nil { lastSeq[key] = reached }
         book.add(subscription, connection: connection, id: subscription.id, on: key)
     }
 

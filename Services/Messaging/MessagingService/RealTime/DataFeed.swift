@@ -10,7 +10,9 @@ import QueryLanguage
 /// ``ChangeLog``); on each announcement the feed reads the log past its cursor once for all
 /// subscriptions, and queues each event on every subscription of its table whose event name,
 /// where clause and read access admit it, encoded once whoever receives it. A subscription
-/// resumed from a resume point first receives what it missed, read from the log by table.
+/// resumed from a resume point first receives what it missed, read from the log by table. A
+/// table whose events cannot be delivered (its rights were not read) lags: its events come
+/// from the log by table after each round, until they can be.
 actor DataFeed: NotificationListener.Consumer {
     /// Log entries read per round.
     static let batch = 1_000
@@ -45,25 +47,53 @@ actor DataFeed: NotificationListener.Consumer {
         let position: ChangePosition
     }
 
-    let engine: DataEngine
-    let log: ChangeLog
+    /// What decides who receives events of a table: the app's catalog (permissions, file
+    /// columns) and the Find ACL cells of the events' objects.
+    struct Rights: Sendable {
+        let catalog: AppCatalog
+        let acls: ObjectACLs
+    }
+
+    /// Reads the rights `events` of `key` are delivered under, as they are now.
+    typealias RightsReader = @Sendable (_ key: Key, _ events: [ChangeEvent]) async throws -> Rights
+
+    let log: any ChangeSource
+    let readRights: RightsReader
     /// How long one watch of a table lasts; ``renewWatches()`` renews it every 20 s.
     let watchDuration: Duration
     let logger: Logger
     private var book = SubscriptionBook<Key, Subscription>()
     /// The last log entry read; nil before the first subscription.
     private var cursor: ChangePosition?
-    /// Tables whose events in the batch being delivered are not all queued yet, with the
-    /// position before that batch.
+    /// Tables whose events are not all queued yet, with the position before the first that may
+    /// not be: those in the batch being delivered, and those that lag.
     private var pending: [Key: ChangePosition] = [:]
+    /// Tables whose events could not be delivered: the log's rounds pass them over, and
+    /// ``replayLagging()`` delivers them from `pending` on, in order.
+    private var lagging: Set<Key> = []
     private var reading = false
     private var readAgain = false
 
-    init(engine: DataEngine, log: ChangeLog, watchDuration: Duration, logger: Logger) {
-        self.engine = engine
+    /// A feed reading `log`, deciding who receives what with the rights `readRights` reads
+    /// (``rights(from:)`` in production).
+    init(log: any ChangeSource, readRights: @escaping RightsReader, watchDuration: Duration, logger: Logger) {
         self.log = log
+        self.readRights = readRights
         self.watchDuration = watchDuration
         self.logger = logger
+    }
+
+    /// The rights as `engine` reads them: its cached catalog, and ACL cells only for a table
+    /// that has some.
+    static func rights(from engine: DataEngine) -> RightsReader {
+        { key, events in
+            let catalog = try await engine.cache.catalog(for: key.app)
+            guard ObjectReadAccess.tableHasACLs(key.table, catalog: catalog) else {
+                return Rights(catalog: catalog, acls: .none)
+            }
+            let ids = events.flatMap(ChangeMatch.objectIds)
+            return Rights(catalog: catalog, acls: try await engine.findACLs(app: key.app, table: key.table, ids: ids))
+        }
     }
 
     /// Starts delivering `key`'s events to `subscription`: those committed from now on, or with
@@ -79,16 +109,14 @@ actor DataFeed: NotificationListener.Consumer {
         var subscription = subscription
         // A new subscription receives what commits after its table is watched and it is ready,
         // whether or not the log holds what committed before.
-        var from = if let point { point } else { try await log.now() }
+        let start = if let point { point } else { try await log.now() }
         // Catch up from the log by table until no read is left between the check and the registration.
-        while let through = cursor, from < through {
-            let records = try await log.replay(
-                app: key.app, table: key.table, after: from, through: through, limit: Self.batch)
+        let reached = try await replay(key, from: start) { events, from in
             subscription.after = from
-            await deliver(records.compactMap(ChangeEvent.init), on: key, to: [subscription])
-            from = records.count == Self.batch ? records[records.count - 1].position : through
+            // Refused rather than registered with a gap: the client may subscribe again.
+            guard await deliver(events, on: key, to: [subscription]) else { throw ErrorEnvelope.internalError }
         }
-        subscription.after = from
+        subscription.after = reached
         book.add(subscription, connection: connection, id: subscription.id, on: key)
     }
 
@@ -141,53 +169,114 @@ actor DataFeed: NotificationListener.Consumer {
         defer { reading = false }
         repeat {
             readAgain = false
-            while let from = cursor, !book.isEmpty {
-                let records: [ChangeRecord]
-                do {
-                    records = try await log.read(after: from, limit: Self.batch)
-                } catch {
-                    return logger.warning(
-                        "real-time change log not read", metadata: ["error": "\(String(reflecting: error))"])
-                }
-                guard let last = records.last?.position else { break }
-                cursor = max(cursor ?? last, last)
-                await deliver(records, after: from)
-                if records.count < Self.batch { break }
-            }
+            guard await readLog() else { return }
+            await replayLagging()
         } while readAgain
     }
 
-    /// Delivers one batch read after `from`, table by table.
+    /// Reads the log past the cursor and delivers it, batch by batch; false (logged) when it
+    /// cannot be read.
+    private func readLog() async -> Bool {
+        while let from = cursor, !book.isEmpty {
+            let records: [ChangeRecord]
+            do {
+                records = try await log.read(after: from, limit: Self.batch)
+            } catch {
+                logger.warning("real-time change log not read", metadata: ["error": "\(String(reflecting: error))"])
+                return false
+            }
+            guard let last = records.last?.position else { break }
+            cursor = max(cursor ?? last, last)
+            await deliver(records, after: from)
+            if records.count < Self.batch { break }
+        }
+        return true
+    }
+
+    /// Delivers one batch read after `from`, table by table; a table whose delivery fails lags
+    /// from `from` on.
     private func deliver(_ records: [ChangeRecord], after from: ChangePosition) async {
         var batches: [Key: [ChangeEvent]] = [:]
         for record in records {
             let key = Key(app: record.app, table: record.table)
-            guard book.contains(key), let event = ChangeEvent(record) else { continue }
+            // A lagging table's events come from its replay, after those it has yet to deliver.
+            guard book.contains(key), !lagging.contains(key), let event = ChangeEvent(record) else { continue }
             batches[key, default: []].append(event)
         }
         for key in batches.keys { pending[key] = from }
         for (key, events) in batches {
-            await deliver(events, on: key, to: nil)
-            pending[key] = nil
+            if await deliver(events, on: key, to: nil) {
+                pending[key] = nil
+            } else {
+                lagging.insert(key)
+            }
         }
     }
 
-    /// Queues `events` of `key` on `only` those subscriptions, or on every subscription of the
-    /// table as it is once the rights are read; nothing when they cannot be read.
-    private func deliver(_ events: [ChangeEvent], on key: Key, to only: [Subscription]?) async {
-        guard !events.isEmpty else { return }
-        let catalog: AppCatalog
-        var acls = ObjectACLs.none
-        do {
-            catalog = try await engine.cache.catalog(for: key.app)
-            if ObjectReadAccess.tableHasACLs(key.table, catalog: catalog) {
-                acls = try await engine.findACLs(
-                    app: key.app, table: key.table, ids: events.flatMap(ChangeMatch.objectIds))
+    /// Delivers each lagging table's events from where it stopped up to the cursor, to every
+    /// subscription it has; a table nobody here subscribes to any more is forgotten.
+    private func replayLagging() async {
+        for key in lagging {
+            if book.contains(key), let from = pending[key] {
+                guard await replayLagging(key, from: from) else { continue }
             }
-        } catch {
-            return logger.warning(
-                "real-time change events dropped: rights not read", metadata: ["error": "\(String(reflecting: error))"])
+            // Caught up, or nobody here subscribes to the table any more.
+            pending[key] = nil
+            lagging.remove(key)
         }
+    }
+
+    /// Delivers `key`'s events after `from` up to the cursor to every subscription of the table,
+    /// `pending` following each batch delivered; false when they could not all be.
+    private func replayLagging(_ key: Key, from: ChangePosition) async -> Bool {
+        do {
+            _ = try await replay(key, from: from) { events, _ in
+                guard await deliver(events, on: key, to: nil) else { throw RightsNotRead() }
+                if let last = events.last?.position { pending[key] = last }
+            }
+            return true
+        } catch is RightsNotRead {
+            return false
+        } catch {
+            logger.warning("real-time change log not read", metadata: ["error": "\(String(reflecting: error))"])
+            return false
+        }
+    }
+
+    /// The rights of a table's events could not be read (logged where they were not).
+    private struct RightsNotRead: Error {}
+
+    /// Hands `key`'s events after `from` up to the cursor, as it moves on meanwhile, to
+    /// `eachBatch` with the position the batch was read after; read from the log by table. The
+    /// position reached.
+    private func replay(
+        _ key: Key, from: ChangePosition,
+        eachBatch: (_ events: [ChangeEvent], _ after: ChangePosition) async throws -> Void
+    ) async throws -> ChangePosition {
+        try await CatchUp<ChangePosition>(batch: Self.batch).run(
+            from: from, through: { cursor },
+            read: { from, through in
+                try await log.replay(app: key.app, table: key.table, after: from, through: through, limit: Self.batch)
+            },
+            position: \.position,
+            deliver: { records, from in try await eachBatch(records.compactMap(ChangeEvent.init), from) })
+    }
+
+    /// Queues `events` of `key` on `only` those subscriptions, or on every subscription of the
+    /// table as it is once the rights are read; false (logged, nothing queued) when they cannot
+    /// be read.
+    private func deliver(_ events: [ChangeEvent], on key: Key, to only: [Subscription]?) async -> Bool {
+        guard !events.isEmpty else { return true }
+        let rights: Rights
+        do {
+            rights = try await readRights(key, events)
+        } catch {
+            logger.warning(
+                "real-time change events held back: rights not read (delivered once they are)",
+                metadata: ["app": "\(key.app)", "table": "\(key.table)", "error": "\(String(reflecting: error))"])
+            return false
+        }
+        let (catalog, acls) = (rights.catalog, rights.acls)
         let subscribers = (only ?? book.subscriptions(of: key)).map {
             ($0, ObjectReadAccess($0.identity, table: key.table, catalog: catalog))
         }
@@ -213,8 +302,27 @@ actor DataFeed: NotificationListener.Consumer {
                     change: RTOutbox.ChangeTag(subscription: subscription.id, place: .change(event.position)))
             }
         }
+        return true
     }
 }
+
+/// What ``DataFeed`` reads the change log through: ``ChangeLog``, or a test's list of records.
+protocol ChangeSource: Sendable {
+    /// Marks `tables` watched for `duration` from now: their writes emit events into the log.
+    func watch(_ tables: [(app: String, table: String)], for duration: Duration) async throws
+    /// Up to `limit` entries after `position`, in commit order.
+    func read(after position: ChangePosition, limit: Int) async throws -> [ChangeRecord]
+    /// Up to `limit` entries of `app`'s `table` after `position` up to `through`, in commit order.
+    func replay(app: String, table: String, after position: ChangePosition, through: ChangePosition, limit: Int)
+        async throws -> [ChangeRecord]
+    /// The newest entry's position, or the beginning when the log is empty.
+    func latest() async throws -> ChangePosition
+    /// Where the database's commit order stands now: what commits from now on comes after it.
+    func now() async throws -> ChangePosition
+}
+
+extension ChangeLog: ChangeSource {}
+
 /// What one event gives one subscription (§6.1 of the RT protocol): nil when its clause or
 /// access admits nothing. Whole payloads are encoded once per event and way of rendering files.
 struct ChangeMatch {

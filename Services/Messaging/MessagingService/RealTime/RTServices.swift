@@ -7,10 +7,12 @@ import QueryLanguage
 import ServiceRuntime
 
 /// What real-time connections share: the channel and data feeds, the change log (for resume
-/// points), channel rights, the user-token resolution and the settings.
+/// points), channel rights, the data engine (tables, clauses and read rights of data
+/// subscriptions), the user-token resolution and the settings.
 struct RTServices: Sendable {
     let feed: ChannelFeed
     let data: DataFeed
+    let engine: DataEngine
     let commands: CommandFeed
     let log: ChangeLog
     let access: ChannelAccess
@@ -59,7 +61,6 @@ struct RTServices: Sendable {
         guard whereText == nil || whereText?.string != nil else {
             throw RTError.invalidOptions("'whereClause' must be a string")
         }
-        let engine = data.engine
         let (table, predicate) = try await engine.changeFilter(
             app: identity.appId, table: tableName, whereClause: whereText?.string)
         if try await engine.readAccess(identity, table: table).constant == false {
@@ -120,7 +121,7 @@ struct RTServices: Sendable {
             case .channel:
                 try await access.require(.subscribe, channel: subscribed.source, identity: identity)
             case .data:
-                if try await data.engine.readAccess(identity, table: subscribed.source).constant == false {
+                if try await engine.readAccess(identity, table: subscribed.source).constant == false {
                     return DataError.permissionDenied(DataOperation.find.rawValue, table: subscribed.source)
                 }
             }
