@@ -3,7 +3,7 @@
 /// delivered (its actor is re-entered at every wait), so where it stands is asked again before
 /// each batch. ``ChannelFeed`` and ``DataFeed`` catch a new subscription up with it, and
 /// ``DataFeed`` a table whose events could not be delivered; tested in `CatchUpTests`.
-struct CatchUp<Position: Comparable>: Sendable {
+struct CatchUp<Position: Comparable & Sendable>: Sendable {
     /// Entries read at most per batch.
     let batch: Int
 
