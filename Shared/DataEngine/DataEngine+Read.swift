@@ -89,11 +89,12 @@ extension DataEngine {
         return try await find(tableName, query: edge, identity: identity, logger: logger).first
     }
 
-    /// The table's columns in the contract's `properties` shape, relation columns last, as
-    /// committed: a relation relations-service declared a moment ago is listed.
+    /// The table's columns in the contract's `properties` shape, relation columns last: a
+    /// relation relations-service declared a moment ago is listed, since the request carries
+    /// the catalog version its gateway saw that change make (``CatalogFreshness``).
     package func properties(_ tableName: String, identity: Identity) async throws -> JSONValue {
         _ = try await permit(identity, .describe, table: tableName)
-        guard let table = try await cache.current(for: identity.appId).table(named: tableName) else {
+        guard let table = try await cache.catalog(for: identity.appId).table(named: tableName) else {
             throw DataError.tableNotFound(tableName)
         }
         return Self.describe(table)

@@ -59,20 +59,6 @@ import Testing
         #expect(loadsCount.withLock { $0 } == 2)
     }
 
-    /// A table's description is read as committed: another instance's change is listed before
-    /// its announcement arrives (here the second engine hears none: its listener never runs).
-    @Test func aDescriptionListsWhatAnotherInstanceJustCommitted() async throws {
-        try await EngineFixture.with { fixture in
-            let second = DataEngine(database: fixture.database, logger: fixture.logger)
-            _ = try await fixture.create("Described", #"{"a": 1}"#)
-            let before = try await second.properties("Described", identity: fixture.serverCode).jsonText
-            #expect(before.contains("\"a\"") && !before.contains("\"b\""), "\(before)")
-            _ = try await fixture.create("Described", #"{"b": 2}"#)
-            let after = try await second.properties("Described", identity: fixture.serverCode).jsonText
-            #expect(after.contains("\"b\""), "\(after)")
-        }
-    }
-
     /// Read-your-writes across instances (``CatalogFreshness``): a permission change made on one
     /// instance reports its catalog version; another instance whose cached catalog predates it
     /// (the announcement not heard: here it has no listener at all) answers from its cache —
@@ -103,6 +89,30 @@ import Testing
             // A floor for another app changes nothing for this one.
             let other = CatalogFreshness.Floor(appID: "other", version: version + 10)
             #expect(CatalogFreshness.$floor.withValue(other) { CatalogFreshness.required(for: fixture.appID) } == 0)
+        }
+    }
+
+    /// A table's `properties` follow the same floor: a column another instance added a moment ago
+    /// is listed when the request carries the version that added it, and not read past the cache
+    /// otherwise (listing properties costs no database read when the cache is fresh).
+    @Test func propertiesListAColumnAddedElsewhereWhenTheRequestCarriesItsVersion() async throws {
+        try await EngineFixture.with { fixture in
+            let second = DataEngine(database: fixture.database, logger: fixture.logger)
+            _ = try await fixture.create("Listed", #"{"a": 1}"#)
+            func names() async throws -> [String] {
+                let properties = try await second.properties("Listed", identity: fixture.rest)
+                return properties.array?.compactMap { $0.object?["name"]?.string } ?? []
+            }
+            #expect(try await !names().contains("late"))
+            let report = CatalogFreshness.Report(appID: fixture.appID)
+            try await CatalogFreshness.$report.withValue(report) {
+                _ = try await fixture.create("Listed", #"{"a": 2, "late": "x"}"#)
+            }
+            let version = try #require(report.version)
+            #expect(try await !names().contains("late"), "the second instance's cache predates the column")
+            let floor = CatalogFreshness.Floor(appID: fixture.appID, version: version)
+            let listed = try await CatalogFreshness.$floor.withValue(floor) { try await names() }
+            #expect(listed.contains("late"), "\(listed)")
         }
     }
 

@@ -80,7 +80,7 @@ struct GatewayController: Sendable {
             resolved.identity = try await resolver.authenticate(resolved.identity, token: token, context: call)
         }
         call.identity = resolved.identity
-        call.catalogVersion = await gate.version(of: resolved.identity.appId)
+        call.catalogVersion = gate.version(of: resolved.identity.appId)
         return (resolved, call)
     }
 

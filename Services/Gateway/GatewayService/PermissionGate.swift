@@ -3,6 +3,7 @@ import Logging
 import Permissions
 import PostgresSupport
 import ServiceRuntime
+import Synchronization
 
 /// The gateway's share of the security model: before routing a data request it refuses what
 /// the row-independent layers deny for every row (``PermissionPlan/constantDecision``) — a
@@ -19,8 +20,9 @@ actor PermissionGate: NotificationListener.Consumer {
 
     private var entries: [String: Entry] = [:]
     /// The newest version announced per app, kept across reconnections: rules older than it
-    /// are never used, since nothing may announce that version again.
-    private var announced: [String: Int64] = [:]
+    /// are never used, since nothing may announce that version again. Under a lock of its own,
+    /// so that every request reads it (``version(of:)``) without waiting for the gate.
+    private let announced = Mutex<[String: Int64]>([:])
     /// Bumped per app by every invalidation, so a lookup begun before one is not kept.
     private var generations: [String: Int] = [:]
     /// Bumped when every entry is dropped.
@@ -62,7 +64,7 @@ actor PermissionGate: NotificationListener.Consumer {
         do {
             let answer = try await lookup(appID, context)
             // An instance behind an announced change answers old rules: let data-service decide.
-            guard answer.version >= announced[appID, default: 0] else { return nil }
+            guard answer.version >= announcedVersion(of: appID) else { return nil }
             if isListening, startedIn == (epoch, generations[appID, default: 0]) {
                 if entries.count >= capacity { entries.removeAll() }
                 entries[appID] = Entry(version: answer.version, rules: answer.rules)
@@ -101,22 +103,31 @@ actor PermissionGate: NotificationListener.Consumer {
     /// Records that the app's catalog reached `version` (announced, or reported by the answer
     /// of a service that used or made it), dropping older rules.
     func reached(_ version: Int64, appID: String) {
-        guard version > announced[appID, default: 0] else { return }
-        if announced.count >= 4 * capacity {
+        let forgotten: Bool? = announced.withLock { announced in
+            guard version > announced[appID, default: 0] else { return nil }
             // Forgetting versions could let older rules be kept: start afresh instead.
-            announced.removeAll()
+            let full = announced.count >= 4 * capacity
+            if full { announced.removeAll() }
+            announced[appID] = version
+            return full
+        }
+        guard let forgotten else { return }
+        if forgotten {
             epoch += 1
             entries.removeAll()
         }
         generations[appID, default: 0] += 1
-        announced[appID] = version
         if let entry = entries[appID], entry.version < version { entries[appID] = nil }
     }
 
     /// The newest catalog version the gateway knows the app reached, which every service
     /// answering its next request must have seen (``CatalogFreshness``).
-    func version(of appID: String) -> Int64? {
-        announced[appID]
+    nonisolated func version(of appID: String) -> Int64? {
+        announced.withLock { $0[appID] }
+    }
+
+    private func announcedVersion(of appID: String) -> Int64 {
+        announced.withLock { $0[appID, default: 0] }
     }
 }
 
