@@ -36,7 +36,7 @@ enum DatabaseErrors {
         case "42883", "42804", "42725", "42846":
             return DataError.invalidQuery(
                 "Invalid query: an operator or function does not apply to the property's type")
-        case "22012": return DataError.invalidQuery("Invalid value: division by zero")
+        case "22012": return DataError.invalidQuery("Invalid value: the query divides by zero for some object")
         case _ where state.hasPrefix("22"):
             return DataError.invalidQuery("Invalid value: a value is out of range or not of the property's type")
         case "54001": return DataError.queryTooComplex("The query is too complex")

@@ -35,6 +35,26 @@ import Testing
         }
     }
 
+    /// A value PostgreSQL refuses while evaluating a query (a division by zero, an overflow)
+    /// answers 1017 in this project's words: no text of the database's reaches the client.
+    @Test func valueErrorsWhileQueryingAreOurWordsNotTheDatabases() async throws {
+        try await TestCluster.shared { cluster async throws in
+            _ = try await cluster.send(.POST, "/data/Sums", #"{"n": 3, "big": 9000000000000000000}"#)
+            let cases = [
+                ("n / 0 = 1", "Invalid value: the query divides by zero for some object"),
+                ("n % 0 = 1", "Invalid value: the query divides by zero for some object"),
+                ("big * 1000 > 1", "Invalid value: a value is out of range or not of the property's type"),
+            ]
+            for (clause, message) in cases {
+                let answer = try await cluster.send(.GET, "/data/Sums?where=" + Self.encoded(clause))
+                #expect(answer.status == 400, "\(clause): \(answer.text)")
+                #expect(
+                    answer.json["code"] as? Int == 1017 && answer.json["message"] as? String == message,
+                    "\(answer.text)")
+            }
+        }
+    }
+
     @Test func datesBeyondPostgreSQLsRangeAreClientErrorsOnEveryPath() async throws {
         try await TestCluster.shared { cluster async throws in
             let huge = "99999999999999999"
