@@ -162,6 +162,35 @@ package enum ResolveSession: RPCOperation {
     package typealias Response = ResolveUserToken.Response
 }
 
+/// `users.registerMany` (users-service): a bulk create of `Users` through the data API whose
+/// objects carry passwords — each registered as `POST /users/register` would, all in one
+/// transaction. Not idempotent.
+package enum RegisterUsers: RPCOperation {
+    package static let name = "users.registerMany"
+    package static let isIdempotent = false
+    package static let callers: Set<ServiceName> = [.data]
+
+    /// The objects as the client sent them, each as JSON text.
+    package struct Request: Codable, Sendable, Equatable {
+        package var objects: [String]
+
+        /// Creates a request.
+        package init(objects: [String]) {
+            self.objects = objects
+        }
+    }
+
+    /// The new users' ids, in request order.
+    package struct Response: Codable, Sendable, Equatable {
+        package var ids: [String]
+
+        /// Creates a response.
+        package init(ids: [String]) {
+            self.ids = ids
+        }
+    }
+}
+
 /// `users.save` (users-service): a save to the `Users` table through the data API that carries a
 /// `password` — data-service hands it over, since only users-service keeps credentials. Without
 /// an `objectId` it registers the user (as `POST /users/register` does); with one it updates

@@ -54,6 +54,15 @@ package enum UsersService: BackendService {
             guard let identity = context.identity else { throw ErrorEnvelope.internalError }
             return try await accounts.save(request, identity: identity, logger: context.logger)
         }
+        operations.register(RegisterUsers.self) { request, context in
+            guard let identity = context.identity else { throw ErrorEnvelope.internalError }
+            let bodies = try request.objects.map { text in
+                guard let object = try? JSONParser.parse(text).object else { throw UserError.missingRegistrationData }
+                return object
+            }
+            return RegisterUsers.Response(
+                ids: try await accounts.registerMany(appID: identity.appId, bodies: bodies, logger: context.logger))
+        }
         UserRoutes(accounts: accounts).add(to: &routes)
     }
 

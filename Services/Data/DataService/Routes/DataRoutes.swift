@@ -49,8 +49,14 @@ struct DataRoutes {
 
     private func addBulk(to router: inout PublicRoutes) {
         router.add(.post, "data/bulk/:table", permission: .data(.create), doc: .createBulk) { call in
-            let ids = try await engine.createBulk(
-                call.table, objects: try call.objects, identity: call.identity, logger: call.context.logger)
+            let objects = try call.objects
+            let ids =
+                if let registering = try await registeringUsers(call, objects) {
+                    registering
+                } else {
+                    try await engine.createBulk(
+                        call.table, objects: objects, identity: call.identity, logger: call.context.logger)
+                }
             return .json(.array(ids.map(JSONValue.string)))
         }
         router.add(.put, "data/bulkupsert/:table", doc: .upsertBulk) { call in

@@ -81,10 +81,22 @@ extension DataRoutes {
 
     /// Whether a save to `Users` is users-service's: a password, or an update of an email or identity.
     private func isUsersServiceSave(_ call: PublicCall, _ object: JSONObject, id: String?) async throws -> Bool {
-        if object.members.contains(where: { $0.key.lowercased() == "password" }) { return true }
+        if Self.carriesPassword(object) { return true }
         guard id != nil else { return false }
         let table = try await engine.tableSchema(call.table, appID: call.identity.appId)
         return UsersTableGuard.usersAPIProperty(in: object, table: table) != nil
+    }
+
+    /// A bulk create of `Users` whose objects carry passwords is a registration of each, in
+    /// users-service (``RegisterUsers``: all or none); nil for any other bulk create.
+    func registeringUsers(_ call: PublicCall, _ objects: [JSONObject]) async throws -> [String]? {
+        guard UsersTableGuard.guards(call.table), objects.contains(where: Self.carriesPassword) else { return nil }
+        let request = RegisterUsers.Request(objects: objects.map { JSONValue.object($0).jsonText })
+        return try await peers.call(RegisterUsers.self, request, on: .users, context: call.context).ids
+    }
+
+    private static func carriesPassword(_ object: JSONObject) -> Bool {
+        object.members.contains { $0.key.lowercased() == "password" }
     }
 
     private func delete(_ call: PublicCall, id: String) async throws -> Response {

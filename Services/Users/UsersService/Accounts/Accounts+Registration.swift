@@ -19,22 +19,15 @@ extension Accounts {
         let profile = try Self.profile(body, policy: policy)
         if policy.emailConfirmation { _ = try requireMail() }
         let system = Self.system(appID)
-        try await engine.ensure(
-            table: Self.usersTable, columns: Self.profileColumns(policy), appID: appID, logger: logger)
-        do {
-            try await engine.prepareSchema(Self.usersTable, objects: [profile], identity: system, logger: logger)
-        } catch let error as ErrorEnvelope where error.code == 1013 {
-            throw UserError.unknownPropertyWhileStatic
-        }
+        try await prepareUsersTable(for: [profile], policy: policy, appID: appID, logger: logger)
         let guestID = body["objectId"]?.string
         if let guestID {
             guard guestID == callerID else { throw UserError.convertingAnotherGuest }
             try await requireGuest(guestID, appID: appID, logger: logger)
         }
         let hash = try await hasher.hash(password)
-        let user: String
-        do {
-            user = try await engine.transaction(identity: system, logger: logger) { transaction in
+        let user = try await Self.mappingRegistrationErrors {
+            try await engine.transaction(identity: system, logger: logger) { transaction in
                 let saved =
                     if let guestID {
                         try await transaction.update(Self.usersTable, id: guestID, changes: profile)
@@ -50,13 +43,79 @@ extension Accounts {
                 }
                 return saved
             }
+        }
+        if policy.emailConfirmation { confirm(appID: appID, user: user, policy: policy, logger: logger) }
+        return user
+    }
+
+    /// The most users one bulk registration creates (a data API bulk create's limit).
+    static let bulkRegistrationLimit = 100
+
+    /// A bulk create of `Users` through the data API carrying passwords: each object registers
+    /// as ``register(appID:body:callerID:logger:)`` would (the same switch, validations and
+    /// errors; no guest is converted), all in one transaction — every user or none. The new
+    /// users' ids, in request order.
+    package func registerMany(appID: String, bodies: [JSONObject], logger: Logger) async throws -> [String] {
+        guard bodies.count <= Self.bulkRegistrationLimit else { throw DataError.bulkLimit(Self.bulkRegistrationLimit) }
+        let policy = try await policy(appID, logger: logger)
+        guard policy.registrationEnabled else { throw UserError.registrationDisabled }
+        var accounts: [(password: String, profile: JSONObject)] = []
+        for body in bodies {
+            guard body["objectId"] == nil else {
+                throw DataError.invalidBody(
+                    "A bulk registration takes no objectId: a guest becomes a user by a single save with its own token")
+            }
+            accounts.append((try Self.registrationPassword(body), try Self.profile(body, policy: policy)))
+        }
+        if policy.emailConfirmation { _ = try requireMail() }
+        try await prepareUsersTable(for: accounts.map(\.profile), policy: policy, appID: appID, logger: logger)
+        var hashes: [String] = []
+        for account in accounts { hashes.append(try await hasher.hash(account.password)) }
+        let users = try await Self.mappingRegistrationErrors {
+            try await engine.transaction(identity: Self.system(appID), logger: logger) { transaction in
+                var saved: [String] = []
+                for (account, hash) in zip(accounts, hashes) {
+                    let user = try await transaction.create(Self.usersTable, object: account.profile)
+                    guard
+                        try await Credentials.insert(
+                            appID: appID, userID: try Self.objectId(of: user), hash: hash,
+                            session: transaction.session)
+                    else { throw ErrorEnvelope.internalError }
+                    saved.append(user)
+                }
+                return saved
+            }
+        }
+        if policy.emailConfirmation {
+            for user in users { confirm(appID: appID, user: user, policy: policy, logger: logger) }
+        }
+        return try users.map(Self.objectId(of:))
+    }
+
+    /// Makes sure `Users` has the profile columns and can hold `profiles` (1013 as the users
+    /// API's own error when the schema is static).
+    private func prepareUsersTable(for profiles: [JSONObject], policy: UserPolicy, appID: String, logger: Logger)
+        async throws
+    {
+        try await engine.ensure(
+            table: Self.usersTable, columns: Self.profileColumns(policy), appID: appID, logger: logger)
+        do {
+            try await engine.prepareSchema(
+                Self.usersTable, objects: profiles, identity: Self.system(appID), logger: logger)
+        } catch let error as ErrorEnvelope where error.code == 1013 {
+            throw UserError.unknownPropertyWhileStatic
+        }
+    }
+
+    /// The data engine's refusals of a registration's row as the users API names them.
+    private static func mappingRegistrationErrors<Value>(_ body: () async throws -> Value) async throws -> Value {
+        do {
+            return try await body()
         } catch let error as ErrorEnvelope where error.code == 1015 {
             throw UserError.identityTaken
         } catch let error as ErrorEnvelope where error.code == 1014 {
             throw UserError.requiredPropertyMissing
         }
-        if policy.emailConfirmation { confirm(appID: appID, user: user, policy: policy, logger: logger) }
-        return user
     }
 
     /// Mails a new user the confirmation link in the background, so that a slow relay never
