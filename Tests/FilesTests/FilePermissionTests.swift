@@ -101,7 +101,10 @@ import Testing
             for path in ["private/a.txt", "private/open.txt", "public/b.txt", "ro/c.txt"] {
                 #expect(try await files.upload(path, Array(path.utf8)).status == 200)
             }
-            // Only the server-code key (or an owner) changes cells.
+            // Where the app denies PERMISSION, only the server-code key (or an owner) changes cells.
+            let locked = try await send(
+                .PUT, "permissions/DENY/private", #"{"permission": "PERMISSION", "role": "*"}"#, key: .serverCode)
+            #expect(locked.status == 200, "\(locked.text)")
             let refused = try await send(
                 .PUT, "permissions/DENY/private", #"{"permission": "READ", "role": "RestUser"}"#)
             #expect(refused.status == 403 && refused.json["code"] as? Int == 4000, "\(refused.text)")
@@ -157,6 +160,50 @@ import Testing
             let missing = try await send(
                 .PUT, "permissions/DENY/nothing", #"{"permission": "READ", "user": "*"}"#, key: .serverCode)
             #expect(missing.json["code"] as? Int == 6000)
+        }
+    }
+
+    /// The JS SDK's `files-permissions.js`: with the JS key and no user, READ, WRITE and DELETE
+    /// are granted and denied on a file for a user, a role, every user and every role — as
+    /// Backendless allows by default. An app that denies PERMISSION stops such callers (4000),
+    /// while the file's owner and the server-code key still may.
+    @Test func clientsChangeFilePermissionsUnlessTheAppDeniesIt() async throws {
+        try await FileCluster.with { files async throws in
+            let cluster = files.cluster
+            let user = try await cluster.account("john@lennon.co")
+            let created = try await files.upload("permissions-test.txt", [])
+            #expect(created.status == 200, "\(created.text)")
+            let targets = [
+                #""user": "\#(user.id)""#, #""role": "AuthenticatedUser""#, #""user": "*""#, #""role": "*""#,
+            ]
+            for decision in ["GRANT", "DENY"] {
+                for permission in ["READ", "WRITE", "DELETE"] {
+                    for target in targets {
+                        let body = #"{"permission": "\#(permission)", \#(target)}"#
+                        let answer = try await cluster.send(
+                            .PUT, "/files/permissions/\(decision)/permissions-test.txt", body, key: .js)
+                        #expect(answer.status == 200 && answer.text == "null", "\(decision) \(body): \(answer.text)")
+                    }
+                }
+            }
+
+            let form = MultipartForm(file: Array("mine".utf8), name: "mine.txt")
+            let owned = try await HTTPTestClient.send(
+                .POST, files.base + "/files/owned/mine.txt",
+                headers: [("Content-Type", form.contentType), ("user-token", user.token)], body: Data(form.body))
+            #expect(owned.status == 200, "\(owned.text)")
+            let lockdown = try await cluster.send(
+                .PUT, "/files/permissions/DENY/owned", #"{"permission": "PERMISSION", "role": "*"}"#, key: .serverCode)
+            #expect(lockdown.status == 200, "\(lockdown.text)")
+            let change = #"{"permission": "READ", "user": "*"}"#
+            let stranger = try await cluster.send(.PUT, "/files/permissions/DENY/owned/mine.txt", change, key: .js)
+            #expect(stranger.status == 403 && stranger.json["code"] as? Int == 4000, "\(stranger.text)")
+            let owner = try await cluster.send(
+                .PUT, "/files/permissions/DENY/owned/mine.txt", change, token: user.token, key: .js)
+            #expect(owner.status == 200, "the owner still may: \(owner.text)")
+            let server = try await cluster.send(
+                .PUT, "/files/permissions/GRANT/owned/mine.txt", change, key: .serverCode)
+            #expect(server.status == 200, "\(server.text)")
         }
     }
 }

@@ -81,8 +81,9 @@ struct FileAccess: Sendable {
         }
     }
 
-    /// `PUT files/permissions/{GRANT|DENY}/{path}` with `{"permission", "user" | "role"}`: the
-    /// server-code key, or the owner of the file or directory, sets one cell.
+    /// `PUT files/permissions/{GRANT|DENY}/{path}` with `{"permission", "user" | "role"}` sets one
+    /// cell: for the server-code key, the owner of the file or directory, or a caller the app's
+    /// rules allow ``FileOperation/permission`` on the path (4000 otherwise).
     func change(_ target: FileRequest, _ request: Request, decision: String, path: FilePath) async throws {
         guard let decision = PermissionDecision(rawValue: decision.uppercased()) else {
             throw ErrorEnvelope.endpointNotFound(method: "PUT", path: "files/" + target.path.description)
@@ -100,8 +101,8 @@ struct FileAccess: Sendable {
         let entry = path.isRoot ? nil : try await catalog.entry(app: target.app, path: path)
         guard path.isRoot || entry != nil else { throw FileError.notFound(path.description) }
         let owns = target.identity.userId != nil && entry?.ownerId == target.identity.userId
-        guard target.identity.keyKind == .serverCode || owns else {
-            throw FileError.noPermission("change the permissions of", path: path.description)
+        if target.identity.keyKind != .serverCode && !owns {
+            try await require(.permission, target, path: path, entry: entry)
         }
         try await catalog.setRule(
             app: target.app, path: path, principal: principal, operation: operation, decision: decision)

@@ -8,4 +8,8 @@ package enum FileOperation: String, PermissionOperation, CaseIterable {
     case write = "WRITE"
     /// Delete, move or rename away.
     case delete = "DELETE"
+    /// Change the permissions of (`PUT files/permissions/…`): the owner and the server-code key
+    /// always may; anyone else as the app's rules decide, granted when no rule says otherwise
+    /// (Backendless's permissive default).
+    case permission = "PERMISSION"
 }

@@ -89,11 +89,13 @@ struct FileObject: Hashable, Sendable {
 
 extension FileOperation {
     /// What the same act takes on the object a file belongs to: reading takes Find, changing
-    /// or removing the file takes Update (it is part of the object).
+    /// or removing the file takes Update (it is part of the object), changing its permissions
+    /// the object's Permission.
     var objectOperation: DataOperation {
         switch self {
         case .read: .find
         case .write, .delete: .update
+        case .permission: .permission
         }
     }
 }

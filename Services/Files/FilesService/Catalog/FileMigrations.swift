@@ -3,7 +3,9 @@ import PostgresSupport
 /// files-service's tables, in the `files` schema.
 enum FileMigrations {
     /// Every migration, in order.
-    static let all: [any DatabaseMigration] = [m0001CreateEntries, m0002CreatePermissions, m0003CreateRenditions]
+    static let all: [any DatabaseMigration] = [
+        m0001CreateEntries, m0002CreatePermissions, m0003CreateRenditions, m0004PermissionOperation,
+    ]
 
     /// The tree of every app (one row per file or directory, keyed by its normalised path in
     /// byte order, so a directory's contents are one index range) and the stored objects no
@@ -72,5 +74,16 @@ enum FileMigrations {
                 PRIMARY KEY (original_key, rendition)
             )
             """
+        ])
+
+    /// A cell may govern who changes a path's permissions (``FileOperation/permission``).
+    static let m0004PermissionOperation = SQLMigration(
+        version: 4, name: "file permission cells for changing permissions",
+        statements: [
+            "ALTER TABLE files.permissions DROP CONSTRAINT permissions_operation_check",
+            """
+            ALTER TABLE files.permissions ADD CONSTRAINT permissions_operation_check
+                CHECK (operation IN ('READ', 'WRITE', 'DELETE', 'PERMISSION'))
+            """,
         ])
 }
