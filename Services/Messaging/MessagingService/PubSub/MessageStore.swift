@@ -54,7 +54,8 @@ struct MessageStore: Sendable {
     }
 
     /// Publishes to `channel` (created when new), or schedules the publish; answers the message
-    /// id and its status (`published` or `scheduled`).
+    /// id and the status its publisher is told: `scheduled` either way, as Backendless answers
+    /// (delivery is asynchronous to the publisher; the status query then says `published`).
     func publish(app: String, channel: String, _ request: PublishRequest, by publisher: Publisher = Publisher())
         async throws -> (id: String, status: String)
     {
@@ -67,7 +68,7 @@ struct MessageStore: Sendable {
                 app: app, channel: channel, id: id, subtopic: request.subtopic, publisherId: request.publisherId,
                 headers: headers, data: data,
                 pubSub: request.delivery.pubSub, push: request.delivery.targets, at: now, on: nil)
-            return (id, "published")
+            return (id, "scheduled")
         }
         try await database.run(
             """
