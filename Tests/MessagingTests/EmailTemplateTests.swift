@@ -96,9 +96,10 @@ import Testing
                 let refused: [Refusal] = [
                     (.PUT, "/emailtemplate/t2", Self.template, .rest, 403, 4000),
                     (.GET, "/emailtemplate/t", nil, .rest, 403, 4000),
+                    // The JS SDK's messaging.js: a client key reaches the template lookup.
                     (
-                        .POST, "/emailtemplate/send", #"{"template-name": "t", "addresses": ["a@b.co"]}"#, .rest, 403,
-                        4000
+                        .POST, "/emailtemplate/send", #"{"template-name": "nope", "addresses": ["a@b.co"]}"#, .js, 400,
+                        24002
                     ),
                     (.PUT, "/emailtemplate/t2", #"{"bodyparts": {"textmessage": "x"}}"#, .serverCode, 400, 5101),
                     (

@@ -137,7 +137,9 @@ import Testing
         }
     }
 
-    @Test func thePublicEndpointNeedsTheServerKey() async throws {
+    /// `POST /messaging/email` as Backendless allows it: a client key sends unless the app denies
+    /// PUBLISH on the `email` container; the server-code key always sends.
+    @Test func thePublicEndpointFollowsTheAppsEmailPermission() async throws {
         try await SMTPSink.with { sink async throws in
             let environment = [
                 "BAAS_SMTP_HOST": "127.0.0.1", "BAAS_SMTP_PORT": "\(sink.port)", "BAAS_SMTP_STARTTLS": "off",
@@ -145,27 +147,32 @@ import Testing
             try await TestCluster.with(environment: environment) { cluster async throws in
                 let body =
                     #"{"subject": "Hi", "bodyparts": {"textmessage": "plain", "htmlmessage": "<i>rich</i>"}, "to": ["ann@example.com"]}"#
-                func send(_ key: APIKeyKind, _ json: String = body) async throws -> HTTPResult {
-                    try await HTTPTestClient.send(
-                        .POST, cluster.gatewayURL + cluster.prefix(key) + "/messaging/email",
-                        headers: [("Content-Type", "application/json")], body: Data(json.utf8))
+                func send(_ key: APIKeyKind, _ json: String = body, token: String? = nil) async throws -> HTTPResult {
+                    try await cluster.send(.POST, "/messaging/email", json, token: token, key: key)
                 }
-                let anonymous = try await send(.rest)
-                #expect(anonymous.status == 403 && anonymous.json["code"] as? Int == 4000)
-                // Anyone can become a (guest) user, so a user token is not enough either.
-                let guest = try await HTTPTestClient.send(
-                    .POST, cluster.gatewayURL + cluster.prefix() + "/users/register/guest")
-                let token = try #require(guest.json["user-token"] as? String)
-                let asUser = try await HTTPTestClient.send(
-                    .POST, cluster.gatewayURL + cluster.prefix() + "/messaging/email",
-                    headers: [("Content-Type", "application/json"), ("user-token", token)], body: Data(body.utf8))
-                #expect(asUser.status == 403 && asUser.json["code"] as? Int == 4000)
-                let sent = try await send(.serverCode)
-                #expect(sent.status == 200 && sent.json["status"] as? String == "PUBLISHED", "\(sent.text)")
+                let fromClient = try await send(.js)
+                #expect(
+                    fromClient.status == 200 && fromClient.json["status"] as? String == "PUBLISHED",
+                    "\(fromClient.text)")
                 let received = try #require(try sink.messages().first)
                 #expect(
                     received["text"] as? String == "plain"
                         && (received["html"] as? String)?.contains("<i>rich</i>") == true)
+
+                let deny = try await cluster.send(
+                    .PUT, "/messaging/channels/email/permissions/DENY", #"{"permission": "PUBLISH", "role": "*"}"#,
+                    key: .serverCode)
+                #expect(deny.status == 200, "\(deny.text)")
+                let anonymous = try await send(.rest)
+                #expect(anonymous.status == 403 && anonymous.json["code"] as? Int == 4000, "\(anonymous.text)")
+                // Anyone can become a (guest) user, so a user token is not enough either.
+                let guest = try await cluster.send(.POST, "/users/register/guest")
+                let token = try #require(guest.json["user-token"] as? String)
+                let asUser = try await send(.js, token: token)
+                #expect(asUser.status == 403 && asUser.json["code"] as? Int == 4000, "\(asUser.text)")
+                let sent = try await send(.serverCode)
+                #expect(sent.status == 200 && sent.json["status"] as? String == "PUBLISHED", "\(sent.text)")
+                #expect(try sink.messages().count == 2, "the refused sends sent nothing")
                 let attachment = try await send(
                     .serverCode,
                     #"{"subject": "x", "bodyparts": {"textmessage": "y"}, "to": ["a@b.co"], "attachment": ["f.txt"]}"#)

@@ -5,14 +5,17 @@ import ServiceRuntime
 
 /// `POST /messaging/email`: `{"subject", "bodyparts": {"textmessage", "htmlmessage"}, "to": [..],
 /// "cc"?, "bcc"?, "attachment"?: [paths in file storage]}` (`attachments` too, as the JS SDK
-/// names it). Sending needs the server-code key: app keys ship inside clients and anyone
-/// can become a (guest) user, so anything less would make the relay an open one.
+/// names it). The server-code key always sends; a client key as the app's PUBLISH cells on the
+/// `email` container decide (``ChannelAccess/requireEmail(_:what:)``) — granted where no cell says
+/// otherwise, as Backendless does. App keys ship inside clients and anyone can become a (guest)
+/// user: an app that does not want its relay used from clients denies PUBLISH on `email`.
 struct EmailRoutes {
     let mailer: Mailer
+    let access: ChannelAccess
 
     func add(to router: inout PublicRoutes) {
         router.add(.post, "messaging/email", doc: .sendEmail) { call in
-            try call.requireServerCode(for: "Permission denied: sending email")
+            try await access.requireEmail(call.identity, what: "sending email")
             let (request, paths) = try Self.request(call)
             try mailer.check(request)
             let attachments = try await mailer.attachments(paths, context: call.context)

@@ -36,22 +36,24 @@ package enum MessagingService: BackendService {
             try await mailer.send(request, within: context)
         }
         routes.publish(MessagingSchemas.all)
-        EmailRoutes(mailer: mailer).add(to: &routes)
         // Template criteria find users through the data engine, with the caller's rights.
         let engine = DataEngine(
             database: environment.database, logger: environment.logger, prepared: environment.preparedStatements)
+        let access = try registerPubSub(routes: &routes, engine: engine, environment: environment)
+        EmailRoutes(mailer: mailer, access: access).add(to: &routes)
         let templates = EmailTemplateStore(database: environment.database, logger: environment.logger)
         EmailTemplateRoutes(
             store: templates,
-            mailer: TemplateMailer(templates: templates, mailer: mailer, engine: engine, logger: environment.logger)
+            mailer: TemplateMailer(templates: templates, mailer: mailer, engine: engine, logger: environment.logger),
+            access: access
         ).add(to: &routes)
-        try registerPubSub(routes: &routes, engine: engine, environment: environment)
     }
 
     /// Channels, their permissions, registrations and push credentials, with the background work
-    /// that keeps them: the rules listener, the sweepers and the scheduler.
+    /// that keeps them: the rules listener, the sweepers and the scheduler. Answers the channel
+    /// access the email routes ask too.
     private static func registerPubSub(routes: inout PublicRoutes, engine: DataEngine, environment: ServiceEnvironment)
-        throws
+        throws -> ChannelAccess
     {
         let (database, logger) = (environment.database, environment.logger)
         let store = MessageStore(database: database, logger: logger)
@@ -92,6 +94,7 @@ package enum MessagingService: BackendService {
             PeriodicService(every: .milliseconds(250), logger: logger, failure: "scheduled messages not published") {
                 while try await store.fireDue(mayPublish: access.mayPublish) > 0 {}
             })
+        return access
     }
 
     /// The real-time endpoint with its channel and data feeds, and the background work that

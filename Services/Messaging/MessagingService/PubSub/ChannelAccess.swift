@@ -36,6 +36,18 @@ struct ChannelAccess: Sendable {
         return rules.isEmpty || rules.allows(caller, .publish, container: channel)
     }
 
+    /// 4000 unless `identity` may send email (`what` names the act): the server-code key always;
+    /// any other caller as the app's PUBLISH cells on the ``ChannelName/email`` container (and the
+    /// global matrix) decide, granted where none says otherwise, as Backendless does.
+    func requireEmail(_ identity: Identity, what: String) async throws {
+        guard identity.keyKind != .serverCode else { return }
+        let rules = try await rules.value(app: identity.appId)
+        guard rules.isEmpty || rules.allows(PermissionCaller(identity), .publish, container: ChannelName.email) else {
+            throw ErrorEnvelope(
+                code: 4000, message: "Permission denied: \(what) is not allowed to this caller by the app", status: 403)
+        }
+    }
+
     /// 5007 (publish) or 5016 (subscribe) unless `identity` may perform `operation` on `channel`.
     func require(_ operation: ChannelOperation, channel: String, identity: Identity) async throws {
         let rules = try await rules.value(app: identity.appId)

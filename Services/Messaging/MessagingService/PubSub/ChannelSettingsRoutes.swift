@@ -9,7 +9,7 @@ import ServiceRuntime
 /// `GET|PUT messaging/settings` (`{"messageRetention": seconds}`: how long messages published
 /// from then on can be polled, 1 s to a week) and the channel cells (``ContainerPermissionRoutes``)
 /// under `messaging/channels/{channel}/permissions`, PUBLISH / SUBSCRIBE per user and role,
-/// channel `*` the global matrix.
+/// channel `*` the global matrix, channel `email` who may send email with a client key.
 struct ChannelSettingsRoutes: Sendable {
     let store: MessageStore
     let rules: ChannelRulesCache
@@ -32,7 +32,7 @@ struct ChannelSettingsRoutes: Sendable {
             refusals: .init(
                 invalidBody: MessagingError.invalidBody,
                 serverCodeRequired: MessagingError.serverCodeRequired("Changing channel permissions")),
-            containerName: { name throws(ErrorEnvelope) in try ChannelName.validated(name) },
+            containerName: { name throws(ErrorEnvelope) in try ChannelName.permissionContainer(name) },
             changed: { app in await rules.invalidate(app) }
         ).add(to: &routes)
     }

@@ -131,6 +131,15 @@ enum ChannelName {
     /// `messaging/{word}` paths of the API: a channel of that name could not be published to or polled.
     static let reserved: Set<String> = ["email", "registrations", "settings", "channels", "push", "pushtemplates"]
 
+    /// The container whose PUBLISH cells decide who may send email with a client key
+    /// (``ChannelAccess/requireEmail(_:what:)``); no channel has its name.
+    static let email = "email"
+
+    /// A name whose permission cells may be set: a channel's, or ``email``.
+    static func permissionContainer(_ name: String) throws(ErrorEnvelope) -> String {
+        name.lowercased() == email ? email : try validated(name)
+    }
+
     /// `name` when it is a channel name; `allowingReserved` lets the reserved words through
     /// (deleting a channel made before they were reserved).
     static func validated(_ name: String, allowingReserved: Bool = false) throws(ErrorEnvelope) -> String {

@@ -4,20 +4,22 @@ import Hummingbird
 import InternalProtocol
 import ServiceRuntime
 
-/// Email templates, with the server-code key (as all email: an app key ships inside clients):
-/// `PUT emailtemplate/{name}` with `{"subject", "bodyparts": {"textmessage"?, "htmlmessage"?}}`,
-/// `GET emailtemplate/{name}`, `GET emailtemplate` (the names), `DELETE emailtemplate/{name}`,
-/// and `POST emailtemplate/send` (``TemplateSend``).
+/// Email templates, kept with the server-code key: `PUT emailtemplate/{name}` with
+/// `{"subject", "bodyparts": {"textmessage"?, "htmlmessage"?}}`, `GET emailtemplate/{name}`,
+/// `GET emailtemplate` (the names), `DELETE emailtemplate/{name}`; and `POST emailtemplate/send`
+/// (``TemplateSend``), which a client key may call as the app's email permission decides
+/// (``ChannelAccess/requireEmail(_:what:)``), as `POST /messaging/email` does.
 struct EmailTemplateRoutes: Sendable {
     let store: EmailTemplateStore
     let mailer: TemplateMailer
+    let access: ChannelAccess
 
     /// A template and its values fit in 1 MiB (two bodies of at most 512 KiB).
     static let options = RouteOptions(bodyLimit: (1 << 20) + 4_096, transfer: .buffered)
 
     func add(to routes: inout PublicRoutes) {
         routes.add(.post, "emailtemplate/send", options: Self.options, doc: .sendEmailTemplate) { call in
-            try call.requireServerCode(for: "Permission denied: using email templates")
+            try await access.requireEmail(call.identity, what: "sending email from a template")
             let request = try TemplateSend(try call.json(maximumDepth: 8, refusal: MailError.invalid))
             return .json(try await mailer.send(request, identity: call.identity, context: call.context))
         }
