@@ -169,13 +169,14 @@ import Testing
                 .POST, "/users/login", #"{"login": "dee@example.com", "password": "third3"}"#)
             #expect(third.json["user-token"] is String, "\(third.text)")
 
-            // Only the user itself (or the server-code key) may; bulk saves never carry passwords.
+            // Only the user itself (or the server-code key) may. A bulk create registers each user
+            // (UsersThroughDataAPITests); a bulk upsert never carries passwords.
             let (_, other) = try await loggedIn(cluster, "eve@example.com")
             let refused = try await cluster.send(.PUT, "/data/Users/\(id)", #"{"password": "stolen"}"#, token: other)
             #expect((400..<500).contains(refused.status), "\(refused.text)")
             let bulk = try await cluster.send(
-                .POST, "/data/bulk/Users", #"[{"email": "f@example.com", "password": "x"}]"#, key: .serverCode)
-            #expect(bulk.json["code"] as? Int == 1022)
+                .PUT, "/data/bulkupsert/Users", #"[{"email": "f@example.com", "password": "x"}]"#, key: .serverCode)
+            #expect(bulk.json["code"] as? Int == 1022, "\(bulk.text)")
             let duplicate = try await cluster.send(
                 .POST, "/data/Users", #"{"email": "dee@example.com", "password": "x"}"#)
             #expect(duplicate.json["code"] as? Int == 3033, "\(duplicate.text)")
