@@ -17,6 +17,10 @@ import Testing
             #expect(
                 try await cluster.send(.PUT, "/data/Person/\(ann)/friends%3APerson%3An", #"["\#(di)", "missing"]"#).text
                     == "1")
+            // The JS SDK's data-relations.js: a set answers the children it leaves, those linked before too.
+            #expect(
+                try await cluster.send(.POST, "/data/Person/\(ann)/friends", #"["\#(bob)", "\#(cy)", "\#(di)"]"#).text
+                    == "3")
             // By condition: no body, no content type (the JS SDK).
             let added = try await cluster.send(.PUT, "/data/Person/\(bob)/friends?whereClause=name%20%3D%20%27Ann%27")
             #expect(added.text == "1", "\(added.text)")

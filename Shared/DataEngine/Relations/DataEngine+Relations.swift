@@ -32,8 +32,8 @@ struct ResolvedRelation {
 
 extension DataEngine {
     /// Sets, adds or deletes children of object `parentID`'s relation `argument`; answers how many
-    /// children it linked (set, add: children already linked and unknown ids do not count) or
-    /// unlinked (delete). Set and add declare the column when the argument names its table and
+    /// children the relation now holds (set: those linked before included), it linked (add:
+    /// children already linked do not count) or unlinked (delete); unknown ids never count. Set and add declare the column when the argument names its table and
     /// cardinality. The parent needs the operation's right, the children Find.
     package func changeRelation(
         _ change: RelationChange, table tableName: String, parentID: String, argument: RelationColumnArgument,
@@ -103,7 +103,10 @@ extension DataEngine {
         }
         if change == .set { _ = try await session.rows(try statements.unlink(selection, others: true)) }
         let counted = try change == .delete ? statements.unlink(selection) : statements.link(selection)
-        return Int(try await session.column(counted, as: Int64.self).first ?? 0)
+        let changed = Int(try await session.column(counted, as: Int64.self).first ?? 0)
+        guard change == .set else { return changed }
+        // A set answers the children it leaves linked, those linked before included.
+        return Int(try await session.column(statements.countLinks(), as: Int64.self).first ?? 0)
     }
 
     /// 1028 when a one-to-one relation would end with more than one child: the selection names
