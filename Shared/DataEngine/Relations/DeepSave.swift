@@ -8,7 +8,8 @@ import QueryLanguage
 /// linked), the rest created; a nested object or array under a relation column sets that
 /// relation (`null` clears a 1:1, `[]` a 1:N, a list replaces the 1:N's children); `__subID` marks
 /// an object that a later `{"__originSubID": …}` stands for. Tables and columns must exist. The
-/// answer is the tree as saved, every level with its system fields.
+/// answer is the tree as saved, every level with its system fields (a cleared relation absent, a
+/// 1:N's created children listed before its existing ones).
 package struct DeepSave {
     let engine: DataEngine
     let context: WriteContext
@@ -101,16 +102,21 @@ package struct DeepSave {
             guard let child = catalog.table(named: relation.relatedTable) else {
                 throw DataError.tableNotFound(relation.relatedTable)
             }
-            var children: [JSONObject] = []
+            var (children, created) = ([JSONObject](), [Bool]())
             for item in try Self.children(value, relation: relation) {
                 children.append(try await save(item, table: child.name, saved: &saved))
+                created.append(item["objectId"] == nil)
             }
             let resolved = ResolvedRelation(catalog: catalog, parent: table, relation: relation, child: child)
             let ids = children.compactMap { $0["objectId"]?.string }
             _ = try await engine.changeRelation(
                 .set, resolved, parentID: id, children: .ids(ids), identity: context.identity, session: context.session)
+            // A relation cleared (`null`, `[]`) is absent from the answer; a 1:N lists the
+            // children it created before those that existed (the JS SDK's data-deep-save.js).
+            guard !children.isEmpty else { continue }
+            let answered = zip(children, created).filter { $0.1 } + zip(children, created).filter { !$0.1 }
             result[relation.name] =
-                relation.isMany ? .array(children.map(JSONValue.object)) : children.first.map(JSONValue.object) ?? .null
+                relation.isMany ? .array(answered.map { .object($0.0) }) : .object(children[0])
         }
         if let subID = object["__subID"]?.string { saved[subID] = result }
         return result
