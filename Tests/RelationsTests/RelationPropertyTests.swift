@@ -67,7 +67,8 @@ import Testing
                 case .set:
                     let new = selection.filter { !old.contains($0) }
                     friends[parent] = old.filter(selection.contains) + new
-                    return .success(new.count)
+                    // A set answers the children it leaves, those linked before included.
+                    return .success(friends[parent].count)
                 case .delete:
                     friends[parent] = old.filter { !selection.contains($0) }
                     return .success(old.count - friends[parent].count)
@@ -82,6 +83,7 @@ import Testing
             case .add, .set:
                 if selection.count > 1 || (step.change == .add && old != nil) { return .failure(1028) }
                 best[parent] = selection.first
+                if step.change == .set { return .success(selection.isEmpty ? 0 : 1) }
                 return .success(selection.first == nil || selection.first == old ? 0 : 1)
             }
         }
