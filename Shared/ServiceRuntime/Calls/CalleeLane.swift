@@ -185,8 +185,13 @@ final class ServedCall: Sendable {
             case .taken: return true
             case .cancelled: return false
             case .wait:
-                await withCheckedContinuation { waiter in
-                    if !state.withLock({ $0.park(waiter, for: bytes) }) { waiter.resume() }
+                // Credit may never come: the serving task's cancellation gives the call up.
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { waiter in
+                        if !state.withLock({ $0.park(waiter, for: bytes) }) { waiter.resume() }
+                    }
+                } onCancel: {
+                    cancel()
                 }
             }
         }
