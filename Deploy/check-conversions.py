@@ -16,7 +16,7 @@ scanned = [
     "Shared/QueryLanguage", "Shared/DataEngine", "Shared/DataAPI", "Shared/InternalProtocol",
     "Services/Messaging/MessagingService/RealTime", "Services/Messaging/MessagingService/PubSub",
     "Services/Files/FilesService/Multipart", "Services/Files/FilesService/Images",
-    "Services/Geo/GeoService",
+    "Services/Geo/GeoService", "Services/Data/DataService/QuickBlox",
 ]
 integer_init = re.compile(r"\b(U?Int(?:8|16|32|64)?)\(")
 safe_labels = ("exactly:", "clamping:", "truncatingIfNeeded:", "bitPattern:", "ascii:")

@@ -24,27 +24,69 @@ extension DataEngine {
     package func setObjectPermission(
         _ change: PermissionChange, table tableName: String, objectID: String, identity: Identity, logger: Logger
     ) async throws {
-        let table = try await requirePermissionRight(
-            table: tableName, objectID: objectID, identity: identity, logger: logger)
         let session = session(logger)
+        let table = try await requirePermissionRight(
+            table: tableName, objectID: objectID, identity: identity, session: session)
+        _ = try await session.rows(Self.aclCell(change, table: table, objectID: objectID, appID: identity.appId))
+        try await catchUp(afterACLCells: [change], table: table, appID: identity.appId, session: session)
+    }
+
+    /// Replaces the object's ACL cells for `operations` with `cells` inside a transaction (a
+    /// QuickBlox record's permissions, written with the record). The caller needs the Permission
+    /// right on the object; once the transaction commits, ``catchUp(afterACLCells:table:identity:logger:)``.
+    func replaceObjectACL(
+        _ cells: [PermissionChange], operations: Set<DataOperation>, table tableName: String, objectID: String,
+        context: WriteContext
+    ) async throws {
+        let appID = context.identity.appId
+        let table = try await requirePermissionRight(
+            table: tableName, objectID: objectID, identity: context.identity, session: context.session)
+        var clear = SQL("DELETE FROM data.object_acl WHERE app_id = ")
+        clear.bind(.text(appID))
+        clear.append(" AND table_name = ")
+        clear.bind(.text(table.name.lowercased()))
+        clear.append(" AND object_id = ")
+        clear.bind(.text(objectID))
+        clear.append(" AND operation = ANY(")
+        clear.bind(.textArray(operations.map(\.rawValue).sorted()))
+        clear.append(")")
+        _ = try await context.session.rows(clear)
+        for cell in cells {
+            _ = try await context.session.rows(Self.aclCell(cell, table: table, objectID: objectID, appID: appID))
+        }
+    }
+
+    /// After ACL cells were written: when one names an operation no object of the table had
+    /// cells for, a trigger bumped the catalog version, and this instance's next request must not
+    /// wait for the announcement to ask the ACL.
+    package func catchUp(
+        afterACLCells cells: [PermissionChange], table tableName: String, identity: Identity, logger: Logger
+    ) async throws {
+        let (_, table) = try await table(tableName, app: identity.appId)
+        try await catchUp(afterACLCells: cells, table: table, appID: identity.appId, session: session(logger))
+    }
+
+    private func catchUp(
+        afterACLCells cells: [PermissionChange], table: TableSchema, appID: String, session: DatabaseSession
+    ) async throws {
+        let catalog = try await cache.catalog(for: appID)
+        let known = catalog.permissions.aclOperations[table.name.lowercased()] ?? []
+        guard cells.contains(where: { $0.decision != nil && !known.contains($0.operation) }) else { return }
+        var version = SQL("SELECT catalog_version FROM data.settings WHERE app_id = ")
+        version.bind(.text(appID))
+        await cache.invalidate(appID, below: try await session.column(version, as: Int64.self).first ?? 0)
+    }
+
+    private static func aclCell(_ change: PermissionChange, table: TableSchema, objectID: String, appID: String)
+        -> SQL
+    {
         let (kind, name) = change.principal.parts
-        let sql = Self.cellStatement(
+        return cellStatement(
             "data.object_acl",
             key: [
-                ("app_id", identity.appId), ("table_name", table.name.lowercased()), ("object_id", objectID),
+                ("app_id", appID), ("table_name", table.name.lowercased()), ("object_id", objectID),
                 ("operation", change.operation.rawValue), ("principal_kind", kind), ("principal", name),
             ], decision: change.decision)
-        _ = try await session.rows(sql)
-        let catalog = try await cache.catalog(for: identity.appId)
-        if change.decision != nil,
-            catalog.permissions.aclOperations[table.name.lowercased()]?.contains(change.operation) != true
-        {
-            // The first ACL cell for this operation: a trigger bumped the catalog version; this
-            // instance's next request must not wait for the announcement to ask the ACL.
-            var version = SQL("SELECT catalog_version FROM data.settings WHERE app_id = ")
-            version.bind(.text(identity.appId))
-            await cache.invalidate(identity.appId, below: try await session.column(version, as: Int64.self).first ?? 0)
-        }
     }
 
     /// Table-level permissions (a table name) or the global matrix (nil; roles only): one cell,
@@ -148,7 +190,7 @@ extension DataEngine {
         async throws -> JSONValue
     {
         let table = try await requirePermissionRight(
-            table: tableName, objectID: objectID, identity: identity, logger: logger)
+            table: tableName, objectID: objectID, identity: identity, session: session(logger))
         var sql = SQL("SELECT principal_kind, principal, operation, decision FROM data.object_acl WHERE app_id = ")
         sql.bind(.text(identity.appId))
         sql.append(" AND table_name = ")
@@ -168,13 +210,28 @@ extension DataEngine {
         return .array(cells)
     }
 
-    /// 1023 / 1000 unless the caller has the Permission right on the object; its table.
-    func requirePermissionRight(table tableName: String, objectID: String, identity: Identity, logger: Logger)
-        async throws -> TableSchema
+    /// The object's ACL cells and its owner (nil: none), with the Permission right on the object.
+    package func objectACL(table tableName: String, objectID: String, identity: Identity, logger: Logger)
+        async throws -> (cells: [JSONValue], owner: String?)
     {
+        let cells = try await objectPermissions(
+            table: tableName, objectID: objectID, identity: identity, logger: logger)
+        let (catalog, table) = try await table(tableName, app: identity.appId)
+        guard table.column(named: "ownerId") != nil else { return (cells.array ?? [], nil) }
+        var sql = SQL("SELECT t.\"ownerId\" FROM ")
+        sql.table(catalog.schemaName, table.name)
+        sql.append(" AS t WHERE t.\"objectId\" = ")
+        sql.bind(.text(objectID))
+        let owner = try await session(logger).column(sql, as: String?.self).first ?? nil
+        return (cells.array ?? [], owner)
+    }
+
+    /// 1023 / 1000 unless the caller has the Permission right on the object; its table.
+    func requirePermissionRight(
+        table tableName: String, objectID: String, identity: Identity, session: DatabaseSession
+    ) async throws -> TableSchema {
         let grant = try await permit(identity, .permission, table: tableName)
         let (catalog, table) = try await table(tableName, app: identity.appId)
-        let session = session(logger)
         var check = SQL("SELECT count(*) FROM ")
         check.table(catalog.schemaName, table.name)
         check.append(" AS t WHERE ")

@@ -1,5 +1,6 @@
 import InternalProtocol
 import Logging
+import Permissions
 import QueryLanguage
 
 /// Data writes inside a caller's transaction, for services that must change app rows and their
@@ -21,6 +22,24 @@ package struct DataTransaction: Sendable {
     /// Updates object `id` and returns it as JSON text.
     package func update(_ table: String, id: String, changes: JSONObject) async throws -> String {
         try await engine.update(table, id: id, changes: changes, context: context)
+    }
+
+    /// Object `id` as the caller may find it, or 1000.
+    package func object(_ table: String, id: String) async throws -> String {
+        var query = FindQuery()
+        query.condition = .comparison(.property(PropertyPath(["objectId"])), .equal, .string(id))
+        query.pageSize = 1
+        let rows = try await engine.find(table, query: query, identity: context.identity, session: context.session)
+        guard let row = rows.first else { throw DataError.entityNotFound(id) }
+        return row
+    }
+
+    /// Replaces object `id`'s ACL cells for `operations` with `cells`; needs the Permission right
+    /// on the object. Once the transaction commits, call ``DataEngine/catchUp(afterACLCells:table:identity:logger:)``.
+    package func replaceObjectACL(
+        _ table: String, id: String, operations: Set<DataOperation>, cells: [PermissionChange]
+    ) async throws {
+        try await engine.replaceObjectACL(cells, operations: operations, table: table, objectID: id, context: context)
     }
 
     /// Updates every object matching `condition`; how many changed.
@@ -51,6 +70,15 @@ extension DataEngine {
                 try await SchemaEditor.ensure(table: table, columns: columns, in: fresh, session: session)
             }
         }
+    }
+
+    /// Creates the table (with `createTable`) and the columns `objects` need when dynamic schema
+    /// allows, committing at once, so a transaction may then write them; 1009 / 1011-style
+    /// refusals as a write's.
+    package func prepareSchema(
+        _ table: String, for objects: [JSONObject], createTable: Bool, identity: Identity, logger: Logger
+    ) async throws {
+        _ = try await schema(for: table, objects: objects, createTable: createTable, context: context(identity, logger))
     }
 
     /// The table's schema, or nil when the app has no such table.

@@ -120,17 +120,22 @@ struct OpenAPIDocument: Encodable {
         return try encoder.encode(self)
     }
 
-    /// `data/:table/:id` as `/data/{table}/{id}`; a catch-all `**` as `{path}`.
+    /// `data/:table/:id` as `/data/{table}/{id}`; a catch-all `**` as `{path}`; a segment with a
+    /// suffix (`{table}.json`) as it is.
     static func template(_ path: String) -> String {
-        "/" + segments(path).map { $0.parameter.map { "{\($0)}" } ?? $0.literal }.joined(separator: "/")
+        "/" + segments(path).map(\.template).joined(separator: "/")
     }
 
     /// A path's segments: literals, and parameters by name.
-    static func segments(_ path: String) -> [(literal: String, parameter: String?)] {
+    static func segments(_ path: String) -> [(literal: String, parameter: String?, template: String)] {
         path.split(separator: "/").map { segment in
-            if segment == "**" { return (String(segment), catchAllParameter) }
-            if segment.hasPrefix(":") { return (String(segment), String(segment.dropFirst())) }
-            return (String(segment), nil)
+            let literal = String(segment)
+            if segment == "**" { return (literal, catchAllParameter, "{\(catchAllParameter)}") }
+            if segment.hasPrefix(":") { return (literal, String(segment.dropFirst()), "{\(segment.dropFirst())}") }
+            if let open = segment.firstIndex(of: "{"), let close = segment.firstIndex(of: "}"), open < close {
+                return (literal, String(segment[segment.index(after: open)..<close]), literal)
+            }
+            return (literal, nil, literal)
         }
     }
 

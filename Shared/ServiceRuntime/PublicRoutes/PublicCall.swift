@@ -24,12 +24,24 @@ package struct PublicCall: Sendable {
     /// The query string's name/value pairs, `+` and percent escapes decoded, in order; a
     /// malformed escape is a 400.
     package var queryItems: [(name: String, value: String)] {
-        get throws {
-            guard let query = uri.query, !query.isEmpty else { return [] }
-            return try query.split(separator: "&").map { pair in
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                return (try Self.decode(parts[0]), parts.count > 1 ? try Self.decode(parts[1]) : "")
-            }
+        get throws { try Self.pairs(uri.query ?? "") }
+    }
+
+    /// An `application/x-www-form-urlencoded` body's pairs, decoded as the query string's are.
+    package var formItems: [(name: String, value: String)] {
+        get throws { try Self.pairs(String(decoding: body.readableBytesView, as: UTF8.self)) }
+    }
+
+    /// Whether the body is a form (`application/x-www-form-urlencoded`) rather than JSON.
+    package var hasFormBody: Bool {
+        headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+    }
+
+    private static func pairs(_ text: String) throws -> [(name: String, value: String)] {
+        guard !text.isEmpty else { return [] }
+        return try text.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (try decode(parts[0]), parts.count > 1 ? try decode(parts[1]) : "")
         }
     }
 
@@ -46,7 +58,7 @@ package struct PublicCall: Sendable {
 
     private static func decode(_ text: Substring) throws -> String {
         guard let decoded = PercentEncoding.decode(text, plusAsSpace: true) else {
-            throw ErrorEnvelope.badRequest("Malformed percent-encoding in the query string")
+            throw ErrorEnvelope.badRequest("Malformed percent-encoding in the query string or form")
         }
         return decoded
     }

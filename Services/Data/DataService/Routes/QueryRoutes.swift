@@ -54,39 +54,18 @@ extension DataRoutes {
     }
 
     /// QuickBlox filters on the query string; `count=1` answers `{"count": n}`, otherwise
-    /// `{"items": [...], "skip", "limit"}` as QuickBlox clients read them.
+    /// `{"items": [...], "skip", "limit"}` with the objects in the Backendless form (the
+    /// QuickBlox routes under `quickblox/` answer QuickBlox's own records).
     private func quickBlox(_ call: PublicCall) async throws -> Response {
-        let parameters = try call.dataQueryItems
-        let filter = try DataError.parsing { () throws(QueryLanguageError) in try QuickBloxFilter.parse(parameters) }
-        var query = FindQuery()
-        query.condition = filter.condition
-        query.sort = filter.sort
-        if let include = filter.include {
-            query.properties = include.map { SelectItem(expression: .property(PropertyPath([$0])), alias: nil) }
-        }
-        query.excluded = filter.exclude ?? []
-        let identity = call.identity
+        let filter = try QuickBloxFind(try call.dataQueryItems)
         if filter.countOnly {
             let count = try await engine.count(
-                call.table, query: query, identity: identity, logger: call.context.logger)
+                call.table, query: filter.query, identity: call.identity, logger: call.context.logger)
             return .json(.object(JSONObject([("count", .integer(Int64(count)))])))
         }
-        if filter.limit == -1 {
-            let last = try await engine.edge(
-                call.table, last: true, query: query, identity: identity, logger: call.context.logger)
-            return quickBloxPage(last.map { [$0] } ?? [], skip: 0, limit: 1)
-        }
-        guard (1...100).contains(filter.limit), filter.skip >= 0 else {
-            throw DataError.invalidParameter("limit must be between 1 and 100 (or -1), skip at least 0")
-        }
-        query.pageSize = filter.limit
-        query.offset = filter.skip
-        let items = try await engine.find(call.table, query: query, identity: identity, logger: call.context.logger)
-        return quickBloxPage(items, skip: filter.skip, limit: filter.limit)
-    }
-
-    private func quickBloxPage(_ items: [String], skip: Int, limit: Int) -> Response {
-        .json(
+        let items = try await filter.items(call.table, engine: engine, call: call)
+        let (skip, limit) = filter.answeredBounds
+        return .json(
             .object(
                 JSONObject([
                     ("skip", .integer(Int64(skip))), ("limit", .integer(Int64(limit))),

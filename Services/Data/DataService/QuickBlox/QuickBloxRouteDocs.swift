@@ -1,0 +1,83 @@
+import DataEngine
+import InternalProtocol
+
+/// The QuickBlox routes' descriptions in `openapi.json`.
+extension RouteDoc {
+    private static let record = APISchema.object(
+        [
+            "_id": .string, "_parent_id": APISchema.string.orNull, "user_id": APISchema.string.orNull,
+            "created_at": .integer, "updated_at": .integer,
+        ], required: ["_id"])
+
+    private static let page = APISchema.object(
+        ["class_name": .string, "skip": .integer, "limit": .integer, "items": .array(record)],
+        required: ["class_name", "skip", "limit", "items"])
+
+    private static let ids = APISchema.object(["ids": .array(.string)], required: ["ids"])
+
+    private static let access = APISchema.object(
+        [
+            "access": .choice(["open", "owner", "not_allowed", "open_for_users_ids", "open_for_groups"]),
+            "ids": .array(.string), "groups": .array(.string),
+        ], required: ["access"])
+
+    private static let permissions = APISchema.object(["read": access, "update": access, "delete": access])
+
+    /// A record's fields, update operators and permissions (also taken as a form: `inc[f]=1`).
+    private static let write = APISchema.object(
+        [
+            "inc": .map(.number), "push": .anyObject, "pull": .anyObject, "pull_all": .anyObject,
+            "pop": .map(.integer), "add_to_set": .anyObject, "permissions": permissions,
+        ])
+
+    private static let records = APISchema.object(["record": .map(.anyObject)], required: ["record"])
+
+    /// `POST quickblox/data/{table}.json`.
+    static let quickBloxCreate = RouteDoc(
+        "QuickBlox: creates a record (JSON or form body, optional permissions) and answers it",
+        body: .json(write), json: record)
+
+    /// `GET quickblox/data/{table}.json`.
+    static let quickBloxList = RouteDoc(
+        "QuickBlox: finds records with its filters (field[gt]=…, sort_asc, skip, limit up to 1000 or -1, count=1, output[include|exclude])",
+        query: [
+            QueryParameter("sort_asc", .string, "A field to sort by, ascending"),
+            QueryParameter("sort_desc", .string, "A field to sort by, descending"),
+            QueryParameter("skip", APISchema.integer.within(0), "Records to skip (default 0)"),
+            QueryParameter(
+                "limit", APISchema.integer.within(-1...1000), "Records per page (100; -1: the last)"),
+            QueryParameter("count", .choice(["0", "1"]), "1 to answer only the number of matches"),
+            QueryParameter("output[include]", .string, "Fields to answer, comma-separated"),
+            QueryParameter("output[exclude]", .string, "Fields to leave out, comma-separated"),
+        ],
+        json: .either(page, .object(["class_name": .string, "items_count": .integer], required: ["items_count"])))
+
+    /// `GET quickblox/data/{table}/{id}.json`.
+    static let quickBloxRead = RouteDoc(
+        "QuickBlox: reads records by id (comma-separated), or with permissions=1 one record's permissions",
+        query: [QueryParameter("permissions", .choice(["1"]), "1 to answer the record's permissions")],
+        json: .either(page, .object(["permissions": permissions, "record_id": .string], required: ["permissions"])))
+
+    /// `PUT quickblox/data/{table}/{id}.json`.
+    static let quickBloxUpdate = RouteDoc(
+        "QuickBlox: updates a record with fields, update operators and permissions, and answers it",
+        body: .json(write), json: record)
+
+    /// `DELETE quickblox/data/{table}/{id}.json`.
+    static let quickBloxDelete = RouteDoc(
+        "QuickBlox: deletes a record (empty answer) or several comma-separated ones (which went, which were missing, which were not the caller's)",
+        answer: .json(
+            .object(["SuccessfullyDeleted": ids, "NotFound": ids, "WrongPermissions": ids]), required: false))
+
+    /// `POST quickblox/data/{table}/multi.json`.
+    static let quickBloxCreateMany = RouteDoc(
+        "QuickBlox: creates up to 100 records, all or none, and answers them",
+        body: .json(records), json: .object(["class_name": .string, "items": .array(record)], required: ["items"]))
+
+    /// `PUT quickblox/data/{table}/multi.json`.
+    static let quickBloxUpdateMany = RouteDoc(
+        "QuickBlox: updates up to 100 records by _id together; the ids missing or not the caller's come back in not_found",
+        body: .json(records),
+        json: .object(
+            ["class_name": .string, "not_found": ids, "items": .array(record)], required: ["not_found", "items"]))
+}
