@@ -21,6 +21,7 @@ struct DataRoutes {
         addBulk(to: &router)
         addSchema(to: &router)
         addQueries(to: &router)
+        addBQL(to: &router)
         addObjects(to: &router)
         router.add(.post, "transaction/unit-of-work", doc: .unitOfWork) { call in
             let work = try UnitOfWork(body: try call.json)
