@@ -75,11 +75,13 @@ extension DataEngine {
         try await updateBulk(tableName, condition: condition, changes: changes, context: context(identity, logger))
     }
 
-    /// Deletes every object matching `condition`; returns how many were deleted.
-    package func deleteBulk(_ tableName: String, condition: Condition?, identity: Identity, logger: Logger)
-        async throws -> Int
-    {
-        try await deleteBulk(tableName, condition: condition, context: context(identity, logger))
+    /// Deletes every object matching `condition` that the caller may remove — or, with a
+    /// limited `window`, only the window of them in the default find order — and returns how
+    /// many were deleted.
+    package func deleteBulk(
+        _ tableName: String, condition: Condition?, window: DeletionWindow = .all, identity: Identity, logger: Logger
+    ) async throws -> Int {
+        try await deleteBulk(tableName, condition: condition, window: window, context: context(identity, logger))
     }
 
     // MARK: Implementations shared with units of work
@@ -256,14 +258,23 @@ extension DataEngine {
         }
     }
 
-    func deleteBulk(_ tableName: String, condition: Condition?, context: WriteContext) async throws -> Int {
+    func deleteBulk(
+        _ tableName: String, condition: Condition?, window: DeletionWindow = .all, context: WriteContext
+    ) async throws -> Int {
         let (catalog, table) = try await table(tableName, app: context.identity.appId)
         try table.requireWritable()
         let grant = try access.authorize(context.identity, .remove, table: tableName, catalog: catalog)
         var sql = SQL()
         let relations = RelationPaths(catalog: catalog, access: access, identity: context.identity)
         try WriteStatements.delete(table: table, schema: catalog.schemaName, into: &sql) { sql in
-            try Self.filter(condition, grant: grant, table: table, relations: relations, into: &sql)
+            guard !window.isAll else {
+                try Self.filter(condition, grant: grant, table: table, relations: relations, into: &sql)
+                return
+            }
+            try WriteStatements.window(window, table: table, schema: catalog.schemaName, grant: grant, into: &sql) {
+                sql in
+                try Self.filter(condition, grant: grant, table: table, relations: relations, into: &sql)
+            }
         }
         WriteStatements.selectCount(
             table: table, change: .bulkDelete, appID: catalog.appID, whereClause: condition?.text,
