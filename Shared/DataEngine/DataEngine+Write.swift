@@ -18,11 +18,15 @@ extension DataEngine {
         WriteContext(session: session(logger), identity: identity, schemaChanges: true)
     }
 
-    /// Creates one object and returns it.
+    /// Creates one object and returns it; relation changes it carries (``RelationDeltas``) are
+    /// applied in the same transaction.
     package func create(_ tableName: String, object: JSONObject, identity: Identity, logger: Logger) async throws
         -> String
     {
-        try await create(tableName, object: object, context: context(identity, logger))
+        guard RelationDeltas.carried(by: object) else {
+            return try await create(tableName, object: object, context: context(identity, logger))
+        }
+        return try await saveChangingRelations(tableName, object: object, id: nil, identity: identity, logger: logger)
     }
 
     /// `PUT /data/{t}`: updates when the object carries an `objectId`, else creates.
@@ -35,11 +39,15 @@ extension DataEngine {
         return try await update(tableName, id: id, changes: object, identity: identity, logger: logger)
     }
 
-    /// Updates the properties `changes` names on object `id` and returns the whole object.
+    /// Updates the properties `changes` names on object `id` and returns the whole object;
+    /// relation changes it carries (``RelationDeltas``) are applied in the same transaction.
     package func update(_ tableName: String, id: String, changes: JSONObject, identity: Identity, logger: Logger)
         async throws -> String
     {
-        try await update(tableName, id: id, changes: changes, context: context(identity, logger))
+        guard RelationDeltas.carried(by: changes) else {
+            return try await update(tableName, id: id, changes: changes, context: context(identity, logger))
+        }
+        return try await saveChangingRelations(tableName, object: changes, id: id, identity: identity, logger: logger)
     }
 
     /// Creates or replaces-by-id (`objectId` optional) and returns the object.

@@ -176,4 +176,82 @@ import Testing
             }
         }
     }
+
+    @Test func aSaveAddsAndRemovesRelatedObjectsInItsOwnTransaction() async throws {
+        try await TestCluster.shared { cluster async throws in
+            let ids = try await cluster.createNamed("Person", ["Ann", "Bob", "Cy", "Di"])
+            let (ann, bob, cy, di) = (ids[0], ids[1], ids[2], ids[3])
+            #expect(try await cluster.send(.POST, "/data/Person/\(ann)/friends:Person:n", #"["\#(bob)"]"#).text == "1")
+            // A save with relation changes creates no column, so `age` is made by a plain save first.
+            #expect(try await cluster.send(.PUT, "/data/Person/\(ann)", #"{"age": 1}"#).status == 200)
+            func friends(_ id: String) async throws -> Set<String> {
+                Set(try await cluster.send(.GET, "/data/Person/\(id)/friends?pageSize=100").names())
+            }
+
+            let updated = try await cluster.send(
+                .PUT, "/data/Person/\(ann)",
+                #"{"age": 30, "friends": {"___add": ["\#(cy)", {"objectId": "\#(di)"}], "___remove": ["\#(bob)"]}}"#)
+            #expect(updated.status == 200 && updated.json["age"] as? Int == 30, "\(updated.text)")
+            #expect(try await friends(ann) == ["Cy", "Di"])
+            let created = try await cluster.send(
+                .POST, "/data/Person", #"{"name": "Eve", "friends": {"___add": ["\#(ann)", "\#(bob)"]}}"#)
+            let eve = try #require(created.json["objectId"] as? String, "\(created.text)")
+            #expect(created.json["name"] as? String == "Eve")
+            #expect(try await friends(eve) == ["Ann", "Bob"])
+            let saved = try await cluster.send(
+                .PUT, "/data/Person", #"{"objectId": "\#(eve)", "friends": {"___remove": ["\#(ann)"], "___add": null}}"#
+            )
+            #expect(saved.status == 200, "\(saved.text)")
+            #expect(try await friends(eve) == ["Bob"])
+            // Loaded children sent back with a plain save still leave the relation alone.
+            let echoed = try await cluster.send(
+                .PUT, "/data/Person/\(eve)", #"{"friends": [{"objectId": "\#(ann)"}], "age": 5}"#)
+            #expect(echoed.status == 200, "\(echoed.text)")
+            #expect(try await friends(eve) == ["Bob"])
+
+            let cases: [(HTTPMethod, String, String, Int)] = [
+                (.PUT, "/data/Person/\(ann)", #"{"age": 2, "enemies": {"___add": ["\#(bob)"]}}"#, 1011),
+                (.PUT, "/data/Person/\(ann)", #"{"age": 2, "name": {"___add": ["\#(bob)"]}}"#, 1027),
+                (.PUT, "/data/Person/\(ann)", #"{"age": 2, "fresh": 1, "friends": {"___add": ["\#(bob)"]}}"#, 1011),
+                (
+                    .PUT, "/data/Person/\(ann)",
+                    #"{"age": 2, "friends": {"___add": ["\#(bob)"], "___remove": ["\#(bob)"]}}"#, 1022
+                ),
+                (.PUT, "/data/Person/\(ann)", #"{"age": 2, "friends": {"___add": ["\#(bob)"], "set": []}}"#, 1022),
+                (.PUT, "/data/Person/\(ann)", #"{"age": 2, "friends": {"___add": "\#(bob)"}}"#, 1022),
+                (.PUT, "/data/Person/\(ann)", #"{"age": 2, "friends": {"___add": [7.5]}}"#, 1022),
+                (
+                    .PUT, "/data/Person/\(ann)",
+                    #"{"age": 2, "friends": {"___add": ["\#(bob)"]}, "FRIENDS": {"___remove": ["\#(cy)"]}}"#, 1022
+                ),
+                (.PUT, "/data/Person/missing", #"{"friends": {"___add": ["\#(bob)"]}}"#, 1000),
+                (.POST, "/data/Person", #"{"name": "Zed", "enemies": {"___add": ["\#(bob)"]}}"#, 1011),
+                (.POST, "/data/Nobody", #"{"name": "Zed", "friends": {"___add": ["\#(bob)"]}}"#, 1009),
+            ]
+            for (method, path, body, code) in cases {
+                let answer = try await cluster.send(method, path, body)
+                #expect(answer.json["code"] as? Int == code, "\(body): \(answer.text)")
+                #expect((400..<500).contains(answer.status), "\(body): \(answer.status)")
+            }
+            let after = try await cluster.send(.GET, "/data/Person/\(ann)")
+            #expect(after.json["age"] as? Int == 30 && after.json["fresh"] == nil, "\(after.text)")
+            #expect(try await friends(ann) == ["Cy", "Di"])
+            #expect(try await cluster.send(.GET, "/data/Person/count?where=name%3D%27Zed%27").text == "0")
+
+            // Without AddRelation the whole save is refused and rolled back; DeleteRelation alone still works.
+            let denied = try await cluster.send(
+                .PUT, "/data/Person/permissions/DENY", #"{"permission": "ADD_RELATION", "role": "*"}"#,
+                key: .serverCode)
+            #expect(denied.status == 200, "\(denied.text)")
+            let refused = try await cluster.send(
+                .PUT, "/data/Person/\(ann)", #"{"age": 99, "friends": {"___add": ["\#(bob)"]}}"#)
+            #expect(refused.status == 403 && refused.json["code"] as? Int == 1023, "\(refused.text)")
+            #expect(try await cluster.send(.GET, "/data/Person/\(ann)").json["age"] as? Int == 30)
+            #expect(try await friends(ann) == ["Cy", "Di"])
+            let unlinked = try await cluster.send(
+                .PUT, "/data/Person/\(ann)", #"{"age": 31, "friends": {"___remove": ["\#(cy)"]}}"#)
+            #expect(unlinked.status == 200 && unlinked.json["age"] as? Int == 31, "\(unlinked.text)")
+            #expect(try await friends(ann) == ["Di"])
+        }
+    }
 }
