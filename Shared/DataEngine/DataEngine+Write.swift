@@ -18,11 +18,15 @@ extension DataEngine {
         WriteContext(session: session(logger), identity: identity, schemaChanges: true)
     }
 
-    /// Creates one object and returns it.
+    /// Creates one object and returns it; relation changes it carries (``RelationDeltas``) are
+    /// applied in the same transaction.
     package func create(_ tableName: String, object: JSONObject, identity: Identity, logger: Logger) async throws
         -> String
     {
-        try await create(tableName, object: object, context: context(identity, logger))
+        guard RelationDeltas.carried(by: object) else {
+            return try await create(tableName, object: object, context: context(identity, logger))
+        }
+        return try await saveChangingRelations(tableName, object: object, id: nil, identity: identity, logger: logger)
     }
 
     /// `PUT /data/{t}`: updates when the object carries an `objectId`, else creates.
@@ -35,11 +39,15 @@ extension DataEngine {
         return try await update(tableName, id: id, changes: object, identity: identity, logger: logger)
     }
 
-    /// Updates the properties `changes` names on object `id` and returns the whole object.
+    /// Updates the properties `changes` names on object `id` and returns the whole object;
+    /// relation changes it carries (``RelationDeltas``) are applied in the same transaction.
     package func update(_ tableName: String, id: String, changes: JSONObject, identity: Identity, logger: Logger)
         async throws -> String
     {
-        try await update(tableName, id: id, changes: changes, context: context(identity, logger))
+        guard RelationDeltas.carried(by: changes) else {
+            return try await update(tableName, id: id, changes: changes, context: context(identity, logger))
+        }
+        return try await saveChangingRelations(tableName, object: changes, id: id, identity: identity, logger: logger)
     }
 
     /// Creates or replaces-by-id (`objectId` optional) and returns the object.
@@ -75,11 +83,13 @@ extension DataEngine {
         try await updateBulk(tableName, condition: condition, changes: changes, context: context(identity, logger))
     }
 
-    /// Deletes every object matching `condition`; returns how many were deleted.
-    package func deleteBulk(_ tableName: String, condition: Condition?, identity: Identity, logger: Logger)
-        async throws -> Int
-    {
-        try await deleteBulk(tableName, condition: condition, context: context(identity, logger))
+    /// Deletes every object matching `condition` that the caller may remove — or, with a
+    /// limited `window`, only the window of them in the default find order — and returns how
+    /// many were deleted.
+    package func deleteBulk(
+        _ tableName: String, condition: Condition?, window: DeletionWindow = .all, identity: Identity, logger: Logger
+    ) async throws -> Int {
+        try await deleteBulk(tableName, condition: condition, window: window, context: context(identity, logger))
     }
 
     // MARK: Implementations shared with units of work
@@ -256,14 +266,23 @@ extension DataEngine {
         }
     }
 
-    func deleteBulk(_ tableName: String, condition: Condition?, context: WriteContext) async throws -> Int {
+    func deleteBulk(
+        _ tableName: String, condition: Condition?, window: DeletionWindow = .all, context: WriteContext
+    ) async throws -> Int {
         let (catalog, table) = try await table(tableName, app: context.identity.appId)
         try table.requireWritable()
         let grant = try access.authorize(context.identity, .remove, table: tableName, catalog: catalog)
         var sql = SQL()
         let relations = RelationPaths(catalog: catalog, access: access, identity: context.identity)
         try WriteStatements.delete(table: table, schema: catalog.schemaName, into: &sql) { sql in
-            try Self.filter(condition, grant: grant, table: table, relations: relations, into: &sql)
+            guard !window.isAll else {
+                try Self.filter(condition, grant: grant, table: table, relations: relations, into: &sql)
+                return
+            }
+            try WriteStatements.window(window, table: table, schema: catalog.schemaName, grant: grant, into: &sql) {
+                sql in
+                try Self.filter(condition, grant: grant, table: table, relations: relations, into: &sql)
+            }
         }
         WriteStatements.selectCount(
             table: table, change: .bulkDelete, appID: catalog.appID, whereClause: condition?.text,

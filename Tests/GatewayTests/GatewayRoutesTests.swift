@@ -147,6 +147,7 @@ import Testing
             (.get, "data/Doc", "Find"), (.get, "data/Doc/count", "Find"), (.post, "data/Doc/count", "Find"),
             (.post, "data/Doc/find", "Find"), (.get, "data/Doc/first", "Find"), (.get, "data/Doc/last", "Find"),
             (.get, "data/Doc/ABC-1", "Find"), (.get, "data/Doc/pk", "Find"), (.post, "data/Doc/bql", "Find"),
+            (.post, "data/Doc/bql/refresh", "Find"), (.post, "data/Doc/bql/remove", "Remove"),
             (.post, "data/Doc", "Create"), (.put, "data/Doc/ABC-1", "Update"), (.delete, "data/Doc/ABC-1", "Remove"),
             (.delete, "data/Doc", "Remove"), (.post, "data/bulk/Doc", "Create"), (.put, "data/bulk/Doc", "Update"),
             (.delete, "data/bulk/Doc", "Remove"), (.post, "data/bulk/Doc/delete", "Remove"),

@@ -140,6 +140,34 @@ enum WriteStatements {
         sql.append(" RETURNING t.*)")
     }
 
+    /// `t."objectId" IN (SELECT t."objectId" FROM <table> t WHERE <filter> ORDER BY t."created",
+    /// t."objectId" LIMIT … OFFSET …) AND <access filter>`: a limited bulk delete's rows, chosen
+    /// in the default find order and removed by the same statement. `filter` writes the access
+    /// filter and condition over `t`, which inside the subquery is the subquery's own row; the
+    /// access filter is applied again to the row being removed.
+    static func window(
+        _ window: DeletionWindow, table: TableSchema, schema: String, grant: AccessGrant, into sql: inout SQL,
+        filter: (inout SQL) throws -> Void
+    ) throws {
+        sql.append("t.\"objectId\" IN (SELECT t.\"objectId\" FROM ")
+        sql.table(schema, table.name)
+        sql.append(" t WHERE ")
+        try filter(&sql)
+        sql.append(" ORDER BY t.\"created\", t.\"objectId\"")
+        if let limit = window.limit {
+            sql.append(" LIMIT ")
+            sql.bind(.integer(Int64(limit)))
+        }
+        sql.append(" OFFSET ")
+        sql.bind(.integer(Int64(window.offset)))
+        sql.append(")")
+        if let rowFilter = grant.rowFilter {
+            sql.append(" AND (")
+            rowFilter(&sql, "t")
+            sql.append(")")
+        }
+    }
+
     private static func write(_ value: WriteValue, for column: ColumnSchema, table: TableSchema, into sql: inout SQL)
         throws
     {

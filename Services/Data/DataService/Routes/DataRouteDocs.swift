@@ -140,6 +140,32 @@ extension RouteDoc {
         json: .object(
             ["objects": .array(.ref("DataObject")), "totalCount": .integer], required: ["objects", "totalCount"]))
 
+    /// `POST data/{table}/bql/remove`: Backbeam's `removeObjects:offset:` and `removeAllObjects`.
+    static let bqlRemove = RouteDoc(
+        "Removes the objects a BQL query matches (the first limit after offset, in creation order, when limited) "
+            + "that the caller may remove, in one statement, and answers how many",
+        body: .json(
+            .object([
+                "query": APISchema.string.orNull.described("where x > ? (no join); without one every object matches"),
+                "params": APISchema.array(.any).orNull.described("The values of the query's ? placeholders"),
+                "limit": APISchema.integer.within(1...DeletionWindow.maximumLimit).orNull.described(
+                    "The most objects to remove (default: every match)"),
+                "offset": APISchema.integer.within(0).orNull.described("Matching objects to leave first (default 0)"),
+            ])),
+        json: .object(["removed": .integer], required: ["removed"]))
+
+    /// `POST data/{table}/bql/refresh`: Backbeam's `refresh:params:` of one object.
+    static let bqlRefresh = RouteDoc(
+        "Reads one object by its id with the relationships a BQL query joins",
+        body: .json(
+            .object(
+                [
+                    "objectId": .string,
+                    "query": APISchema.string.orNull.described("join r [having x > ?]… (no where)"),
+                    "params": APISchema.array(.any).orNull.described("The values of the query's ? placeholders"),
+                ], required: ["objectId"])),
+        json: .ref("DataObject"))
+
     // MARK: Single objects
 
     /// `GET data/{table}/pk`.

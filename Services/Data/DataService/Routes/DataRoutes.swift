@@ -22,6 +22,7 @@ struct DataRoutes {
         addSchema(to: &router)
         addQueries(to: &router)
         QuickBloxRoutes(engine: engine).add(to: &router)
+        addBQL(to: &router)
         addObjects(to: &router)
         router.add(.post, "transaction/unit-of-work", doc: .unitOfWork) { call in
             let work = try UnitOfWork(body: try call.json)
