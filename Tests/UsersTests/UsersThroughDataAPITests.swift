@@ -52,13 +52,18 @@ import Testing
                     "[\(Self.user("kept@example.com")), \(Self.user("bare@example.com", password: nil))]", 3011
                 ),
                 ("a bad address", "[\(Self.user("ok@example.com")), \(Self.user("not-an-address"))]", 3040),
+                (
+                    "a value its column cannot hold",
+                    #"[{"email": "typed@example.com", "password": "secret1", "shoeSize": 42},"#
+                        + #" {"email": "untyped@example.com", "password": "secret1", "shoeSize": "big"}]"#, 3021
+                ),
             ]
             for (what, body, code) in cases {
                 let answer = try await cluster.send(.POST, "/data/bulk/Users", body)
                 #expect(answer.json["code"] as? Int == code, "\(what): \(answer.status) \(answer.text)")
                 #expect((400..<500).contains(answer.status), "\(what): \(answer.status)")
             }
-            for email in ["twice@example.com", "kept@example.com", "ok@example.com"] {
+            for email in ["twice@example.com", "kept@example.com", "ok@example.com", "typed@example.com"] {
                 #expect(try await !Self.logsIn(cluster, email), "\(email) was registered by a refused batch")
             }
             let converting = try await cluster.send(

@@ -13,13 +13,14 @@ extension Accounts {
     }
 
     /// `POST /users/login` `{login, password}`: the user with a new `user-token`. Attempts are
-    /// rate limited per login and per `clientAddress` before any hashing.
+    /// rate limited per login and per `clientAddress` before any hashing; 3001 when the app's
+    /// settings name an identity property `Users` lacks.
     package func login(appID: String, body: JSONObject, clientAddress: String? = nil, logger: Logger) async throws
         -> String
     {
         let (login, password) = try Self.loginArguments(body)
         try await throttle.admit(identity: appID + " " + login.lowercased(), address: clientAddress)
-        let policy = try await policy(appID, logger: logger)
+        let policy = try await loginSettings(appID, logger: logger)
         guard let user = try await findUser(appID: appID, identity: login, policy: policy, logger: logger) else {
             _ = try await hasher.verify(password, hash: hasher.decoy)
             throw UserError.invalidLogin
@@ -80,9 +81,25 @@ extension Accounts {
         return (login, password)
     }
 
-    /// The profile whose identity property equals `identity`, or nil.
+    /// The app's policy for a login: 3001 when `Users` exists without a column for the identity
+    /// property (dropped through the schema API), where a look-up would otherwise fail with a
+    /// data-service code. No `Users` table at all is no such case: nobody has registered yet.
+    private func loginSettings(_ appID: String, logger: Logger) async throws -> UserPolicy {
+        let policy = try await policy(appID, logger: logger)
+        if let table = try await engine.tableSchema(Self.usersTable, appID: appID),
+            table.column(named: policy.identityProperty) == nil
+        {
+            throw UserError.missingLoginSettings(identityProperty: policy.identityProperty)
+        }
+        return policy
+    }
+
+    /// The profile whose identity property equals `identity`, or nil (also when `Users` or its
+    /// identity column does not exist: no user can have that identity).
     func findUser(appID: String, identity: String, policy: UserPolicy, logger: Logger) async throws -> String? {
-        guard try await engine.tableSchema(Self.usersTable, appID: appID) != nil else { return nil }
+        guard let table = try await engine.tableSchema(Self.usersTable, appID: appID),
+            table.column(named: policy.identityProperty) != nil
+        else { return nil }
         var query = FindQuery()
         query.condition = .comparison(.property(PropertyPath([policy.identityProperty])), .equal, .string(identity))
         query.pageSize = 1

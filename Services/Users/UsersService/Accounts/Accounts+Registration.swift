@@ -3,6 +3,7 @@ import Foundation
 import InternalProtocol
 import Logging
 import NIOCore
+import QueryLanguage
 
 extension Accounts {
     /// `POST /users/register`: validates the body against the app's policy and the `Users`
@@ -19,14 +20,17 @@ extension Accounts {
         let profile = try Self.profile(body, policy: policy)
         if policy.emailConfirmation { _ = try requireMail() }
         let system = Self.system(appID)
-        try await prepareUsersTable(for: [profile], policy: policy, appID: appID, logger: logger)
+        let refusals = RegistrationRefusals(profiles: [profile], policy: policy, appID: appID)
+        try await mapping(refusals, logger: logger) {
+            try await prepareUsersTable(for: [profile], policy: policy, appID: appID, logger: logger)
+        }
         let guestID = body["objectId"]?.string
         if let guestID {
             guard guestID == callerID else { throw UserError.convertingAnotherGuest }
             try await requireGuest(guestID, appID: appID, logger: logger)
         }
         let hash = try await hasher.hash(password)
-        let user = try await Self.mappingRegistrationErrors {
+        let user = try await mapping(refusals, logger: logger) {
             try await engine.transaction(identity: system, logger: logger) { transaction in
                 let saved =
                     if let guestID {
@@ -68,10 +72,13 @@ extension Accounts {
             accounts.append((try Self.registrationPassword(body), try Self.profile(body, policy: policy)))
         }
         if policy.emailConfirmation { _ = try requireMail() }
-        try await prepareUsersTable(for: accounts.map(\.profile), policy: policy, appID: appID, logger: logger)
+        let refusals = RegistrationRefusals(profiles: accounts.map(\.profile), policy: policy, appID: appID)
+        try await mapping(refusals, logger: logger) {
+            try await prepareUsersTable(for: refusals.profiles, policy: policy, appID: appID, logger: logger)
+        }
         var hashes: [String] = []
         for account in accounts { hashes.append(try await hasher.hash(account.password)) }
-        let users = try await Self.mappingRegistrationErrors {
+        let users = try await mapping(refusals, logger: logger) {
             try await engine.transaction(identity: Self.system(appID), logger: logger) { transaction in
                 var saved: [String] = []
                 for (account, hash) in zip(accounts, hashes) {
@@ -107,15 +114,58 @@ extension Accounts {
         }
     }
 
-    /// The data engine's refusals of a registration's row as the users API names them.
-    private static func mappingRegistrationErrors<Value>(_ body: () async throws -> Value) async throws -> Value {
+    /// What a registration writes, for naming the data engine's refusals of it.
+    private struct RegistrationRefusals: Sendable {
+        let profiles: [JSONObject]
+        let policy: UserPolicy
+        let appID: String
+    }
+
+    /// Runs `body`, naming the data engine's refusals (its 1000–1999 codes) as the users API
+    /// does: see ``registrationError(_:_:logger:)``. The users API's own errors pass unchanged.
+    private func mapping<Value>(_ refusals: RegistrationRefusals, logger: Logger, _ body: () async throws -> Value)
+        async throws -> Value
+    {
         do {
             return try await body()
-        } catch let error as ErrorEnvelope where error.code == 1015 {
-            throw UserError.identityTaken
-        } catch let error as ErrorEnvelope where error.code == 1014 {
-            throw UserError.requiredPropertyMissing
+        } catch let error as ErrorEnvelope where (1000..<2000).contains(error.code) {
+            throw try await registrationError(error, refusals, logger: logger)
         }
+    }
+
+    /// 3012 for a required property without a value, 3033 for a unique violation where an
+    /// identity value is taken (by another user, or twice in one bulk registration), and 3021
+    /// with the engine's own description for anything else: a value its column cannot hold, a
+    /// property name that cannot be a column, a unique column other than the identity.
+    private func registrationError(_ error: ErrorEnvelope, _ refusals: RegistrationRefusals, logger: Logger)
+        async throws -> ErrorEnvelope
+    {
+        switch error.code {
+        case DataError.requiredValueMissing.code:
+            return UserError.requiredPropertyMissing
+        case DataError.duplicateValue.code where error == DataError.duplicateValue:
+            if try await identityTaken(refusals, logger: logger) { return UserError.identityTaken }
+        default:
+            break
+        }
+        return UserError.registrationFailed(error)
+    }
+
+    /// Whether two profiles share an identity value or a user already holds one of them. A
+    /// refused write was rolled back and PostgreSQL reports a unique violation only once the
+    /// other row is committed, so a user found now is the one the write collided with.
+    private func identityTaken(_ refusals: RegistrationRefusals, logger: Logger) async throws -> Bool {
+        let property = refusals.policy.identityProperty
+        let identities = refusals.profiles.compactMap { $0[property]?.string }
+        guard !identities.isEmpty else { return false }
+        if Set(identities).count < identities.count { return true }
+        var query = FindQuery()
+        query.condition = .membership(
+            .property(PropertyPath([property])), identities.map { .string($0) }, negated: false)
+        query.pageSize = 1
+        let found = try await engine.find(
+            Self.usersTable, query: query, identity: Self.system(refusals.appID), logger: logger)
+        return !found.isEmpty
     }
 
     /// Mails a new user the confirmation link in the background, so that a slow relay never
@@ -141,14 +191,17 @@ extension Accounts {
         try await engine.ensure(
             table: Self.usersTable, columns: Self.profileColumns(policy), appID: appID, logger: logger)
         let moment = now()
-        return try await engine.transaction(identity: Self.system(appID), logger: logger) { transaction in
-            let user = try await transaction.create(
-                Self.usersTable, object: JSONObject([("userStatus", .string("GUEST"))]))
-            let token = SessionToken.generate()
-            try await Sessions.insert(
-                appID: appID, userID: try Self.objectId(of: user), token: token, now: moment, guest: true,
-                session: transaction.session)
-            return try Self.adding(token: token, to: user)
+        let profile = JSONObject([("userStatus", .string("GUEST"))])
+        let refusals = RegistrationRefusals(profiles: [profile], policy: policy, appID: appID)
+        return try await mapping(refusals, logger: logger) {
+            try await engine.transaction(identity: Self.system(appID), logger: logger) { transaction in
+                let user = try await transaction.create(Self.usersTable, object: profile)
+                let token = SessionToken.generate()
+                try await Sessions.insert(
+                    appID: appID, userID: try Self.objectId(of: user), token: token, now: moment, guest: true,
+                    session: transaction.session)
+                return try Self.adding(token: token, to: user)
+            }
         }
     }
 

@@ -2,6 +2,7 @@ import DataEngine
 import Foundation
 import InternalProtocol
 import Logging
+import ServiceRuntime
 
 extension Accounts {
     /// The user a token belongs to (counting as activity), or 3064.
@@ -29,12 +30,29 @@ extension Accounts {
         try await Sessions.resolve(appID: appID, token: token, now: now(), session: pool(logger)) != nil
     }
 
-    /// `GET /users/logout`: ends the caller's session at once (3064 when it is not live).
+    /// `GET /users/logout`: ends the caller's session at once (3064 when it is not live, 3023
+    /// when the session store fails, so that the JS SDK forgets its user all the same). The
+    /// session belongs to the path's app: the gateway resolved the token within that app.
     package func logout(_ identity: Identity, logger: Logger) async throws {
         guard let sessionID = identity.sessionId else { throw UserError.notLoggedIn }
-        guard try await Sessions.end(appID: identity.appId, sessionID: sessionID, session: pool(logger)) else {
-            throw ErrorEnvelope.invalidUserToken
+        let ended: Bool
+        do {
+            ended = try await Sessions.end(appID: identity.appId, sessionID: sessionID, session: pool(logger))
+        } catch {
+            throw Self.logoutFailure(error, logger: logger)
         }
+        guard ended else { throw ErrorEnvelope.invalidUserToken }
+    }
+
+    /// 3023 for a logout the session store could not carry out, with the status and the words
+    /// of the envelope `error` maps to (a database out of reach is 503); anything else is logged
+    /// and answered 500 without details, as every unexpected error is.
+    private static func logoutFailure(_ error: any Error, logger: Logger) -> ErrorEnvelope {
+        if let envelope = ErrorEnvelope.from(error) {
+            return UserError.logoutFailed(envelope.message, status: envelope.status)
+        }
+        logger.error("logout failed", metadata: ["error": "\(String(reflecting: error))"])
+        return UserError.logoutFailed("The session could not be ended", status: 500)
     }
 }
 
