@@ -7,7 +7,7 @@ import QueryLanguage
 import ServiceRuntime
 
 extension DataRoutes {
-    /// Finds, counts, first/last and the QuickBlox and BQL dialects.
+    /// Finds, counts, first/last and QuickBlox's filters in the Backendless answer form.
     func addQueries(to router: inout PublicRoutes) {
         router.add(.get, "data/:table/count", permission: .data(.find), doc: .countQuery) { call in
             try await count(call, try FindQuery(try call.queryParameters, paged: false))
