@@ -60,7 +60,7 @@ import Testing
         }
     }
 
-    /// `data/:table/:id` as `/data/{table}/{id}`, a catch-all as `{path}`.
+    /// `data/:table/:id` as `/data/{table}/{id}`, a catch-all as `{path}`; `{table}.json` as it is.
     static func template(_ path: String) -> String {
         "/"
             + path.split(separator: "/").map {
@@ -69,7 +69,12 @@ import Testing
             .joined(separator: "/")
     }
 
+    /// The `{name}` in each segment (`{table}.json` names `table`).
     static func templateParameters(_ path: String) -> Set<String> {
-        Set(path.split(separator: "/").filter { $0.hasPrefix("{") }.map { String($0.dropFirst().dropLast()) })
+        Set(
+            path.split(separator: "/").compactMap { segment in
+                guard let open = segment.firstIndex(of: "{"), let close = segment.firstIndex(of: "}") else { return nil }
+                return String(segment[segment.index(after: open)..<close])
+            })
     }
 }
