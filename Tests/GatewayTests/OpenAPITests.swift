@@ -73,7 +73,9 @@ import Testing
     static func templateParameters(_ path: String) -> Set<String> {
         Set(
             path.split(separator: "/").compactMap { segment in
-                guard let open = segment.firstIndex(of: "{"), let close = segment.firstIndex(of: "}") else { return nil }
+                guard let open = segment.firstIndex(of: "{"), let close = segment.firstIndex(of: "}") else {
+                    return nil
+                }
                 return String(segment[segment.index(after: open)..<close])
             })
     }
