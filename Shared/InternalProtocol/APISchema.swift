@@ -23,12 +23,40 @@ package struct APISchema: Codable, Sendable, Hashable {
     package var minLength: Int?
     package var maxLength: Int?
     package var pattern: String?
+    /// `examples`: values that exist in the system the tests seed (``DocumentExamples``), where
+    /// fuzzers and readers start.
+    package var examples: [Example]?
 
     enum CodingKeys: String, CodingKey {
         case ref = "$ref"
         case allowed = "enum"
         case type, format, description, properties, required, additionalProperties, items, anyOf
-        case minimum, maximum, minLength, maxLength, pattern
+        case minimum, maximum, minLength, maxLength, pattern, examples
+    }
+
+    /// One example value: text or an integer.
+    package enum Example: Codable, Sendable, Hashable, ExpressibleByStringLiteral {
+        case text(String)
+        case integer(Int)
+
+        package init(stringLiteral value: String) { self = .text(value) }
+
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let number = try? container.decode(Int.self) {
+                self = .integer(number)
+            } else {
+                self = .text(try container.decode(String.self))
+            }
+        }
+
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .text(let text): try container.encode(text)
+            case .integer(let number): try container.encode(number)
+            }
+        }
     }
 
     /// A schema nested in another by one member (`items`, `additionalProperties`), boxed so the
@@ -164,6 +192,20 @@ extension APISchema {
     /// This numeric schema limited to `range`.
     package func within(_ range: ClosedRange<Int>) -> APISchema {
         within(Double(range.lowerBound), Double(range.upperBound))
+    }
+
+    /// This schema with example values.
+    package func examples(_ values: Example...) -> APISchema {
+        var schema = self
+        schema.examples = values
+        return schema
+    }
+
+    /// This string schema matching `pattern` (an ECMA-262 regular expression).
+    package func matching(_ pattern: String) -> APISchema {
+        var schema = self
+        schema.pattern = pattern
+        return schema
     }
 
     /// This schema with a description.

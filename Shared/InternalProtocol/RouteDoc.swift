@@ -14,6 +14,9 @@ package struct RouteDoc: Codable, Sendable, Hashable {
     package var status: Int
     /// Other successful statuses answering the same body (201 when created, 200 when it was there).
     package var otherStatuses: [Int] = []
+    /// Path parameters' schemas by name (a parameter without one is a non-empty string); a
+    /// service's ``PublicRoutes/pathParameters`` fill in those a route leaves out.
+    package var path: [String: APISchema] = [:]
 
     /// A query parameter.
     package struct QueryParameter: Codable, Sendable, Hashable {
@@ -73,6 +76,13 @@ package struct RouteDoc: Codable, Sendable, Hashable {
         self.body = body
         self.answer = answer
         self.status = status
+    }
+
+    /// This description with `schema` for the path parameter `name`.
+    package func path(_ name: String, _ schema: APISchema) -> RouteDoc {
+        var doc = self
+        doc.path[name] = schema
+        return doc
     }
 
     /// Creates a description answering JSON of `answer`.

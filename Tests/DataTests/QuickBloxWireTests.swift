@@ -102,7 +102,7 @@ import Testing
             let deniedDelete = try await cluster.send(.DELETE, path, token: editor.token)
             #expect(deniedDelete.status == 403 && deniedDelete.json["code"] as? Int == 1023)
             let deleted = try await cluster.send(.DELETE, path, token: owner.token)
-            #expect(deleted.status == 200 && deleted.body.isEmpty, "\(deleted.text)")
+            #expect(deleted.status == 200 && self.ids(deleted, "SuccessfullyDeleted") == [id], "\(deleted.text)")
             #expect(try await cluster.send(.DELETE, path, token: owner.token).json["code"] as? Int == 1000)
         }
     }

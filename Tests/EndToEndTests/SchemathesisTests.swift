@@ -5,6 +5,10 @@ import Testing
 /// PyPI's schemathesis against the running system, from its own `openapi.json`: generated valid
 /// and invalid requests for every operation (a bounded number each, from a fixed seed), and not
 /// one answered 5xx or with a body its description does not allow — the error envelope included.
+/// The app is seeded with what the description's examples name (``DocumentExampleSeed``), all
+/// four phases run (examples, coverage, fuzzing, stateful), and the operations schemathesis warns
+/// about — whose generated valid requests were all refused ("rejected") or all 404 — stay under
+/// the bounds below (issue 38 asks for fewer than 10 each; the bounds only ever go down).
 /// It calls with the server-code key, which every management route takes. One worker: with two,
 /// hypothesis (under schemathesis) once failed describing a strategy from two threads at once;
 /// instead the operations are split in two runs, side by side, each against its own cluster (the
@@ -17,6 +21,17 @@ import Testing
     static let dataPaths = "^/(data|transaction|geo)"
     static let parts: [[String]] = [["--include-path-regex", dataPaths], ["--exclude-path-regex", dataPaths]]
 
+    /// The most operations each part may leave with each warning (measured, then lowered as the
+    /// description grows more precise).
+    static let bounds: [(String, Int)] = [("validation_mismatch", 40), ("missing_test_data", 25)]
+
+    /// The report's warnings: operation labels by kind.
+    static func warnings(in report: URL) throws -> [String: [String]] {
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
+        let warnings = json?["warnings"] as? [String: Any] ?? [:]
+        return warnings.compactMapValues { $0 as? [String] }
+    }
+
     @Test(arguments: parts) func noOperationAnswers5xxOrOutsideItsSchema(_ part: [String]) async throws {
         // Mail goes to a real SMTP server (aiosmtpd): without a relay, sending is 503 by design.
         try await SMTPSink.with { sink async throws in
@@ -27,18 +42,31 @@ import Testing
                     "schemathesis-\(UUID().uuidString)")
                 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(at: scratch) }
+                try await DocumentExampleSeed.seed(cluster)
+                // The servers' variables name this app and key, so the document's base URL is the run's.
+                let config = scratch.appendingPathComponent("schemathesis.toml")
+                let prefix = cluster.prefix(.serverCode).split(separator: "/")
+                try Data("[servers.variables]\nappId = \"\(prefix[0])\"\napiKey = \"\(prefix[1])\"\n".utf8).write(
+                    to: config)
+                let report = scratch.appendingPathComponent("report.json")
                 let run = try await ToolRun.run(
                     [
-                        "schemathesis", "run", cluster.gatewayURL + "/openapi.json",
+                        "schemathesis", "--config-file", config.path, "run", cluster.gatewayURL + "/openapi.json",
                         "--url", cluster.gatewayURL + cluster.prefix(.serverCode),
                         "--checks", "not_a_server_error,response_schema_conformance", "--max-examples", Self.examples,
                         "--seed", "20261126", "--workers", "1", "--request-timeout", "90", "--suppress-health-check",
-                        "all",
-                        "--generation-database", "none", "--no-color",
+                        "all", "--generation-database", "none", "--no-color", "--report", "json",
+                        "--report-json-path", report.path,
                     ] + part, directory: scratch)
                 #expect(run.status == 0, "\(run.output.suffix(12_000))")
                 #expect(
                     run.output.contains(" passed") && !run.output.contains(" failed,"), "\(run.output.suffix(4_000))")
+                let warnings = try Self.warnings(in: report)
+                for (kind, bound) in Self.bounds {
+                    let operations = warnings[kind] ?? []
+                    print("schemathesis \(part.joined(separator: " ")): \(operations.count) \(kind)")
+                    #expect(operations.count <= bound, "\(kind): \(operations.count) operations \(operations.sorted())")
+                }
             }
         }
     }

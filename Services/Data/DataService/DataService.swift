@@ -28,6 +28,8 @@ package enum DataService: BackendService {
                 try await handler(call)
             }
         }
+        routes.pathParameters = DocumentExamples.dataPathParameters
+        routes.removalPathParameters = DocumentExamples.dataRemovalPathParameters
         DataRoutes(engine: engine, peers: environment.peers).add(to: &routes)
     }
 }

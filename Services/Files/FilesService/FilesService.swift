@@ -62,8 +62,12 @@ package enum FilesService: BackendService {
             renditions: try renditions(reader, catalog: catalog, storage: storage, environment: environment),
             objects: objects)
         routes.publish(FileSchemas.all)
+        routes.pathParameters = ["path": APISchema.string.nonEmptyText.examples(.text(DocumentExamples.filePath))]
+        routes.removalPathParameters = ["path": DocumentExamples.named(DocumentExamples.disposableFile)]
         files.add(to: &routes)
         FileContentOperations(catalog: catalog, storage: storage, objects: objects).register(in: &operations)
+        routes.pathParameters = DocumentExamples.dataPathParameters
+        routes.removalPathParameters = DocumentExamples.dataRemovalPathParameters
         FileFieldRoutes(files: files, engine: engine).add(to: &routes)
     }
 }

@@ -148,7 +148,7 @@ struct OpenAPIDocument: Encodable {
             Parameter(
                 name: name, in: "path", required: true,
                 description: name == catchAllParameter ? "The rest of the path; it may hold slashes" : nil,
-                schema: APISchema(types: ["string"]).nonEmpty)
+                schema: doc.path[name] ?? APISchema(types: ["string"]).nonEmpty)
         }
         let queryParameters = doc.query.map {
             Parameter(name: $0.name, in: "query", required: $0.required, description: $0.description, schema: $0.schema)

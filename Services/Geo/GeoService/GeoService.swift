@@ -24,6 +24,12 @@ package enum GeoService: BackendService {
         environment.background.add(
             NotificationListener(
                 database: environment.database, channel: rules.channel, consumer: rules, logger: environment.logger))
+        routes.pathParameters = [
+            "name": APISchema.string.nonEmptyText.examples(.text(DocumentExamples.geoCategory)),
+            "event": .choice(["onenter", "onstay", "onexit"]),
+            "action": .permissionAction,
+        ]
+        routes.removalPathParameters = ["name": DocumentExamples.named(DocumentExamples.disposableName)]
         GeoRoutes(store: store, objects: GeoDataObjects(engine: engine), access: GeoAccess(rules: rules)).add(
             to: &routes)
     }

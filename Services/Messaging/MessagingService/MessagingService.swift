@@ -36,6 +36,12 @@ package enum MessagingService: BackendService {
             try await mailer.send(request, within: context)
         }
         routes.publish(MessagingSchemas.all)
+        routes.pathParameters = Self.pathParameters
+        routes.removalPathParameters = [
+            "name": DocumentExamples.named(DocumentExamples.disposableName),
+            "deviceId": DocumentExamples.named(DocumentExamples.disposableDevice),
+            "channel": DocumentExamples.named(DocumentExamples.disposableName),
+        ]
         // Template criteria find users through the data engine, with the caller's rights.
         let engine = DataEngine(
             database: environment.database, logger: environment.logger, prepared: environment.preparedStatements)
@@ -48,6 +54,15 @@ package enum MessagingService: BackendService {
             access: access
         ).add(to: &routes)
     }
+
+    /// The messaging routes' path parameters, with the seeded examples (``DocumentExamples``).
+    static let pathParameters: [String: APISchema] = [
+        "channel": APISchema.string.matching("^[A-Za-z0-9_.-]{1,255}$").examples(.text(DocumentExamples.channel)),
+        "name": APISchema.string.nonEmptyText.examples(.text(DocumentExamples.template)),
+        "deviceId": APISchema.string.nonEmptyText.examples(.text(DocumentExamples.deviceID)),
+        "provider": .choice(["apns", "fcm"]),
+        "action": .permissionAction,
+    ]
 
     /// Channels, their permissions, registrations and push credentials, with the background work
     /// that keeps them: the rules listener, the sweepers and the scheduler. Answers the channel

@@ -25,6 +25,10 @@ package enum RelationsService: BackendService {
                 try await handler(call)
             }
         }
+        routes.pathParameters = DocumentExamples.dataPathParameters
+        routes.removalPathParameters = DocumentExamples.dataRemovalPathParameters.merging([
+            "id": APISchema.string.nonEmptyText.examples(.text(DocumentExamples.unlinkedObjectID))
+        ]) { _, unlinked in unlinked }
         RelationRoutes(engine: engine).add(to: &routes)
     }
 }

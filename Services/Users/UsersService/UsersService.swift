@@ -63,6 +63,12 @@ package enum UsersService: BackendService {
             return RegisterUsers.Response(
                 ids: try await accounts.registerMany(appID: identity.appId, bodies: bodies, logger: context.logger))
         }
+        routes.pathParameters = [
+            "identity": APISchema.string.nonEmptyText.examples(.text(DocumentExamples.email)),
+            "name": APISchema.string.nonEmptyText.examples(.text(DocumentExamples.role)),
+            "event": .choice(EmailTemplate.Event.allCases.map(\.rawValue)),
+        ]
+        routes.removalPathParameters = ["name": DocumentExamples.named(DocumentExamples.disposableName)]
         UserRoutes(accounts: accounts).add(to: &routes)
     }
 

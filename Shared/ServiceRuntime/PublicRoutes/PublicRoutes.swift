@@ -26,6 +26,11 @@ package struct PublicRoutes: Sendable {
     package var schemas: [String: APISchema] = [:]
     /// Runs around every buffered handler declared after it is set (a retry, for instance).
     package var around: (@Sendable (PublicCall, Handler) async throws -> Response)?
+    /// The schemas of path parameters by name for routes declared after it is set, where a
+    /// route's own ``RouteDoc/path`` says nothing of them (`table`: an identifier, …).
+    package var pathParameters: [String: APISchema] = [:]
+    /// As ``pathParameters``, for DELETE routes (their examples name things a fuzzer may remove).
+    package var removalPathParameters: [String: APISchema] = [:]
 
     /// An empty table for `service`.
     package init(service: ServiceName) {
@@ -79,11 +84,27 @@ package struct PublicRoutes: Sendable {
         doc: RouteDoc, _ responder: @escaping StreamHandler
     ) {
         var descriptor = options.descriptor(method: method.rawValue, path: path, permission: permission)
+        var doc = doc
+        for name in Self.parameterNames(path) where doc.path[name] == nil {
+            doc.path[name] = (method == .delete ? removalPathParameters[name] : nil) ?? pathParameters[name]
+        }
         descriptor.doc = doc
         precondition(
             !entries.contains { $0.descriptor.method == descriptor.method && $0.descriptor.path == path },
             "\(service.executable) declares \(method) \(path) twice")
         entries.append(Entry(descriptor: descriptor, responder: responder))
+    }
+
+    /// The parameters a path captures: `:name` segments and `{name}` inside a segment.
+    static func parameterNames(_ path: String) -> [String] {
+        path.split(separator: "/").compactMap { segment in
+            if segment == "**" { return "path" }
+            if segment.hasPrefix(":") { return String(segment.dropFirst()) }
+            guard let open = segment.firstIndex(of: "{"), let close = segment.firstIndex(of: "}"), open < close else {
+                return nil
+            }
+            return String(segment[segment.index(after: open)..<close])
+        }
     }
 
     /// Registers every handler on the internal server's router; with `health`, requests are

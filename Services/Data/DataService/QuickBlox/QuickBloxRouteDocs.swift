@@ -65,9 +65,10 @@ extension RouteDoc {
 
     /// `DELETE quickblox/data/{table}/{id}.json`.
     static let quickBloxDelete = RouteDoc(
-        "QuickBlox: deletes a record (empty answer) or several comma-separated ones (which went, which were missing, which were not the caller's)",
-        answer: .json(
-            .object(["SuccessfullyDeleted": ids, "NotFound": ids, "WrongPermissions": ids]), required: false))
+        "QuickBlox: deletes one record or several comma-separated ones: which went, which were missing, which were not the caller's",
+        json: .object(
+            ["SuccessfullyDeleted": ids, "NotFound": ids, "WrongPermissions": ids],
+            required: ["SuccessfullyDeleted", "NotFound", "WrongPermissions"]))
 
     /// `POST quickblox/data/{table}/multi.json`.
     static let quickBloxCreateMany = RouteDoc(

@@ -29,7 +29,10 @@ struct QuickBloxRoutes: Sendable {
         let one = "quickblox/data/{table}/{id}.json"
         router.add(.get, one, permission: .data(.find), doc: .quickBloxRead) { try await read($0) }
         router.add(.put, one, permission: .data(.update), doc: .quickBloxUpdate) { try await update($0) }
-        router.add(.delete, one, permission: .data(.remove), doc: .quickBloxDelete) { try await delete($0) }
+        let removed = DocumentExamples.named(DocumentExamples.quickBloxRemovedID)
+        router.add(.delete, one, permission: .data(.remove), doc: .quickBloxDelete.path("id", removed)) {
+            try await delete($0)
+        }
     }
 
     // MARK: Reading

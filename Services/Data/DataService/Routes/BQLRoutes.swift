@@ -13,7 +13,10 @@ extension DataRoutes {
     /// `data/{table}/{id}/{relation}` (only the relations `remove` and `refresh` of an object
     /// whose id is `bql`).
     func addBQL(to router: inout PublicRoutes) {
-        router.add(.post, "data/:table/bql/remove", permission: .data(.remove), doc: .bqlRemove) { call in
+        router.add(
+            .post, "data/:table/bql/remove", permission: .data(.remove),
+            doc: .bqlRemove.path("table", DataRoutes.cleared)
+        ) { call in
             try await bqlRemove(call)
         }
         router.add(.post, "data/:table/bql/refresh", permission: .data(.find), doc: .bqlRefresh) { call in

@@ -276,7 +276,8 @@ extension RouteDoc {
     static let dropColumn = RouteDoc("Drops one column", json: .anyObject)
 
     /// `DELETE data/{table}/schema`.
-    static let dropTable = RouteDoc("Drops a table and its objects", json: .anyObject)
+    static let dropTable = RouteDoc("Drops a table and its objects", json: .anyObject).path(
+        "table", DocumentExamples.named(DocumentExamples.droppedTable))
 
     // MARK: Permissions
 
@@ -286,7 +287,8 @@ extension RouteDoc {
 
     /// `GET data/{table}/permissions/{objectId}`.
     static let objectPermissions = RouteDoc(
-        "Lists the permission cells of one object", json: .array(.ref("PermissionCell")))
+        "Lists the permission cells of one object", json: .array(.ref("PermissionCell"))
+    ).path("target", DocumentExamples.objectIDParameter)
 
     /// `PUT data/{table}/permissions/owner/{action}`.
     static let setOwnerPolicy = RouteDoc(

@@ -30,6 +30,9 @@ struct DataRoutes {
         }
     }
 
+    /// The table bulk removals name in the description's examples (one a fuzzer may empty).
+    static let cleared = DocumentExamples.named(DocumentExamples.clearedTable)
+
     /// Parses a where clause from a request; an empty clause is nil.
     static func condition(_ text: String?) throws -> Condition? {
         guard let text, !text.allSatisfy(\.isWhitespace) else { return nil }
@@ -73,11 +76,17 @@ struct DataRoutes {
                 logger: call.context.logger)
             return .json(.integer(Int64(count)))
         }
-        router.add(.delete, "data/bulk/:table", permission: .data(.remove), doc: .deleteBulk) { call in
+        router.add(
+            .delete, "data/bulk/:table", permission: .data(.remove), doc: .deleteBulk.path("table", Self.cleared)
+        ) {
+            call in
             // A malformed body is ignored here, as before: the where clause is the 5.x+ form.
             try await bulkDelete(call, whereText: try call.queryParameters.scalar("where"), body: try? call.json)
         }
-        router.add(.post, "data/bulk/:table/delete", permission: .data(.remove), doc: .deleteBulkByBody) { call in
+        router.add(
+            .post, "data/bulk/:table/delete", permission: .data(.remove),
+            doc: .deleteBulkByBody.path("table", Self.cleared)
+        ) { call in
             let body = try call.json
             return try await bulkDelete(call, whereText: body?.object?["where"]?.string, body: body)
         }

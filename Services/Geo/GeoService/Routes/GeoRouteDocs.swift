@@ -225,13 +225,17 @@ extension RouteDoc {
     static let deleteGeoFence = RouteDoc(
         "Deletes a geofence with its presence and events (server-code key).", json: deleted)
 
+    /// A geofence's name in a path.
+    private static let fenceName = APISchema.string.nonEmptyText.examples(.text(DocumentExamples.geofence))
+
     /// `GET geo/fences/:name/events`.
     static let geoFenceEvents = RouteDoc(
         "Lists a page of the events a geofence's actions recorded (server-code key).",
         query: [
             QueryParameter("pagesize", APISchema.integer.within(1, 1000), "Events per page (default 100)"),
             QueryParameter("offset", APISchema.integer.within(0, Double(Int32.max)), "Events to skip"),
-        ], json: .array(.ref("GeoFenceEvent")))
+        ], json: .array(.ref("GeoFenceEvent"))
+    ).path("name", fenceName)
 
     /// `POST geo/fence/:event`.
     static let runGeoFenceAction = RouteDoc(

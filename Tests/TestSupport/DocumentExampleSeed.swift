@@ -1,0 +1,83 @@
+import Foundation
+import InternalProtocol
+import NIOHTTP1
+
+/// Seeds an app with what the published description's examples name (``DocumentExamples``): the
+/// `Example` table with its object and `friends` relation, a user, a file, a role, templates, a
+/// device registration, a geo category and a geofence. Every step goes through the public API
+/// with the server-code key, as a developer would.
+package enum DocumentExampleSeed {
+    /// Seeds `cluster`'s app; throws naming the step that failed.
+    package static func seed(_ cluster: TestCluster) async throws {
+        for (method, path, body) in steps { try await step(cluster, method, path, body) }
+        for file in [DocumentExamples.filePath, DocumentExamples.disposableFile] { try await upload(file, cluster) }
+    }
+
+    /// The requests that make the examples, in order.
+    static var steps: [(HTTPMethod, String, String?)] {
+        typealias E = DocumentExamples
+        let (id, table, disposable) = (E.objectID, E.table, E.disposableTable)
+        let unlinked = E.unlinkedObjectID
+        let fence = { (name: String) in
+            #"{"name": "\#(name)", "type": "RECT", "nodes": [{"latitude": 41, "longitude": -109}, {"latitude": 37, "longitude": -102}], "actions": {"onenter": {"type": "EVENT", "eventname": "entered"}}}"#
+        }
+        return [
+            (.POST, "/data/\(table)", #"{"objectId": "\#(id)", "name": "example"}"#),
+            (.POST, "/data/\(table)/\(id)/\(E.relation):\(table):n", #"["\#(id)"]"#),
+            (
+                .POST, "/data/bulk/\(disposable)",
+                #"[{"objectId": "\#(E.removedObjectID)", "\#(E.disposableColumn)": 1}, {"objectId": "\#(unlinked)"}, {"objectId": "\#(E.quickBloxRemovedID)"}]"#
+            ),
+            (.POST, "/data/\(disposable)/\(unlinked)/\(E.relation):\(disposable):n", #"["\#(unlinked)"]"#),
+            (.POST, "/data/\(E.clearedTable)", #"{"name": "cleared"}"#),
+            (.POST, "/data/\(E.droppedTable)", #"{"name": "dropped"}"#),
+            (.POST, "/users/register", #"{"email": "\#(E.email)", "password": "example-pw"}"#),
+            (.PUT, "/users/roles/\(E.role)", nil),
+            (.PUT, "/users/roles/\(E.disposableName)", nil),
+            (
+                .PUT, "/emailtemplate/\(E.template)",
+                #"{"subject": "Hello", "bodyparts": {"textmessage": "Hello {name}"}}"#
+            ),
+            (.PUT, "/emailtemplate/\(E.disposableName)", #"{"subject": "Bye", "bodyparts": {"textmessage": "Bye"}}"#),
+            (.PUT, "/messaging/pushtemplates/\(E.template)", #"{"channel": "\#(E.channel)", "message": "Hello"}"#),
+            (.PUT, "/messaging/pushtemplates/\(E.disposableName)", #"{"channel": "\#(E.channel)", "message": "Bye"}"#),
+            (
+                .POST, "/messaging/registrations",
+                #"{"deviceToken": "ab12", "deviceId": "\#(E.deviceID)", "os": "ANDROID", "osVersion": "14"}"#
+            ),
+            (
+                .POST, "/messaging/registrations",
+                #"{"deviceToken": "cd34", "deviceId": "\#(E.disposableDevice)", "os": "ANDROID", "osVersion": "14"}"#
+            ),
+            (.POST, "/messaging/\(E.disposableName)", #"{"message": "hello"}"#),
+            (.PUT, "/geo/categories/\(E.geoCategory)", nil),
+            (.PUT, "/geo/categories/\(E.disposableName)", nil),
+            (.POST, "/geo/fences", fence(E.geofence)),
+            (.POST, "/geo/fences", fence(E.disposableName)),
+        ]
+    }
+
+    private static func step(_ cluster: TestCluster, _ method: HTTPMethod, _ path: String, _ body: String? = nil)
+        async throws
+    {
+        let result = try await cluster.send(method, path, body, key: .serverCode)
+        guard (200..<300).contains(result.status) else {
+            throw TestClusterFailure(description: "seeding \(method) \(path): \(result.status) \(result.text)")
+        }
+    }
+
+    /// `POST /files/{path}` as a multipart upload.
+    private static func upload(_ path: String, _ cluster: TestCluster) async throws {
+        let boundary = "example-boundary"
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let body =
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(name)\"\r\n"
+            + "Content-Type: text/plain\r\n\r\nHello\r\n--\(boundary)--\r\n"
+        let result = try await HTTPTestClient.send(
+            .POST, cluster.gatewayURL + cluster.prefix(.serverCode) + "/files/" + path,
+            headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)")], body: Data(body.utf8))
+        guard (200..<300).contains(result.status) else {
+            throw TestClusterFailure(description: "seeding the file \(path): \(result.status) \(result.text)")
+        }
+    }
+}
