@@ -60,11 +60,13 @@ package struct ContainerPermissionRoutes<Operation: PermissionOperation & CaseIt
             .json(try await table.list(app: call.identity.appId, container: try container(call)))
         }
         if ownerPolicy {
-            routes.add(.put, "\(base)/owner/:action", options: options, doc: .setContainerOwnerPolicy) { call in
+            routes.add(
+                .put, "\(base)/owner/:action", options: options, doc: .setContainerOwnerPolicy(Operation.self)
+            ) { call in
                 try await change(call, principal: .owner)
             }
         }
-        routes.add(.put, "\(base)/:action", options: options, doc: .setContainerPermission) { call in
+        routes.add(.put, "\(base)/:action", options: options, doc: .setContainerPermission(Operation.self)) { call in
             try await change(call, principal: nil)
         }
     }
@@ -122,23 +124,34 @@ extension RouteDoc {
         json: .ref("PermissionRules"))
 
     /// `PUT {path}/{name}/permissions/owner/{action}`: one cell of a container's owner policy.
-    static let setContainerOwnerPolicy = RouteDoc(
-        "Grants, denies or clears (INHERIT) one operation for the owners of a container's assets",
-        body: .json(.object(["permission": permissionName], required: ["permission"])),
-        json: APISchema(types: ["null"]))
+    static func setContainerOwnerPolicy<Operation: PermissionOperation & CaseIterable>(_: Operation.Type) -> RouteDoc {
+        RouteDoc(
+            "Grants, denies or clears (INHERIT) one operation for the owners of a container's assets",
+            body: .json(.object(["permission": permissionName(Operation.self)], required: ["permission"])),
+            json: APISchema(types: ["null"]))
+    }
 
     /// `PUT {path}/{name}/permissions/{action}`: one cell of a container's permissions.
-    static let setContainerPermission = RouteDoc(
-        "Grants, denies or clears (INHERIT) one operation on a container for a user or a role",
-        body: .json(
-            .object(
-                [
-                    "permission": permissionName,
-                    "user": APISchema.string.described("A user's id, or * for every user; not with role"),
-                    "role": APISchema.string.described("A role's name, or * for every role; neither means every role"),
-                ], required: ["permission"])),
-        json: APISchema(types: ["null"]))
+    static func setContainerPermission<Operation: PermissionOperation & CaseIterable>(_: Operation.Type) -> RouteDoc {
+        RouteDoc(
+            "Grants, denies or clears (INHERIT) one operation on a container for a user or a role",
+            body: .json(
+                .object(
+                    [
+                        "permission": permissionName(Operation.self),
+                        "user": principalName.described("A user's id, or * for every user; not with role"),
+                        "role": principalName.described(
+                            "A role's name, or * for every role; neither user nor role means every role"),
+                    ], required: ["permission"])),
+            json: APISchema(types: ["null"]))
+    }
 
-    /// The operation a permission change names.
-    private static let permissionName = APISchema.string.described("The operation, one of the container kind's")
+    /// The operation a permission change names: one of the container kind's, in any case.
+    private static func permissionName<Operation: PermissionOperation & CaseIterable>(_: Operation.Type) -> APISchema {
+        APISchema.choice(Operation.allCases.map(\.rawValue)).described("The operation, in any case")
+    }
+
+    /// A user or role a cell names: a non-empty string of at most 255 bytes (JSON Schema counts
+    /// characters: 255 of them fit when they are ASCII).
+    private static let principalName = APISchema.string.length(1, 255)
 }

@@ -5,16 +5,48 @@ package enum CommonSchemas {
     package static let error = APISchema.object(
         ["code": .integer, "message": .string], required: ["code", "message"])
 
-    /// `DataObject`: a stored object as the data API answers it: its columns, plus the system
-    /// columns when selected.
-    package static let dataObject = APISchema.object([
-        "objectId": .string,
-        "ownerId": APISchema.string.orNull,
-        "created": APISchema.integer.orNull.described("Milliseconds since 1970"),
-        "updated": APISchema.integer.orNull.described("Milliseconds since 1970"),
-        "___class": .string,
-    ])
+    /// `DataObject`: a stored object as the data API answers it and saves take it: the system
+    /// columns (when selected) and any of the table's own columns, which `additionalProperties`
+    /// keeps in a generated client.
+    package static let dataObject: APISchema = {
+        var schema = APISchema.object([
+            // Saves take at most 100 characters (grapheme clusters, which JSON Schema cannot count).
+            "objectId": APISchema.string.length(1).described(
+                "Set by the server unless a save names one: at most 100 characters"),
+            "ownerId": APISchema.string.orNull,
+            "created": APISchema.integer.orNull.described("Milliseconds since 1970"),
+            "updated": APISchema.integer.orNull.described("Milliseconds since 1970"),
+            "___class": .string,
+        ])
+        schema.additionalProperties = .allowed(true)
+        return schema
+    }()
 
     /// Every common schema by name.
     package static let all: [String: APISchema] = ["Error": error, "DataObject": dataObject]
+
+    /// The largest bound a 64-bit integer parser (`Int(text)`, `Int64(exactly:)`) takes that
+    /// JSON Schema's numbers (doubles) can state: `Int64.max` itself rounds up to 2^63, which
+    /// overflows.
+    package static let largestInteger = Double(Int64.max).nextDown
+}
+
+extension APISchema {
+    /// This string schema holding `minimum` to `maximum` characters (Unicode code points, as
+    /// JSON Schema counts them); no upper bound when `maximum` is nil.
+    package func length(_ minimum: Int, _ maximum: Int? = nil) -> APISchema {
+        var schema = self
+        schema.minLength = minimum > 0 ? minimum : nil
+        schema.maxLength = maximum
+        return schema
+    }
+
+    /// This string schema matching the regular expression `expression` (JSON Schema's ECMA-262
+    /// dialect, which is also Python's for the expressions written here); it is not anchored
+    /// unless it says `^…$`.
+    package func matching(_ expression: String) -> APISchema {
+        var schema = self
+        schema.pattern = expression
+        return schema
+    }
 }

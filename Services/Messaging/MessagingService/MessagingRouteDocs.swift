@@ -128,8 +128,10 @@ private enum MessagingDocs {
         [
             .init("EIO", APISchema.integer.within(3...4), "The Engine.IO revision", required: true),
             .init("transport", .choice([transport]), required: true),
-            .init("sid", .string, "The session to continue", required: sidRequired),
-            .init("clientId", .string, "The client's own id"),
+            .init(
+                "sid", APISchema(types: ["string"], format: "uuid"),
+                "The session to continue, as its open packet named it", required: sidRequired),
+            .init("clientId", .string, "The client's own id; empty is none"),
         ]
     }
 }

@@ -20,40 +20,36 @@ extension RouteDoc {
     /// `GET data/:table/:id/:relation`.
     static let loadRelation = RouteDoc(
         "Lists a page of a parent's children in a relation.",
-        query: [QueryParameter("whereClause", .string, "A condition on the children (as `where`)")]
-            + FindQueryDocs.find,
+        query: [childCondition] + FindQueryDocs.find,
         json: .array(.ref("DataObject")))
 
     /// `POST data/:table/:id/:relation/load`.
     static let loadRelationByBody = RouteDoc(
         "Lists a page of a parent's children in a relation, the query in the body.",
         body: .json(
-            APISchema.object(relationFindBody).described("The data query: the GET route's parameters as members"),
+            FindQueryDocs.body([childCondition] + FindQueryDocs.find).described(
+                "The data query: the GET route's parameters as members"),
             required: false),
         json: .array(.ref("DataObject")))
 
+    /// `whereClause`: the JS SDK's name of `where`, read when `where` is absent.
+    private static let childCondition = FindQueryDocs.clause(
+        "whereClause", "A condition on the children, read when where is absent")
+
     /// `?whereClause=` or `?where=`: the children a change names when the body does not.
     private static let relationChildrenQuery: [QueryParameter] = [
-        QueryParameter("whereClause", .string, "A condition on the child table naming the children"),
-        QueryParameter("where", .string, "The same as whereClause"),
+        FindQueryDocs.clause(
+            "whereClause", "A condition on the child table naming the children (only spaces: the body names them)"),
+        FindQueryDocs.clause("where", "The same as whereClause, which it overrides"),
     ]
 
-    /// The children's objectIds (strings, numbers or objects with `objectId`), unless the query names them.
+    /// The children's objectIds (non-empty strings, numbers or objects with `objectId`), at most
+    /// ``RelationChildren/idLimit`` of them, unless the query names them (then the body is not read).
     private static let relationChildrenBody = Body.json(
         .array(
             .either(
-                APISchema.string, APISchema.integer, APISchema.object(["objectId": .string], required: ["objectId"]))),
+                APISchema.string.length(1), APISchema.integer,
+                APISchema.object(["objectId": APISchema.string.length(1)], required: ["objectId"]))
+        ).described("At most \(RelationChildren.idLimit) ids"),
         required: false)
-
-    /// The same query as body members (lists may also be arrays).
-    private static let relationFindBody: [String: APISchema] = [
-        "where": .string, "whereClause": .string, "having": .string,
-        "props": stringList, "property": stringList, "excludeProps": stringList, "sortBy": stringList,
-        "groupBy": stringList, "loadRelations": stringList, "distinct": .boolean,
-        "pageSize": APISchema.integer.within(1, 100), "offset": APISchema.integer.within(0, Double(Int32.max)),
-        "relationsDepth": APISchema.integer.within(0, 10), "relationsPageSize": APISchema.integer.within(1, 100),
-    ]
-
-    /// A comma-separated list, or an array of items.
-    private static let stringList = APISchema.either(.string, .array(.string))
 }

@@ -1,5 +1,6 @@
 import DataEngine
 import InternalProtocol
+import QueryLanguage
 
 /// The QuickBlox routes' descriptions in `openapi.json`.
 extension RouteDoc {
@@ -32,6 +33,38 @@ extension RouteDoc {
 
     private static let records = APISchema.object(["record": .map(.anyObject)], required: ["record"])
 
+    /// The options of a QuickBlox list (`quickblox/data/{table}.json` and `data/{table}/filter`) as
+    /// ``QuickBloxFind`` and `QuickBloxFilter` read them; the field filters (`field[gt]=…`)
+    /// have the fields' own names, which no description can list. `noun` names what is listed.
+    static func quickBloxFilterQuery(noun: String) -> [QueryParameter] {
+        let field = "(?:" + FindQueryDocs.namePattern + "|_id)"
+        return [
+            QueryParameter("sort_asc", quickBloxField, "A field to sort by, ascending"),
+            QueryParameter("sort_desc", quickBloxField, "A field to sort by, descending"),
+            QueryParameter(
+                "skip", APISchema.integer.within(0, CommonSchemas.largestInteger), "\(noun) to skip (default 0)"),
+            QueryParameter(
+                "limit",
+                .either(
+                    APISchema.integer.within(-1 ... -1), APISchema.integer.within(1...QuickBloxRoutes.maximumLimit)),
+                "\(noun) per page, 1 to \(QuickBloxRoutes.maximumLimit) (default 100); -1: only the last"),
+            QueryParameter(
+                "count", .string, "1 or true (in any case) answers only the number of matches; other values list them"
+            ),
+            QueryParameter(
+                "output[include]",
+                APISchema.string.matching("^\(field)(?:,\(field)){0,\(QueryLimits.standard.maximumListItems - 1)}$"),
+                "Fields to answer, comma-separated (_id comes along unless excluded)"),
+            QueryParameter(
+                "output[exclude]",
+                APISchema.string.matching("^[^,]*(?:,[^,]*){0,\(QueryLimits.standard.maximumListItems - 1)}$"),
+                "Fields to leave out, comma-separated"),
+        ]
+    }
+
+    /// A field a QuickBlox list sorts by: a column, or QuickBlox's `_id`.
+    private static let quickBloxField = APISchema.string.matching("^(?:" + FindQueryDocs.namePattern + "|_id)$")
+
     /// `POST quickblox/data/{table}.json`.
     static let quickBloxCreate = RouteDoc(
         "QuickBlox: creates a record (JSON or form body, optional permissions) and answers it",
@@ -40,22 +73,17 @@ extension RouteDoc {
     /// `GET quickblox/data/{table}.json`.
     static let quickBloxList = RouteDoc(
         "QuickBlox: finds records with its filters (field[gt]=…, sort_asc, skip, limit up to 1000 or -1, count=1, output[include|exclude])",
-        query: [
-            QueryParameter("sort_asc", .string, "A field to sort by, ascending"),
-            QueryParameter("sort_desc", .string, "A field to sort by, descending"),
-            QueryParameter("skip", APISchema.integer.within(0), "Records to skip (default 0)"),
-            QueryParameter(
-                "limit", APISchema.integer.within(-1...1000), "Records per page (100; -1: the last)"),
-            QueryParameter("count", .choice(["0", "1"]), "1 to answer only the number of matches"),
-            QueryParameter("output[include]", .string, "Fields to answer, comma-separated"),
-            QueryParameter("output[exclude]", .string, "Fields to leave out, comma-separated"),
-        ],
+        query: quickBloxFilterQuery(noun: "Records"),
         json: .either(page, .object(["class_name": .string, "items_count": .integer], required: ["items_count"])))
 
     /// `GET quickblox/data/{table}/{id}.json`.
     static let quickBloxRead = RouteDoc(
         "QuickBlox: reads records by id (comma-separated), or with permissions=1 one record's permissions",
-        query: [QueryParameter("permissions", .choice(["1"]), "1 to answer the record's permissions")],
+        query: [
+            QueryParameter(
+                "permissions", .string,
+                "1 answers the permissions of the one record named; any other value reads the records")
+        ],
         json: .either(page, .object(["permissions": permissions, "record_id": .string], required: ["permissions"])))
 
     /// `PUT quickblox/data/{table}/{id}.json`.

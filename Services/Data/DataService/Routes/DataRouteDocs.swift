@@ -24,16 +24,23 @@ enum DataSchemas {
 
     /// The members a column definition or a column change may carry.
     static let columnMembers: [String: APISchema] = [
-        "name": .string,
-        "type": APISchema.string.described("STRING, TEXT, INT, DOUBLE, BOOLEAN, DATETIME, JSON, FILE_REF…; DATA_REF"),
-        "required": .boolean,
-        "unique": .boolean,
-        "indexed": .boolean,
+        "name": FindQueryDocs.name,
+        "type": APISchema.choice(
+            ColumnType.allCases.map(\.rawValue) + ["DATE", "INTEGER", "BOOL", "FLOAT", "NUMBER", "RELATION"]
+        )
+        .described("The column's type, in any case; DATA_REF (or RELATION) makes a relation column"),
+        "required": flag,
+        "unique": flag,
+        "indexed": flag,
         "defaultValue": .any,
-        "relatedTable": APISchema.string.described("A relation column's child table"),
-        "cardinality": APISchema.string.described("A relation column's cardinality: 1 (the default) or n"),
-        "autoLoad": APISchema.boolean.described("Whether a relation column loads with its objects"),
+        "relatedTable": FindQueryDocs.name.described("A relation column's child table"),
+        "cardinality": APISchema.choice(["1", "n", "1:1", "1:n", "ONE_TO_ONE", "ONE_TO_MANY", "ONE", "MANY"])
+            .described("A relation column's cardinality, in any case: 1 (the default) or n"),
+        "autoLoad": flag.described("Whether a relation column loads with its objects"),
     ]
+
+    /// A boolean as schema bodies take it: JSON's, or the text true or false.
+    private static let flag = APISchema.either(.boolean, .choice(["true", "false"]))
 
     /// `UnitOfWork`: operations run in order in one transaction.
     static let unitOfWork = APISchema.object(
@@ -109,17 +116,7 @@ extension RouteDoc {
     /// `GET data/{table}/filter`: QuickBlox's custom-object filters.
     static let quickBloxFilter = RouteDoc(
         "Finds or counts objects with QuickBlox filters (field, field[gt], field[in]…) on the query string",
-        query: [
-            QueryParameter("sort_asc", .string, "A field to sort by, ascending"),
-            QueryParameter("sort_desc", .string, "A field to sort by, descending"),
-            QueryParameter("skip", APISchema.integer.within(0), "Objects to skip (default 0)"),
-            QueryParameter(
-                "limit", APISchema.integer.within(-1...FindQuery.maximumPageSize),
-                "Objects per page (100; -1: the last)"),
-            QueryParameter("count", .string, "1 to answer only the number of matches"),
-            QueryParameter("output[include]", .string, "Fields to answer, comma-separated"),
-            QueryParameter("output[exclude]", .string, "Fields to leave out, comma-separated"),
-        ],
+        query: quickBloxFilterQuery(noun: "Objects"),
         json: .either(
             .object(["count": .integer], required: ["count"]),
             .object(
@@ -131,11 +128,12 @@ extension RouteDoc {
         "Finds objects with a BQL query and counts every match",
         body: .json(
             .object([
-                "query": APISchema.string.described("[join r [having …]] where x > ?"),
-                "params": APISchema.array(.any).described("The values of the query's ? placeholders"),
-                "limit": APISchema.integer.within(1...FindQuery.maximumPageSize).described(
+                "query": bqlText.orNull.described("[join r [having …]] where x > ?; without one every object matches"),
+                "params": APISchema.array(.any).orNull.described("The values of the query's ? placeholders"),
+                "limit": APISchema.integer.within(1...FindQuery.maximumPageSize).orNull.described(
                     "Objects per page (default 10)"),
-                "offset": APISchema.integer.within(0).described("Objects to skip (default 0)"),
+                "offset": APISchema.integer.within(0, CommonSchemas.largestInteger).orNull.described(
+                    "Objects to skip (default 0)"),
             ])),
         json: .object(
             ["objects": .array(.ref("DataObject")), "totalCount": .integer], required: ["objects", "totalCount"]))
@@ -146,11 +144,12 @@ extension RouteDoc {
             + "that the caller may remove, in one statement, and answers how many",
         body: .json(
             .object([
-                "query": APISchema.string.orNull.described("where x > ? (no join); without one every object matches"),
+                "query": bqlText.orNull.described("where x > ? (no join); without one every object matches"),
                 "params": APISchema.array(.any).orNull.described("The values of the query's ? placeholders"),
                 "limit": APISchema.integer.within(1...DeletionWindow.maximumLimit).orNull.described(
                     "The most objects to remove (default: every match)"),
-                "offset": APISchema.integer.within(0).orNull.described("Matching objects to leave first (default 0)"),
+                "offset": APISchema.integer.within(0...Int(Int32.max)).orNull.described(
+                    "Matching objects to leave first (default 0)"),
             ])),
         json: .object(["removed": .integer], required: ["removed"]))
 
@@ -160,8 +159,8 @@ extension RouteDoc {
         body: .json(
             .object(
                 [
-                    "objectId": .string,
-                    "query": APISchema.string.orNull.described("join r [having x > ?]… (no where)"),
+                    "objectId": APISchema.string.length(1),
+                    "query": bqlText.orNull.described("join r [having x > ?]… (no where)"),
                     "params": APISchema.array(.any).orNull.described("The values of the query's ? placeholders"),
                 ], required: ["objectId"])),
         json: .ref("DataObject"))
@@ -171,7 +170,11 @@ extension RouteDoc {
     /// `GET data/{table}/pk`.
     static let findByKey = RouteDoc(
         "Reads the object whose columns equal the query's column=value pairs",
-        query: [QueryParameter("objectId", .string, "Any column may be named so; at least one pair is needed")],
+        query: [
+            QueryParameter(
+                "objectId", .string, "The object's id; any other column may be named so too, and one pair is needed",
+                required: true)
+        ],
         json: .ref("DataObject"))
 
     /// `GET data/{table}/{id}`.
@@ -224,19 +227,21 @@ extension RouteDoc {
     /// `PUT data/bulk/{table}`.
     static let updateBulk = RouteDoc(
         "Changes every object matching a condition and answers how many changed",
-        query: [QueryParameter("where", .string, "A condition; without one every object changes")],
+        query: [FindQueryDocs.clause("where", "A condition; without one (or with only spaces) every object changes")],
         body: .json(.ref("DataObject")), json: .integer)
 
     /// `DELETE data/bulk/{table}`.
     static let deleteBulk = RouteDoc(
         "Deletes every object matching a condition (or the ids the body lists) and answers how many",
-        query: [QueryParameter("where", .string, "A condition; without one (nor ids) every object goes")],
+        query: [
+            FindQueryDocs.clause("where", "A condition; without one (nor ids in the body) every object goes")
+        ],
         body: .json(idList, required: false), json: .integer)
 
     /// `POST data/bulk/{table}/delete`.
     static let deleteBulkByBody = RouteDoc(
         "Deletes every object matching the body's condition (or ids) and answers how many",
-        body: .json(.either(.object(["where": .string]), idList), required: false), json: .integer)
+        body: .json(.either(.object(["where": FindQueryDocs.text.orNull]), idList), required: false), json: .integer)
 
     // MARK: Units of work
 
@@ -312,14 +317,20 @@ extension RouteDoc {
         ["deletionTime": APISchema.integer.described("Milliseconds since 1970")], required: ["deletionTime"])
 
     /// Object ids, or objects carrying them.
-    private static let idList = APISchema.array(.either(.string, .ref("DataObject")))
+    private static let idList = APISchema.array(
+        .either(.string, .object(["objectId": .string], required: ["objectId"])))
 
     /// The data settings.
     private static let settings = APISchema.object(["dynamicSchema": .boolean], required: ["dynamicSchema"])
 
-    /// The operation a permission change names.
-    private static let permissionName = APISchema.string.described(
-        "FIND, UPDATE, REMOVE, ADD, DESCRIBE, PERMISSION, LOAD_RELATIONS, ADD_RELATION or DELETE_RELATION")
+    /// The operation a permission change names (``DataOperation/init(permissionName:)``).
+    private static let permissionName = APISchema.choice([
+        "FIND", "UPDATE", "REMOVE", "DELETE", "ADD", "CREATE", "DESCRIBE", "PERMISSION", "LOAD_RELATIONS",
+        "LOADRELATIONS", "ADD_RELATION", "ADDRELATION", "DELETE_RELATION", "DELETERELATION",
+    ]).described("The operation, in any case")
+
+    /// A BQL query's text.
+    private static let bqlText = APISchema.string.length(0, FindQueryDocs.textLength)
 
     /// A table or object permission change.
     private static let permissionChange = APISchema.object(

@@ -1,3 +1,4 @@
+import DataEngine
 import InternalProtocol
 import ServiceRuntime
 
@@ -24,23 +25,29 @@ private enum FileDocs {
     /// The query of a directory's listing, count or existence check.
     static let listing: [RouteDoc.QueryParameter] = [
         .init("action", .choice(["exists", "count"]), "exists: true or false; count: how many entries match"),
-        .init("pattern", .string, "A name pattern with * and ?; every entry when absent"),
-        .init("sub", .boolean, "Whether to descend into subdirectories (then only files are listed)"),
-        .init("countDirectories", .boolean, "Whether a count includes directories"),
+        .init("pattern", .string, "A name pattern with * and ?; every entry when absent, empty or *"),
+        .init(
+            "sub", .boolean,
+            "Whether to descend into subdirectories (then only files are listed); true or false in any case"),
+        .init("countDirectories", .boolean, "Whether a count includes directories; true or false in any case"),
         .init("pagesize", APISchema.integer.within(1...100), "Entries per page (100 when absent)"),
         .init("offset", APISchema.integer.within(0...Int(Int32.max)), "Entries to skip"),
     ]
 
     /// `?download=true`: the bytes come as an attachment.
     static let download = RouteDoc.QueryParameter(
-        "download", .string, "true: answered with content-disposition attachment")
+        "download", .string, "true (in any case): answered with content-disposition attachment; other values: inline")
 
     /// The query of an image's resized copy.
     static let imageSize: [RouteDoc.QueryParameter] = [
         .init("width", APISchema.integer.within(1...4096), "An image's width (at most 4096 by default)"),
         .init("height", APISchema.integer.within(1...4096), "An image's height (at most 4096 by default)"),
-        .init("fit", .string, "inside (the default), cover or fill; cover and fill need both sides"),
-        .init("format", .string, "jpeg, png or webp; the original's when it is one of them, else jpeg"),
+        .init(
+            "fit", .choice(["inside", "cover", "fill"]),
+            "In any case: inside (the default), cover or fill; cover and fill need both sides; only with a side"),
+        .init(
+            "format", .choice(["jpeg", "jpg", "png", "webp"]),
+            "In any case; the original's when it is one of them, else jpeg; only with a side"),
     ]
 
     /// `?overwrite=true`: an existing file is replaced.
@@ -48,7 +55,7 @@ private enum FileDocs {
 
     /// `?field_name=`: the file field's column.
     static let fieldName = RouteDoc.QueryParameter(
-        "field_name", .string, "The FILE_REF column holding the file", required: true)
+        "field_name", FindQueryDocs.name, "The FILE_REF column holding the file", required: true)
 
     /// A stored file's bytes of any type (typeless, so that a JSON file's bytes match as well).
     static let fileBytes = APISchema(format: "binary", description: "The file's bytes, typed by its name")

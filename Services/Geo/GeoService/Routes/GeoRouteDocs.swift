@@ -1,3 +1,4 @@
+import DataEngine
 import InternalProtocol
 import ServiceRuntime
 
@@ -52,6 +53,25 @@ enum GeoSchemas {
     static let node = APISchema.object(
         ["latitude": latitude, "longitude": longitude], required: ["latitude", "longitude"])
 
+    /// A number above 0 and at most `maximum`. JSON Schema's `minimum` is inclusive: the smallest
+    /// normal double stands for "above 0" (and stays above 0 in any unit a radius is in).
+    static func positive(atMost maximum: Double) -> APISchema {
+        APISchema.number.within(Double.leastNormalMagnitude, maximum)
+    }
+
+    /// One category name as ``GeoCategoryName/normalized(_:)`` takes it: 1 to 100 characters, no
+    /// comma and no control character (nor only spaces, which no pattern here says).
+    static let categoryName = APISchema.string.matching("^" + categoryCharacter + "{1,100}$")
+
+    /// A character a category name may hold.
+    static let categoryCharacter = #"[^,\x00-\x1F\x7F-\x9F]"#
+
+    /// A geofence's name as ``GeoFence`` takes it: 1 to 100 characters, no control character.
+    static let fenceName = APISchema.string.matching(#"^[^\x00-\x1F\x7F-\x9F]{1,100}$"#)
+
+    /// A search's fence: a fence's name, or empty for none.
+    static let searchedFence = APISchema.string.matching(#"^[^\x00-\x1F\x7F-\x9F]{0,100}$"#)
+
     /// Every geo schema by name.
     static let all: [String: APISchema] = [
         "GeoPoint": point, "GeoRelativeMatch": relativeMatch, "GeoCategory": category, "GeoFence": fence,
@@ -73,9 +93,13 @@ private func pointBody(required: [String]) -> RouteDoc.Body {
             [
                 "latitude": GeoSchemas.latitude,
                 "longitude": GeoSchemas.longitude,
-                "categories": .either(.array(.string), .string),
-                "metadata": APISchema.anyObject.described("Strings, numbers, booleans, nulls and data objects"),
-                "objectId": APISchema.string.described("On save: a known point's id replaces that point"),
+                "categories": APISchema.either(
+                    .array(GeoSchemas.categoryName), GeoSchemas.categoryName, APISchema(types: ["null"])
+                ).described("Up to 100 names, or one; Default when absent on a save"),
+                "metadata": APISchema.anyObject.orNull.described(
+                    "Up to \(GeoMetadata.maximumMembers) members of 1 to 255 characters: strings, numbers, booleans, nulls "
+                        + "and data objects"),
+                "objectId": APISchema.string.orNull.described("On save: a known point's id replaces that point"),
             ], required: required))
 }
 
@@ -105,66 +129,95 @@ extension RouteDoc {
     /// `GET geo/points/:id/metadata`.
     static let pointMetadata = RouteDoc(
         "Reads a point's metadata, or a cluster's merged metadata (searched again with the query).",
-        query: geoCorners(required: false) + geoSearchQuery, json: .anyObject)
+        query: geoCorners(required: false) + geoSearchQuery(radius: true), json: .anyObject)
 
     // MARK: Searches
 
     /// `GET geo/points`.
     static let findPoints = RouteDoc(
         "Finds a page of points (or clusters, or relative matches) by radius, category, metadata and condition.",
-        query: geoSearchQuery + geoRelativeQuery(required: false), json: .array(geoFound))
+        query: geoSearchQuery(radius: true) + geoRelativeQuery(required: false), json: .array(geoFound))
 
     /// `GET geo/rect`.
     static let findInRectangle = RouteDoc(
         "Finds a page of points (or clusters, or relative matches) in a rectangle.",
-        query: geoCorners(required: true) + geoSearchQuery + geoRelativeQuery(required: false),
+        query: geoCorners(required: true) + geoSearchQuery(radius: false) + geoRelativeQuery(required: false),
         json: .array(geoFound))
 
     /// `GET geo/relative/points`.
     static let relativeFindPoints = RouteDoc(
         "Finds the points matching at least a share of the given metadata.",
-        query: geoSearchQuery + geoRelativeQuery(required: true), json: .array(.ref("GeoRelativeMatch")))
+        query: geoSearchQuery(radius: true) + geoRelativeQuery(required: true), json: .array(.ref("GeoRelativeMatch")))
 
     /// `GET geo/relative/rect`.
     static let relativeFindInRectangle = RouteDoc(
         "Finds the points in a rectangle matching at least a share of the given metadata.",
-        query: geoCorners(required: true) + geoSearchQuery + geoRelativeQuery(required: true),
+        query: geoCorners(required: true) + geoSearchQuery(radius: false) + geoRelativeQuery(required: true),
         json: .array(.ref("GeoRelativeMatch")))
 
     /// `GET geo/count`.
     static let countPoints = RouteDoc(
-        "Counts the points a search finds.", query: geoCorners(required: false) + geoSearchQuery, json: .integer)
+        "Counts the points a search finds.", query: geoCorners(required: false) + geoSearchQuery(radius: true),
+        json: .integer)
 
     /// `GET geo/clusters/:id/points`.
     static let clusterPoints = RouteDoc(
         "Lists a page of a cluster's points (searched again with the query).",
-        query: geoCorners(required: false) + geoSearchQuery, json: .array(.ref("GeoPoint")))
+        query: geoCorners(required: false) + geoSearchQuery(radius: true), json: .array(.ref("GeoPoint")))
 
     /// A search's item: a point or cluster, or a relative match when the query asks for one.
     private static let geoFound = APISchema.either(.ref("GeoPoint"), .ref("GeoRelativeMatch"))
 
-    /// The search parameters every geo search reads (their names match in any case).
-    private static let geoSearchQuery: [QueryParameter] = [
-        QueryParameter("lat", GeoSchemas.latitude, "The center's latitude, with lon"),
-        QueryParameter("lon", GeoSchemas.longitude, "The center's longitude, with lat"),
-        QueryParameter("r", APISchema.number.within(0), "A radius around lat and lon, in units"),
-        QueryParameter("units", .choice(["METERS", "KILOMETERS", "MILES", "YARDS", "FEET"]), "Default METERS"),
-        QueryParameter("categories", .string, "Comma-separated categories (default Default)"),
-        QueryParameter("metadata", .string, "A JSON object every member of which a point's metadata must equal"),
-        QueryParameter("where", .string, "A condition on the metadata"),
-        QueryParameter("whereClause", .string, "The same as where"),
-        QueryParameter("includemetadata", .boolean, "Answer each point's metadata"),
-        QueryParameter("pagesize", APISchema.integer.within(1, 1000), "Items per page (default 100)"),
-        QueryParameter("offset", APISchema.integer.within(0, Double(Int32.max)), "Items to skip"),
-        QueryParameter("dpp", APISchema.number.within(0, 360), "Degrees per pixel: answers clusters"),
-        QueryParameter("clusterGridSize", APISchema.integer.within(1, 100_000), "A cluster cell's side in pixels"),
-        QueryParameter("geoFence", .string, "Only the points inside this fence"),
-    ]
+    /// The search parameters every geo search reads (their names match in any case); `radius`
+    /// says whether the route takes `r` (a rectangle search refuses one).
+    private static func geoSearchQuery(radius: Bool) -> [QueryParameter] {
+        var parameters: [QueryParameter] = [
+            QueryParameter("lat", GeoSchemas.latitude, "The center's latitude, with lon"),
+            QueryParameter("lon", GeoSchemas.longitude, "The center's longitude, with lat"),
+        ]
+        if radius {
+            parameters.append(
+                QueryParameter(
+                    "r", GeoSchemas.positive(atMost: Sphere.farthest),
+                    "A radius around lat and lon, above 0 and at most half the Earth's circumference ("
+                        + "\(Int(Sphere.farthest)) m) in units; not with a rectangle"))
+        }
+        let category = GeoSchemas.categoryCharacter
+        return parameters + [
+            QueryParameter(
+                "units", .choice(DistanceUnit.allCases.map(\.rawValue)),
+                "The radius's and distances' unit, in any case (default METERS)"),
+            QueryParameter(
+                "categories",
+                APISchema.string.matching("^" + category + "{0,100}(?:," + category + "{0,100})*$"),
+                "Comma-separated categories of 1 to 100 characters (default Default)"),
+            QueryParameter(
+                "metadata", .string,
+                "A JSON object (up to \(GeoMetadata.maximumMembers) members) every member of which a point's metadata must equal"
+            ),
+            FindQueryDocs.clause("where", "A condition on the metadata"),
+            FindQueryDocs.clause("whereClause", "The same as where, read when where is absent"),
+            QueryParameter("includemetadata", .boolean, "Answer each point's metadata (true or false in any case)"),
+            QueryParameter(
+                "pagesize", APISchema.integer.within(1...GeoSearch.maximumPageSize), "Items per page (default 100)"),
+            QueryParameter("offset", APISchema.integer.within(0...Int(Int32.max)), "Items to skip"),
+            QueryParameter(
+                "dpp", GeoSchemas.positive(atMost: 360),
+                "Degrees per pixel: answers clusters; dpp × clusterGridSize must be at most 360"),
+            QueryParameter(
+                "clusterGridSize", APISchema.integer.within(1...100_000),
+                "A cluster cell's side in pixels (default 100), read with dpp"),
+            QueryParameter("geoFence", GeoSchemas.searchedFence, "Only the points inside this fence"),
+        ]
+    }
 
-    /// A rectangle's corners (`required` on the rectangle routes; elsewhere `nwlat` makes one).
+    /// A rectangle's corners (`required` on the rectangle routes; elsewhere `nwlat` makes one,
+    /// which then needs the other three and no `r`).
     private static func geoCorners(required: Bool) -> [QueryParameter] {
         [
-            QueryParameter("nwlat", GeoSchemas.latitude, "The north-west corner's latitude", required: required),
+            QueryParameter(
+                "nwlat", GeoSchemas.latitude, "The north-west corner's latitude, not south of selat",
+                required: required),
             QueryParameter("nwlon", GeoSchemas.longitude, "The north-west corner's longitude", required: required),
             QueryParameter("selat", GeoSchemas.latitude, "The south-east corner's latitude", required: required),
             QueryParameter("selon", GeoSchemas.longitude, "The south-east corner's longitude", required: required),
@@ -175,10 +228,11 @@ extension RouteDoc {
     private static func geoRelativeQuery(required: Bool) -> [QueryParameter] {
         [
             QueryParameter(
-                "relativeFindMetadata", .string, "A JSON object of 1 to 64 members to match", required: required),
+                "relativeFindMetadata", APISchema.string.length(1),
+                "A JSON object of 1 to 64 members to match, with relativeFindPercentThreshold", required: required),
             QueryParameter(
-                "relativeFindPercentThreshold", APISchema.number.within(0, 100),
-                "The share of members a point must match",
+                "relativeFindPercentThreshold", GeoSchemas.positive(atMost: 100),
+                "The share of members a point must match, above 0 and at most 100 percent",
                 required: required),
         ]
     }
@@ -202,7 +256,8 @@ extension RouteDoc {
     /// `GET geo/fences`.
     static let geoFences = RouteDoc(
         "Lists the app's geofences, or the one named.",
-        query: [QueryParameter("geoFence", .string, "Only the fence of this name")], json: .array(.ref("GeoFence")))
+        query: [QueryParameter("geoFence", .string, "Only the fence of this name (empty: every fence)")],
+        json: .array(.ref("GeoFence")))
 
     /// `POST geo/fences`.
     static let saveGeoFence = RouteDoc(
@@ -210,7 +265,7 @@ extension RouteDoc {
         body: .json(
             .object(
                 [
-                    "geofenceName": APISchema.string.described("1 to 100 characters (or `name`)"),
+                    "geofenceName": GeoSchemas.fenceName.described("1 to 100 characters (or `name`)"),
                     "type": .choice(["CIRCLE", "RECT", "SHAPE"]),
                     "nodes": APISchema.array(GeoSchemas.node).described(
                         "CIRCLE: center and edge; RECT: north-west and south-east; SHAPE: 3 to 1000 corners"),
@@ -240,9 +295,12 @@ extension RouteDoc {
     /// `POST geo/fence/:event`.
     static let runGeoFenceAction = RouteDoc(
         "Runs a geofence's onenter, onstay or onexit action for a point, or every saved point without a body.",
-        query: [QueryParameter("geoFence", .string, "The fence", required: true)],
+        query: [QueryParameter("geoFence", GeoSchemas.fenceName, "The fence", required: true)],
         body: .json(
-            .object(["objectId": .string, "latitude": GeoSchemas.latitude, "longitude": GeoSchemas.longitude]),
+            .object([
+                "objectId": APISchema.string.orNull, "latitude": GeoSchemas.latitude.orNull,
+                "longitude": GeoSchemas.longitude.orNull,
+            ]),
             required: false),
         json: APISchema.integer.described("How many points the action ran for"))
 }

@@ -75,6 +75,12 @@ private let nonEmptyString: APISchema = {
     return schema
 }()
 
+/// An email address as ``EmailAddress/isValid(_:)`` takes it: one `@` after a non-empty local
+/// part, a dotted domain of non-empty labels, no spaces, commas or semicolons, at most
+/// ``Accounts/identityLimit`` characters. Not `format: email`, which is RFC 5321's and differs both ways.
+private let emailAddress = matching(
+    APISchema.string.length(1, Accounts.identityLimit), #"^[^@\s,;]+@[^@\s,;.]+(?:\.[^@\s,;.]+)+$"#)
+
 /// The answer of routes that answer 200 without a body.
 private let emptyAnswer = RouteDoc.Body.none
 
@@ -90,8 +96,9 @@ extension RouteDoc {
         body: .json(
             .object(
                 [
-                    "password": nonEmptyString,
-                    "email": APISchema.string.described("The identity property unless the app names another"),
+                    "password": nonEmptyString.length(1, Accounts.passwordByteLimit).described(
+                        "At most \(Accounts.passwordByteLimit) bytes"),
+                    "email": emailAddress.orNull.described("The identity property unless the app names another"),
                     "objectId": APISchema.string.described("A guest's objectId, with the guest's own user-token"),
                 ], required: ["password"])),
         json: .ref("UserProfile"))
@@ -131,7 +138,10 @@ extension RouteDoc {
     /// `GET users/role/:name`.
     static let roleMembers = RouteDoc(
         "Lists a page of the users in a custom role.",
-        query: [QueryParameter("loadRoles", .boolean, "Add each user's roles as `roles`")] + FindQueryDocs.find,
+        query: [
+            QueryParameter(
+                "loadRoles", .string, "true adds each user's roles as `roles`; any other value leaves them out")
+        ] + FindQueryDocs.find,
         json: .array(.ref("UserProfile")))
 
     /// `GET users/roles`.
