@@ -201,13 +201,6 @@ extension APISchema {
         return schema
     }
 
-    /// This string schema matching `pattern` (an ECMA-262 regular expression).
-    package func matching(_ pattern: String) -> APISchema {
-        var schema = self
-        schema.pattern = pattern
-        return schema
-    }
-
     /// This schema with a description.
     package func described(_ text: String) -> APISchema {
         var schema = self
