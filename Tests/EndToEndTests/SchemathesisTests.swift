@@ -23,7 +23,7 @@ import Testing
 
     /// The most operations each part may leave with each warning (measured, then lowered as the
     /// description grows more precise).
-    static let bounds: [(String, Int)] = [("validation_mismatch", 40), ("missing_test_data", 25)]
+    static let bounds: [(String, Int)] = [("validation_mismatch", 27), ("missing_test_data", 12)]
 
     /// The report's warnings: operation labels by kind.
     static func warnings(in report: URL) throws -> [String: [String]] {

@@ -42,21 +42,27 @@ package enum FindQueryDocs {
     // MARK: Parameter sets
 
     /// `where`: the condition objects match.
-    package static let condition = clause(
-        "where", "A condition in the where language, such as age > 30 AND name LIKE 'A%'; empty matches every object")
+    package static let condition = Parameter(
+        "where", text.examples(.text("\(DocumentExamples.column) = 'example'")),
+        "A condition in the where language, such as age > 30 AND name LIKE 'A%'; empty matches every object")
+
+    /// A column list's example: the seeded tables' column (``DocumentExamples``).
+    private static let columns = text.examples(.text(DocumentExamples.column))
 
     /// The parameters choosing which members each object carries.
     package static let selection: [Parameter] = [
         Parameter(
-            "props", text,
+            "props", columns,
             "Columns, aliases (a as b) and functions to select, comma-separated; * adds every column"),
-        Parameter("property", text, "One more item of props; may repeat"),
-        Parameter("excludeProps", text, "Columns to leave out, comma-separated; names no column has are ignored"),
+        Parameter("property", columns, "One more item of props; may repeat"),
+        Parameter("excludeProps", columns, "Columns to leave out, comma-separated; names no column has are ignored"),
     ]
 
     /// The parameters loading related objects with each object.
     package static let relations: [Parameter] = [
-        Parameter("loadRelations", relationPaths, "Relation paths (a.b.c; * for all) to load, comma-separated"),
+        Parameter(
+            "loadRelations", relationPaths.examples(.text(DocumentExamples.relation)),
+            "Relation paths (a.b.c; * for all) to load, comma-separated"),
         Parameter(
             "relationsDepth", APISchema.integer.within(0...FindQuery.maximumRelationsDepth), "Relation levels to load"),
         Parameter(
@@ -73,7 +79,9 @@ package enum FindQueryDocs {
 
     /// The parameters ordering and paging the objects.
     package static let paging: [Parameter] = [
-        Parameter("sortBy", text, "Sort items (name, name DESC, an expression), comma-separated"),
+        Parameter(
+            "sortBy", text.examples(.text("\(DocumentExamples.column) DESC")),
+            "Sort items (name, name DESC, an expression), comma-separated"),
         Parameter("pageSize", APISchema.integer.within(1...FindQuery.maximumPageSize), "Objects per page (default 10)"),
         Parameter("offset", APISchema.integer.within(0...Int(Int32.max)), "Objects to skip (default 0)"),
     ]
