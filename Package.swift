@@ -199,6 +199,16 @@ var targets: [Target] = [
             product("Logging", "swift-log"),
         ],
         path: "Benchmarks/Floor", swiftSettings: strict),
+    // A client apple/swift-openapi-generator made from the published description's operations
+    // (Deploy/generate-openapi-client.sh; the test checks the description still matches).
+    .testTarget(
+        name: "GeneratedClientTests",
+        dependencies: testProducts + [
+            product("OpenAPIRuntime", "swift-openapi-runtime"),
+            product("OpenAPIAsyncHTTPClient", "swift-openapi-async-http-client"),
+        ],
+        path: "Tests/GeneratedClientTests",
+        exclude: ["openapi.json", "openapi-generator-config.yaml", "operations.txt"], swiftSettings: testSettings),
     .testTarget(
         name: "EndToEndTests",
         dependencies: services.map { .target(name: "\($0.name)Service") } + testProducts,
@@ -277,6 +287,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", exact: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", exact: "1.13.4"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", exact: "1.5.0"),
     ],
     targets: targets,
     swiftLanguageModes: [.v6]
