@@ -17,6 +17,26 @@ package struct RouteDoc: Codable, Sendable, Hashable {
     /// Path parameters' schemas by name (a parameter without one is a non-empty string); a
     /// service's ``PublicRoutes/pathParameters`` fill in those a route leaves out.
     package var path: [String: APISchema] = [:]
+    /// What a successful answer lets a client do next (OpenAPI links): a created object read,
+    /// changed or removed with the id the answer carries.
+    package var links: [Link] = []
+
+    /// One link: the route it leads to (method and path as declared) and how that route's
+    /// parameters come from this call (`$request.path.table`, `$response.body#/objectId`).
+    package struct Link: Codable, Sendable, Hashable {
+        package var name: String
+        package var method: String
+        package var path: String
+        package var parameters: [String: String]
+
+        /// Creates a link.
+        package init(_ name: String, _ method: String, _ path: String, _ parameters: [String: String]) {
+            self.name = name
+            self.method = method
+            self.path = path
+            self.parameters = parameters
+        }
+    }
 
     /// A query parameter.
     package struct QueryParameter: Codable, Sendable, Hashable {
@@ -82,6 +102,14 @@ package struct RouteDoc: Codable, Sendable, Hashable {
     package func path(_ name: String, _ schema: APISchema) -> RouteDoc {
         var doc = self
         doc.path[name] = schema
+        return doc
+    }
+
+    /// This description with links to `targets` (name, method, path), whose parameters come
+    /// from `parameters`.
+    package func linking(_ targets: [(String, String, String)], _ parameters: [String: String]) -> RouteDoc {
+        var doc = self
+        doc.links += targets.map { Link($0.0, $0.1, $0.2, parameters) }
         return doc
     }
 

@@ -57,7 +57,7 @@ import Testing
                         "--seed", "20261126", "--workers", "1", "--request-timeout", "90", "--suppress-health-check",
                         "all", "--generation-database", "none", "--no-color", "--report", "json",
                         "--report-json-path", report.path,
-                    ] + part, directory: scratch)
+                    ] + part, directory: scratch, timeLimit: .seconds(420))
                 #expect(run.status == 0, "\(run.output.suffix(12_000))")
                 #expect(
                     run.output.contains(" passed") && !run.output.contains(" failed,"), "\(run.output.suffix(4_000))")

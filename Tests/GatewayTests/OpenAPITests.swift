@@ -60,6 +60,33 @@ import Testing
         }
     }
 
+    /// A created object's answer links to reading, changing and removing it, each link naming an
+    /// operation the document has, with the id taken from the answer.
+    @Test func createdThingsLinkToTheirReadUpdateAndDelete() async throws {
+        try await TestCluster.shared { cluster async throws in
+            let document = try await HTTPTestClient.send(.GET, cluster.gatewayURL + "/openapi.json").json
+            let paths = try #require(document["paths"] as? [String: [String: [String: any Sendable]]])
+            let operationIDs = Set(paths.values.flatMap { $0.values.compactMap { $0["operationId"] as? String } })
+            let answer = (paths["/data/{table}"]?["post"]?["responses"] as? [String: any Sendable])?["200"]
+            let links = try #require((answer as? [String: any Sendable])?["links"] as? [String: [String: any Sendable]])
+            #expect(links["ReadObject"]?["operationId"] as? String == "get_data_table_id")
+            let parameters = links["DeleteObject"]?["parameters"] as? [String: String]
+            #expect(parameters == ["table": "$request.path.table", "id": "$response.body#/objectId"])
+            var linked = 0
+            for operations in paths.values {
+                for operation in operations.values {
+                    for answer in (operation["responses"] as? [String: [String: any Sendable]] ?? [:]).values {
+                        for link in (answer["links"] as? [String: [String: any Sendable]] ?? [:]).values {
+                            linked += 1
+                            #expect(operationIDs.contains(link["operationId"] as? String ?? ""), "\(link)")
+                        }
+                    }
+                }
+            }
+            #expect(linked >= 15)
+        }
+    }
+
     /// `data/:table/:id` as `/data/{table}/{id}`, a catch-all as `{path}`; `{table}.json` as it is.
     static func template(_ path: String) -> String {
         "/"

@@ -33,8 +33,21 @@ package struct ToolRun: Sendable {
             status = try await process.status(within: timeLimit)
         } catch {
             await process.end()
-            throw error
+            let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            throw Unfinished(arguments: arguments, error: error, outputTail: String(output.suffix(8_000)))
         }
         return ToolRun(status: status, output: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+
+    /// A run ended before the tool finished: what it was, why, and the end of what it wrote
+    /// (where it was when it stopped).
+    package struct Unfinished: Error, CustomStringConvertible {
+        let arguments: [String]
+        let error: any Error
+        let outputTail: String
+
+        package var description: String {
+            "\(arguments.prefix(3).joined(separator: " ")) did not finish (\(error)); it last wrote:\n\(outputTail)"
+        }
     }
 }

@@ -49,7 +49,7 @@ struct OpenAPIDocument: Encodable {
         let tags: [String]
         let parameters: [Parameter]?
         let requestBody: RequestBody?
-        let responses: [String: Answer]
+        var responses: [String: Answer]
     }
 
     struct Parameter: Encodable {
@@ -72,6 +72,18 @@ struct OpenAPIDocument: Encodable {
     struct Answer: Encodable {
         let description: String
         let content: [String: MediaType]?
+        var links: [String: LinkObject]? = nil
+    }
+
+    struct LinkObject: Encodable {
+        let operationId: String
+        let parameters: [String: String]
+    }
+
+    /// A route's link to a route no service declares.
+    struct LinkTargetMissing: Error, CustomStringConvertible {
+        let link: RouteDoc.Link
+        var description: String { "link \(link.name) leads to \(link.method) \(link.path), which no service serves" }
     }
 
     struct Components: Encodable {
@@ -109,8 +121,32 @@ struct OpenAPIDocument: Encodable {
                     route, service: manifest.service)
             }
         }
-        self.paths = paths
+        self.paths = try Self.linked(paths, manifests)
         self.components = Components(schemas: schemas)
+    }
+
+    /// `paths` with each route's links on its successful answers; every link must lead to a
+    /// route some service serves.
+    private static func linked(_ paths: [String: [String: Operation]], _ manifests: [RouteManifest]) throws
+        -> [String: [String: Operation]]
+    {
+        var paths = paths
+        for route in manifests.flatMap(\.routes) {
+            guard let doc = route.doc, !doc.links.isEmpty else { continue }
+            var links: [String: LinkObject] = [:]
+            for link in doc.links {
+                guard let target = paths[template(link.path)]?[link.method.lowercased()] else {
+                    throw LinkTargetMissing(link: link)
+                }
+                links[link.name] = LinkObject(operationId: target.operationId, parameters: link.parameters)
+            }
+            let key = template(route.path)
+            let method = route.method.lowercased()
+            guard var operation = paths[key]?[method] else { continue }
+            for status in [doc.status] + doc.otherStatuses { operation.responses[String(status)]?.links = links }
+            paths[key]?[method] = operation
+        }
+        return paths
     }
 
     /// The document as JSON.

@@ -216,7 +216,10 @@ extension RouteDoc {
     static let putEmailTemplate = RouteDoc(
         "Creates or replaces an email template (server-code key).",
         body: .json(.object(["subject": .string, "bodyparts": MessagingDocs.bodyparts], required: ["subject"])),
-        json: .ref("MessagingEmailTemplate"))
+        json: .ref("MessagingEmailTemplate")
+    ).linking(
+        [("ReadTemplate", "GET", "emailtemplate/:name"), ("DeleteTemplate", "DELETE", "emailtemplate/:name")],
+        ["name": "$request.path.name"])
     /// `GET emailtemplate/{name}`.
     static let emailTemplate = RouteDoc(
         "Answers an email template (server-code key).", json: .ref("MessagingEmailTemplate"))
@@ -243,7 +246,13 @@ extension RouteDoc {
                     "channels": MessagingDocs.strings.described("The channels; [\"default\"] when absent"),
                     "expiration": APISchema(types: ["number", "null"]).described("Epoch seconds or milliseconds"),
                 ], required: ["deviceToken", "deviceId", "os"])),
-        json: .object(["registrationId": .string], required: ["registrationId"]))
+        json: .object(["registrationId": .string], required: ["registrationId"])
+    ).linking(
+        [
+            ("ReadRegistration", "GET", "messaging/registrations/:deviceId"),
+            ("DeleteRegistration", "DELETE", "messaging/registrations/:deviceId"),
+        ],
+        ["deviceId": "$request.body#/deviceId"])
     /// `GET messaging/registrations/{deviceId}`.
     static let deviceRegistration = RouteDoc(
         "Answers a device's live registration, as an array of one.", json: .array(.ref("MessagingDeviceRegistration")))

@@ -68,7 +68,14 @@ extension RouteDoc {
     /// `POST quickblox/data/{table}.json`.
     static let quickBloxCreate = RouteDoc(
         "QuickBlox: creates a record (JSON or form body, optional permissions) and answers it",
-        body: .json(write), json: record)
+        body: .json(write), json: record
+    ).linking(
+        [
+            ("ReadRecord", "GET", "quickblox/data/{table}/{id}.json"),
+            ("UpdateRecord", "PUT", "quickblox/data/{table}/{id}.json"),
+            ("DeleteRecord", "DELETE", "quickblox/data/{table}/{id}.json"),
+        ],
+        ["table": "$request.path.table", "id": "$response.body#/_id"])
 
     /// `GET quickblox/data/{table}.json`.
     static let quickBloxList = RouteDoc(

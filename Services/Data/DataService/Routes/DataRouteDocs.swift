@@ -182,12 +182,24 @@ extension RouteDoc {
 
     /// `POST data/{table}`.
     static let createObject = RouteDoc(
-        "Creates an object and answers it as stored", body: .json(.ref("DataObject")), json: .ref("DataObject"))
+        "Creates an object and answers it as stored", body: .json(.ref("DataObject")), json: .ref("DataObject")
+    ).linking(
+        [
+            ("ReadObject", "GET", "data/:table/:id"), ("UpdateObject", "PUT", "data/:table/:id"),
+            ("DeleteObject", "DELETE", "data/:table/:id"),
+        ],
+        ["table": "$request.path.table", "id": "$response.body#/objectId"])
 
     /// `PUT data/{table}`.
     static let saveObject = RouteDoc(
         "Updates the object when it carries an objectId, else creates it", body: .json(.ref("DataObject")),
-        json: .ref("DataObject"))
+        json: .ref("DataObject")
+    ).linking(
+        [
+            ("ReadObject", "GET", "data/:table/:id"), ("UpdateObject", "PUT", "data/:table/:id"),
+            ("DeleteObject", "DELETE", "data/:table/:id"),
+        ],
+        ["table": "$request.path.table", "id": "$response.body#/objectId"])
 
     /// `PUT data/{table}/upsert`.
     static let upsertObject = RouteDoc(

@@ -109,7 +109,10 @@ extension RouteDoc {
     /// `POST geo/points`.
     static let savePoint = RouteDoc(
         "Saves a new point, or replaces the point the body's objectId names.",
-        body: pointBody(required: ["latitude", "longitude"]), json: savedPoint)
+        body: pointBody(required: ["latitude", "longitude"]), json: savedPoint
+    ).linking(
+        [("ReadPoint", "GET", "geo/points/:id"), ("DeletePoint", "DELETE", "geo/points/:id")],
+        ["id": "$response.body#/objectId"])
 
     /// `PUT geo/points/:id`.
     static let replacePoint = RouteDoc(

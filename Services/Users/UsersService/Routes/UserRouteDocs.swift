@@ -101,7 +101,10 @@ extension RouteDoc {
                     "email": emailAddress.orNull.described("The identity property unless the app names another"),
                     "objectId": APISchema.string.described("A guest's objectId, with the guest's own user-token"),
                 ], required: ["password"])),
-        json: .ref("UserProfile"))
+        json: .ref("UserProfile")
+    ).linking(
+        [("UpdateUser", "PUT", "users/:id"), ("ReadRoles", "GET", "users/userroles/:id")],
+        ["id": "$response.body#/objectId"])
 
     /// `POST users/register/guest`.
     static let registerGuest = RouteDoc("Creates a guest user and logs it in.", json: .ref("UserSession"))
@@ -153,7 +156,9 @@ extension RouteDoc {
             "Creates a custom role (server-code key).", json: .object(["name": .string], required: ["name"]),
             status: 201)
         doc.otherStatuses = [200]
-        return doc
+        return doc.linking(
+            [("ReadMembers", "GET", "users/role/:name"), ("DeleteRole", "DELETE", "users/roles/:name")],
+            ["name": "$request.path.name"])
     }()
 
     /// `DELETE users/roles/:name`.
