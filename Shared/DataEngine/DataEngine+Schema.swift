@@ -55,6 +55,12 @@ extension DataEngine {
     ) async throws -> JSONValue {
         _ = try access.authorize(identity, .schema, table: tableName)
         guard Identifier.isValid(tableName) else { throw DataError.invalidName(tableName) }
+        // Names match ignoring case (as an existing column is found), so one request cannot name
+        // a property twice — PostgreSQL's duplicate-column error was a 500.
+        var named = Set<String>()
+        for name in columns.map(\.name) + relations.map(\.name) where !named.insert(name.lowercased()).inserted {
+            throw DataError.schemaConflict("The request names property '\(name)' more than once")
+        }
         let catalog = try await mappingErrors(table: tableName, logger: logger) {
             try await editor(logger).change(appID: identity.appId) { session, fresh in
                 for column in columns where fresh.table(named: tableName)?.hasProperty(named: column.name) == true {

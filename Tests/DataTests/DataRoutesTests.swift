@@ -167,6 +167,16 @@ import Testing
             #expect(try await admin.send(.DELETE, "/data/Product/properties/objectId").json["code"] as? Int == 1024)
             #expect(try await admin.send(.DELETE, "/data/Product/schema").status == 200)
             #expect(try await rest.send(.GET, "/data/Product").json["code"] as? Int == 1009)
+            // One request naming a property twice (schemathesis found it a 500) changes nothing.
+            let twice = try await admin.send(
+                .POST, "/data/Twice/properties",
+                #"[{"name": "_parent_id", "type": "STRING"}, {"name": "_parent_id", "type": "TEXT"}]"#)
+            #expect(twice.status == 400 && twice.json["code"] as? Int == 1024, "\(twice.text)")
+            #expect(try await rest.send(.GET, "/data/Twice").json["code"] as? Int == 1009)
+            let caseOnly = try await admin.send(
+                .POST, "/data/Twice/properties",
+                #"[{"name": "note", "type": "STRING"}, {"name": "Note", "type": "INT"}]"#)
+            #expect(caseOnly.json["code"] as? Int == 1024, "names match ignoring case: \(caseOnly.text)")
         }
     }
 
