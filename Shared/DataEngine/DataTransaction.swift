@@ -74,10 +74,14 @@ extension DataEngine {
 
     /// Creates the table (with `createTable`) and the columns `objects` need when dynamic schema
     /// allows, committing at once, so a transaction may then write them; 1009 / 1011-style
-    /// refusals as a write's.
+    /// refusals as a write's. The change commits before the write it serves, so the caller's
+    /// right to `operation` on the table comes first (1023 when no row could allow it); a
+    /// row-dependent right is the caller's to check on the rows it will write.
     package func prepareSchema(
-        _ table: String, for objects: [JSONObject], createTable: Bool, identity: Identity, logger: Logger
+        _ table: String, for objects: [JSONObject], createTable: Bool, operation: DataOperation, identity: Identity,
+        logger: Logger
     ) async throws {
+        _ = try await permit(identity, operation, table: table)
         _ = try await schema(for: table, objects: objects, createTable: createTable, context: context(identity, logger))
     }
 

@@ -99,6 +99,11 @@ import Testing
                 try await client.send(
                     .POST, "/data/bulk/Score/delete", #"{"where": "objectId in ('\#(ids[1])','\#(ids[2])')"}"#
                 ).text == "2")
+            // A malformed condition is refused, never read as "no condition" (which removes everything).
+            for body in [#"{"where": 5}"#, #"{"where": ["v = 1"]}"#, #""v = 1""#, "7"] {
+                let refused = try await client.send(.POST, "/data/bulk/Score/delete", body)
+                #expect(refused.status == 400 && refused.json["code"] as? Int == 1022, "\(body): \(refused.text)")
+            }
             let upserts = try await client.send(
                 .PUT, "/data/bulkupsert/Score", #"[{"objectId": "\#(ids[3])", "v": 0}]"#)
             #expect(upserts.text == "[\"\(ids[3])\"]")

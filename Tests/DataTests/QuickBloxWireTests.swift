@@ -1,6 +1,7 @@
 import Foundation
 import InternalProtocol
 import NIOHTTP1
+import ServiceRuntime
 import TestSupport
 import Testing
 
@@ -225,6 +226,48 @@ import Testing
             _ = try await cluster.send(.POST, "/quickblox/data/Item.json", #"{"n": 999}"#)
             let last = try await cluster.send(.GET, "/quickblox/data/Item.json?limit=-1")
             #expect(try items(last).map { $0["n"] as? Int } == [999] && last.json["limit"] as? Int == 1)
+        }
+    }
+
+    /// A create or update that adds columns is checked before the column is added: a caller who
+    /// may not write the row leaves the table's schema as it was (the Users table included).
+    @Test func aRefusedWriteAddsNoColumn() async throws {
+        try await TestCluster.shared { cluster async throws in
+            let owner = try await cluster.account("qb-schema-owner@example.com")
+            let stranger = try await cluster.account("qb-schema-stranger@example.com")
+            let created = try await cluster.send(
+                .POST, "/quickblox/data/Guarded.json",
+                #"{"n": 1, "permissions": {"update": {"access": "owner"}}}"#, token: owner.token)
+            let id = try #require(created.json["_id"] as? String, "\(created.text)")
+            let open = #""permissions": {"read": {"access": "open"}}"#
+            let refused = try await cluster.send(
+                .PUT, "/quickblox/data/Guarded/\(id).json", #"{"sneaky": 1, \#(open)}"#, token: stranger.token)
+            #expect(refused.status == 403 && refused.json["code"] as? Int == 1023, "\(refused.text)")
+            let missing = try await cluster.send(
+                .PUT, "/quickblox/data/Guarded/nope.json", #"{"sneaky": 1, \#(open)}"#, token: stranger.token)
+            #expect(missing.json["code"] as? Int == 1000, "\(missing.text)")
+            let users = try await cluster.send(.POST, "/quickblox/data/Users.json", #"{"sneaky": 1, \#(open)}"#)
+            #expect(users.status == 403 || users.status == 400, "\(users.text)")
+            for table in ["Guarded", "Users"] {
+                let columns = try await cluster.send(.GET, "/data/\(table)/properties", key: .serverCode).items
+                #expect(!columns.contains { $0["name"] as? String == "sneaky" }, "\(table)")
+            }
+        }
+    }
+
+    /// Forms are bounded as JSON bodies are: fields, records and index writes.
+    @Test func formsAreBounded() async throws {
+        try await TestCluster.shared { cluster async throws in
+            let fields = (0...PublicCall.maximumPairs).map { "f\($0)=1" }.joined(separator: "&")
+            let tooMany = try await form(cluster, .POST, "/quickblox/data/Bounded.json", fields)
+            #expect(tooMany.status == 400 && tooMany.json["code"] as? Int == 1022, "\(tooMany.text.prefix(200))")
+            let records = (1...101).map { "record[\($0)][n]=1" }.joined(separator: "&")
+            let tooManyRecords = try await form(cluster, .POST, "/quickblox/data/Bounded/multi.json", records)
+            #expect(tooManyRecords.json["code"] as? Int == 1021)
+            let indexes = (0...100).map { "tags[\($0)]=x" }.joined(separator: "&")
+            let tooManyIndexes = try await form(cluster, .POST, "/quickblox/data/Bounded.json", indexes)
+            #expect(tooManyIndexes.json["code"] as? Int == 1022)
+            #expect(try await cluster.send(.GET, "/data/Bounded", key: .serverCode).json["code"] as? Int == 1009)
         }
     }
 

@@ -15,25 +15,50 @@ ACCOUNTS = 6
 
 
 def prepare(system):
-    """The fixtures the load needs: the table with a relation column, a user, a file, a category."""
+    """The fixtures the load needs: the table with a relation column, a user, a file, a category.
+
+    dev.sh reports the system up once the default app exists, while a service may still be
+    starting: each fixture is retried until it is made (within two minutes), never assumed.
+    """
     from system import request
     prefix = system.url + system.prefix()
-    request(prefix + f"/data/{TABLE}/properties", "POST",
-            [{"name": "n", "type": "INT"}, {"name": "rel", "type": "DATA_REF", "relatedTable": TABLE}])
+    made(lambda: request(prefix + f"/data/{TABLE}/properties", "POST",
+                         [{"name": "n", "type": "INT"}, {"name": "rel", "type": "DATA_REF", "relatedTable": TABLE}]),
+         also=(400,))  # 1024: a second run finds the columns there
     for account in ["load"] + [f"load{n}" for n in range(ACCOUNTS)]:
-        request(prefix + "/users/register", "POST", {"email": f"{account}@example.com", "password": "pw"})
-    status, login = request(prefix + "/users/login", "POST", {"login": "load@example.com", "password": "pw"})
-    assert status == 200, login
-    request(prefix + "/geo/categories/load", "PUT")
+        made(lambda: request(prefix + "/users/register", "POST", {"email": f"{account}@example.com", "password": "pw"}),
+             also=(409,))
+    status, login = made(lambda: request(prefix + "/users/login", "POST", {"login": "load@example.com", "password": "pw"}))
+    made(lambda: request(prefix + "/geo/categories/load", "PUT"))
     boundary = "load"
     body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nload\r\n'
             f"--{boundary}--\r\n").encode()
-    connection = http.client.HTTPConnection(system.url.removeprefix("http://"), timeout=30)
-    connection.request("POST", system.prefix() + "/files/load/a.txt", body,
-                       {"content-type": f"multipart/form-data; boundary={boundary}"})
-    connection.getresponse().read()
-    connection.close()
+
+    def upload():
+        connection = http.client.HTTPConnection(system.url.removeprefix("http://"), timeout=30)
+        try:
+            connection.request("POST", system.prefix() + "/files/load/a.txt?overwrite=true", body,
+                               {"content-type": f"multipart/form-data; boundary={boundary}"})
+            answer = connection.getresponse()
+            return answer.status, answer.read()
+        except OSError as error:
+            return 0, str(error)
+        finally:
+            connection.close()
+    made(upload)
     return login["user-token"]
+
+
+def made(send, also=(), within=120):
+    """The answer of `send()` once it is a success (or one of the statuses `also` accepts)."""
+    deadline = time.monotonic() + within
+    while True:
+        status, answer = send()
+        if 200 <= status < 300 or status in also:
+            return status, answer
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"a fixture was not made: {status} {answer}")
+        time.sleep(1)
 
 
 class Load:

@@ -37,9 +37,16 @@ package struct PublicCall: Sendable {
         headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
     }
 
+    /// At most this many pairs in a query string or a form (as many keys as a JSON body's object).
+    package static let maximumPairs = 10_000
+
     private static func pairs(_ text: String) throws -> [(name: String, value: String)] {
         guard !text.isEmpty else { return [] }
-        return try text.split(separator: "&").map { pair in
+        let pairs = text.split(separator: "&", maxSplits: maximumPairs, omittingEmptySubsequences: true)
+        guard pairs.count <= maximumPairs else {
+            throw ErrorEnvelope.badRequest("A query string or form has at most \(maximumPairs) fields")
+        }
+        return try pairs.map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             return (try decode(parts[0]), parts.count > 1 ? try decode(parts[1]) : "")
         }

@@ -15,7 +15,9 @@ import Permissions
 /// | `open_for_users_ids` | every user DENY, the owner and each user GRANT |
 /// | `open_for_groups` | each role GRANT, the owner GRANT, the system roles DENY |
 ///
-/// An operation without cells follows the table's rules and reads back as `open`.
+/// An operation without cells follows the table's rules and reads back as `open`. The system
+/// roles' cells are the permission layers' sixth: a table rule for the user, every user or a
+/// custom role the caller holds decides before them.
 struct QuickBloxPermissions: Sendable, Equatable {
     /// Who may perform one operation.
     enum Access: Sendable, Equatable {

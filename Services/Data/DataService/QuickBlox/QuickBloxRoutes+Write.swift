@@ -20,7 +20,8 @@ extension QuickBloxRoutes {
             return .json(try QuickBloxRecord.record(row, whole: true))
         }
         try await engine.prepareSchema(
-            call.table, for: [write.changes], createTable: true, identity: call.identity, logger: logger)
+            call.table, for: [write.changes], createTable: true, operation: .create, identity: call.identity,
+            logger: logger)
         let (row, cells) = try await engine.transaction(identity: call.identity, logger: logger) { transaction in
             let row = try await transaction.create(call.table, object: write.changes)
             let cells = try await Self.apply(permissions, to: row, table: call.table, in: transaction)
@@ -42,8 +43,10 @@ extension QuickBloxRoutes {
             return .json(try QuickBloxRecord.record(row, whole: true))
         }
         if !write.changes.members.isEmpty {
+            try await requireUpdatable(id, call)
             try await engine.prepareSchema(
-                call.table, for: [write.changes], createTable: false, identity: call.identity, logger: logger)
+                call.table, for: [write.changes], createTable: false, operation: .update, identity: call.identity,
+                logger: logger)
         }
         let (row, cells) = try await engine.transaction(identity: call.identity, logger: logger) { transaction in
             let row =
@@ -55,6 +58,16 @@ extension QuickBloxRoutes {
         }
         try await engine.catchUp(afterACLCells: cells, table: call.table, identity: call.identity, logger: logger)
         return .json(try Self.record(row, permissions: permissions))
+    }
+
+    /// 1000 / 1023 unless the caller may update object `id` (before a schema change for it).
+    private func requireUpdatable(_ id: String, _ call: PublicCall) async throws {
+        let permits = try await engine.permits(
+            .update, objectIDs: [id], table: call.table, identity: call.identity, logger: call.context.logger)
+        guard permits.permitted.contains(id) else {
+            guard permits.existing.contains(id) else { throw DataError.entityNotFound(id) }
+            throw DataError.permissionDenied(DataOperation.update.rawValue, table: call.table)
+        }
     }
 
     /// Writes the record's ACL cells for the operations `permissions` name; the cells written.
@@ -149,7 +162,8 @@ extension QuickBloxRoutes {
         var rows: [String] = []
         if !updating.isEmpty {
             try await engine.prepareSchema(
-                call.table, for: updating.map(\.changes), createTable: false, identity: call.identity, logger: logger)
+                call.table, for: updating.map(\.changes), createTable: false, operation: .update,
+                identity: call.identity, logger: logger)
             rows = try await engine.transaction(identity: call.identity, logger: logger) { transaction in
                 var rows: [String] = []
                 for record in updating {
@@ -180,18 +194,21 @@ extension QuickBloxRoutes {
     /// ``maximumRecords`` records.
     private static func records(_ call: PublicCall) throws -> [QuickBloxWrite] {
         var byKey: [(key: String, entries: [QuickBloxWrite.Entry])] = []
-        func add(_ key: String, _ entry: QuickBloxWrite.Entry) {
-            if let index = byKey.firstIndex(where: { $0.key == key }) {
+        var positions: [String: Int] = [:]
+        func add(_ key: String, _ entry: QuickBloxWrite.Entry) throws {
+            if let index = positions[key] {
                 byKey[index].entries.append(entry)
-            } else {
-                byKey.append((key, [entry]))
+                return
             }
+            guard byKey.count < maximumRecords else { throw DataError.bulkLimit(maximumRecords) }
+            positions[key] = byKey.count
+            byKey.append((key, [entry]))
         }
         if call.hasFormBody {
             for (name, value) in try formItems(call) {
                 let path = try QuickBloxWrite.keyPath(name)
                 guard path.count >= 3, path[0] == "record" else { throw recordsExpected }
-                add(
+                try add(
                     path[1],
                     QuickBloxWrite.Entry(
                         path: Array(path.dropFirst(2)), value: value == "null" ? .null : .string(value)))
@@ -200,11 +217,10 @@ extension QuickBloxRoutes {
             guard let map = try call.object["record"]?.object else { throw recordsExpected }
             for (key, value) in map.members {
                 guard let object = value.object else { throw recordsExpected }
-                for entry in try QuickBloxWrite.entries(json: object) { add(key, entry) }
+                for entry in try QuickBloxWrite.entries(json: object) { try add(key, entry) }
             }
         }
         guard !byKey.isEmpty else { throw recordsExpected }
-        guard byKey.count <= maximumRecords else { throw DataError.bulkLimit(maximumRecords) }
         let ordered = byKey.sorted { (Int($0.key) ?? Int.max, $0.key) < (Int($1.key) ?? Int.max, $1.key) }
         return try ordered.map { try QuickBloxWrite(entries: $0.entries) }
     }

@@ -102,6 +102,9 @@ struct QuickBloxWrite: Sendable {
         var path = [String(key[..<open])]
         var rest = key[open...]
         while !rest.isEmpty {
+            guard path.count < 5 else {
+                throw QuickBloxError.malformed("The key '\(key.prefix(100))' is not a field, operator or permission")
+            }
             guard rest.first == "[", let close = rest.firstIndex(of: "]") else {
                 throw QuickBloxError.malformed("The key '\(key.prefix(100))' has brackets that do not close")
             }
@@ -148,6 +151,9 @@ struct QuickBloxFieldChanges: Sendable {
         } else if path.count == 2, let index = Int(path[1]), index >= 0 {
             var indexes: [(Int, JSONValue)] = []
             if case .indexes(let earlier)? = changesByField[path[0]] { indexes = earlier }
+            guard indexes.count < Self.valueLimit else {
+                throw QuickBloxError.malformed("'\(path[0])' is written at more than \(Self.valueLimit) indexes")
+            }
             indexes.append((index, entry.value))
             try set(path[0], .indexes(indexes), merging: true)
         } else {

@@ -88,7 +88,22 @@ struct DataRoutes {
             doc: .deleteBulkByBody.path("table", Self.cleared)
         ) { call in
             let body = try call.json
-            return try await bulkDelete(call, whereText: body?.object?["where"]?.string, body: body)
+            return try await bulkDelete(call, whereText: try Self.whereMember(body), body: body)
+        }
+    }
+
+    /// A bulk body's `where`: absent (or null) or text. Anything else is refused rather than read
+    /// as no condition, which would remove every object.
+    private static func whereMember(_ body: JSONValue?) throws -> String? {
+        switch body {
+        case nil, .array?: return nil
+        case .object(let object)?:
+            switch object["where"] {
+            case nil, .null?: return nil
+            case .string(let text)?: return text
+            default: throw DataError.invalidBody("'where' must be a condition's text")
+            }
+        default: throw DataError.invalidBody("Expected {\"where\": \"…\"} or an array of object ids")
         }
     }
 
