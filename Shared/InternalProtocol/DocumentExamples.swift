@@ -70,30 +70,23 @@ package enum DocumentExamples {
     /// The data routes' path parameters where a route removes what they name.
     package static let dataRemovalPathParameters: [String: APISchema] = dataPathParameters.merging([
         "table": APISchema.identifier.examples(.text(disposableTable)),
-        "id": APISchema.string.nonEmptyText.examples(.text(removedObjectID)),
+        "id": APISchema.string.length(1).examples(.text(removedObjectID)),
         "column": APISchema.identifier.examples(.text(disposableColumn)),
     ]) { _, removal in removal }
 
     /// A path parameter naming `example` (a table, a name…) with at least one character.
     package static func named(_ example: String) -> APISchema {
-        APISchema.string.nonEmptyText.examples(.text(example))
+        APISchema.string.length(1).examples(.text(example))
     }
 
     /// An object id in a path.
-    package static let objectIDParameter = APISchema.string.nonEmptyText.examples(.text(DocumentExamples.objectID))
+    package static let objectIDParameter = APISchema.string.length(1).examples(.text(DocumentExamples.objectID))
 }
 
 extension APISchema {
     /// A table, column or relation name: a letter and up to 62 letters, digits or underscores, or
     /// QuickBlox's `_parent_id` (DataEngine's `Identifier`).
     package static let identifier = APISchema.string.matching("^([A-Za-z][A-Za-z0-9_]{0,62}|_parent_id)$")
-
-    /// This string schema with at least one character.
-    package var nonEmptyText: APISchema {
-        var schema = self
-        schema.minLength = 1
-        return schema
-    }
 
     /// A permission action in a path: GRANT, DENY or INHERIT.
     package static let permissionAction = APISchema.choice(["GRANT", "DENY", "INHERIT"])

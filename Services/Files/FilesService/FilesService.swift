@@ -62,7 +62,7 @@ package enum FilesService: BackendService {
             renditions: try renditions(reader, catalog: catalog, storage: storage, environment: environment),
             objects: objects)
         routes.publish(FileSchemas.all)
-        routes.pathParameters = ["path": APISchema.string.nonEmptyText.examples(.text(DocumentExamples.filePath))]
+        routes.pathParameters = ["path": APISchema.string.length(1).examples(.text(DocumentExamples.filePath))]
         routes.removalPathParameters = ["path": DocumentExamples.named(DocumentExamples.disposableFile)]
         files.add(to: &routes)
         FileContentOperations(catalog: catalog, storage: storage, objects: objects).register(in: &operations)

@@ -184,7 +184,7 @@ struct OpenAPIDocument: Encodable {
             Parameter(
                 name: name, in: "path", required: true,
                 description: name == catchAllParameter ? "The rest of the path; it may hold slashes" : nil,
-                schema: doc.path[name] ?? APISchema(types: ["string"]).nonEmpty)
+                schema: doc.path[name] ?? APISchema(types: ["string"]).length(1))
         }
         let queryParameters = doc.query.map {
             Parameter(name: $0.name, in: "query", required: $0.required, description: $0.description, schema: $0.schema)
@@ -218,14 +218,5 @@ struct OpenAPIDocument: Encodable {
         let words = segments(route.path).map { $0.parameter ?? $0.literal }
         let name = ([route.method.lowercased()] + words).joined(separator: "_")
         return String(name.map { $0.isLetter || $0.isNumber ? $0 : "_" })
-    }
-}
-
-extension APISchema {
-    /// This string schema, refusing the empty string (a path segment is never empty).
-    var nonEmpty: APISchema {
-        var schema = self
-        schema.minLength = 1
-        return schema
     }
 }

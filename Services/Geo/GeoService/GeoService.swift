@@ -25,7 +25,7 @@ package enum GeoService: BackendService {
             NotificationListener(
                 database: environment.database, channel: rules.channel, consumer: rules, logger: environment.logger))
         routes.pathParameters = [
-            "name": APISchema.string.nonEmptyText.examples(.text(DocumentExamples.geoCategory)),
+            "name": APISchema.string.length(1).examples(.text(DocumentExamples.geoCategory)),
             "event": .choice(["onenter", "onstay", "onexit"]),
             "action": .permissionAction,
         ]

@@ -58,8 +58,8 @@ package enum MessagingService: BackendService {
     /// The messaging routes' path parameters, with the seeded examples (``DocumentExamples``).
     static let pathParameters: [String: APISchema] = [
         "channel": APISchema.string.matching("^[A-Za-z0-9_.-]{1,255}$").examples(.text(DocumentExamples.channel)),
-        "name": APISchema.string.nonEmptyText.examples(.text(DocumentExamples.template)),
-        "deviceId": APISchema.string.nonEmptyText.examples(.text(DocumentExamples.deviceID)),
+        "name": APISchema.string.length(1).examples(.text(DocumentExamples.template)),
+        "deviceId": APISchema.string.length(1).examples(.text(DocumentExamples.deviceID)),
         "provider": .choice(["apns", "fcm"]),
         "action": .permissionAction,
     ]

@@ -27,7 +27,7 @@ package enum RelationsService: BackendService {
         }
         routes.pathParameters = DocumentExamples.dataPathParameters
         routes.removalPathParameters = DocumentExamples.dataRemovalPathParameters.merging([
-            "id": APISchema.string.nonEmptyText.examples(.text(DocumentExamples.unlinkedObjectID))
+            "id": APISchema.string.length(1).examples(.text(DocumentExamples.unlinkedObjectID))
         ]) { _, unlinked in unlinked }
         RelationRoutes(engine: engine).add(to: &routes)
     }

@@ -64,8 +64,8 @@ package enum UsersService: BackendService {
                 ids: try await accounts.registerMany(appID: identity.appId, bodies: bodies, logger: context.logger))
         }
         routes.pathParameters = [
-            "identity": APISchema.string.nonEmptyText.examples(.text(DocumentExamples.email)),
-            "name": APISchema.string.nonEmptyText.examples(.text(DocumentExamples.role)),
+            "identity": APISchema.string.length(1).examples(.text(DocumentExamples.email)),
+            "name": APISchema.string.length(1).examples(.text(DocumentExamples.role)),
             "event": .choice(EmailTemplate.Event.allCases.map(\.rawValue)),
         ]
         routes.removalPathParameters = ["name": DocumentExamples.named(DocumentExamples.disposableName)]

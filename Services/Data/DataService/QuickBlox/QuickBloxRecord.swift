@@ -39,14 +39,10 @@ enum QuickBloxRecord {
         }
     }
 
-    /// The id of an object the engine answered.
-    static func id(_ text: String) throws -> String? {
-        try DataError.parsingJSON(text).object?["objectId"]?.string
-    }
-
-    /// The owner of an object the engine answered.
-    static func owner(_ text: String) throws -> String? {
-        try DataError.parsingJSON(text).object?["ownerId"]?.string
+    /// The id and owner of an object the engine answered, from one reading of it.
+    static func ownership(_ text: String) throws -> (id: String?, owner: String?) {
+        let object = try DataError.parsingJSON(text).object
+        return (object?["objectId"]?.string, object?["ownerId"]?.string)
     }
 }
 

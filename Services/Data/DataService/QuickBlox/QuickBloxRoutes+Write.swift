@@ -74,8 +74,8 @@ extension QuickBloxRoutes {
     private static func apply(
         _ permissions: QuickBloxPermissions, to row: String, table: String, in transaction: DataTransaction
     ) async throws -> [PermissionChange] {
-        guard let id = try QuickBloxRecord.id(row) else { throw ErrorEnvelope.internalError }
-        let owner = try QuickBloxRecord.owner(row)
+        let (id, owner) = try QuickBloxRecord.ownership(row)
+        guard let id else { throw ErrorEnvelope.internalError }
         let cells = permissions.access.flatMap { operation, access in
             QuickBloxPermissions.cells(access, operation: operation, owner: owner)
         }
@@ -113,8 +113,13 @@ extension QuickBloxRoutes {
             refused: ids.filter { permits.existing.contains($0) && !permits.permitted.contains($0) })
     }
 
+    /// `{"ids": [...]}`, as QuickBlox lists ids in its answers.
+    private static func idList(_ ids: [String]) -> JSONValue {
+        .object(JSONObject([("ids", .array(ids.map(JSONValue.string)))]))
+    }
+
     private static func deletion(removed: [String], missing: [String], refused: [String]) -> Response {
-        func list(_ ids: [String]) -> JSONValue { .object(JSONObject([("ids", .array(ids.map(JSONValue.string)))])) }
+        let list = idList
         return .json(
             .object(
                 JSONObject([
@@ -139,7 +144,7 @@ extension QuickBloxRoutes {
             .object(
                 JSONObject([
                     ("class_name", .string(call.table)),
-                    ("items", .array(try items.map { try QuickBloxRecord.record($0, whole: true) })),
+                    ("items", .array(items)),
                 ])))
     }
 
@@ -177,7 +182,7 @@ extension QuickBloxRoutes {
             .object(
                 JSONObject([
                     ("class_name", .string(call.table)),
-                    ("not_found", .object(JSONObject([("ids", .array(missing.map(JSONValue.string)))]))),
+                    ("not_found", Self.idList(missing)),
                     ("items", .array(try rows.map { try QuickBloxRecord.record($0, whole: true) })),
                 ])))
     }

@@ -45,20 +45,19 @@ struct QuickBloxRoutes: Sendable {
             return .json(
                 .object(JSONObject([("class_name", .string(call.table)), ("items_count", .integer(Int64(count)))])))
         }
-        let items = try await filter.items(call.table, engine: engine, call: call)
+        let rows = try await filter.items(call.table, engine: engine, call: call)
         let (skip, limit) = filter.answeredBounds
-        return try page(call.table, items, skip: skip, limit: limit, whole: filter.whole)
+        let whole = filter.whole
+        return page(call.table, try rows.map { try QuickBloxRecord.record($0, whole: whole) }, skip: skip, limit: limit)
     }
 
     /// `{"class_name", "skip", "limit", "items"}` with the objects as QuickBlox records.
-    private func page(_ table: String, _ items: [String], skip: Int, limit: Int, whole: Bool = true) throws
-        -> Response
-    {
+    private func page(_ table: String, _ records: [JSONValue], skip: Int, limit: Int) -> Response {
         .json(
             .object(
                 JSONObject([
                     ("class_name", .string(table)), ("skip", .integer(Int64(skip))), ("limit", .integer(Int64(limit))),
-                    ("items", .array(try items.map { try QuickBloxRecord.record($0, whole: whole) })),
+                    ("items", .array(records)),
                 ])))
     }
 
@@ -68,18 +67,20 @@ struct QuickBloxRoutes: Sendable {
             guard ids.count == 1 else { throw QuickBloxError.malformed("Permissions are read for one record") }
             return try await permissions(call, id: ids[0])
         }
-        let found = try await objects(ids, call)
-        return try page(call.table, found, skip: 0, limit: ids.count)
+        return page(call.table, try await objects(ids, call), skip: 0, limit: ids.count)
     }
 
-    /// The objects `ids` name that the caller may find, in the order named.
-    func objects(_ ids: [String], _ call: PublicCall) async throws -> [String] {
+    /// The records `ids` name that the caller may find, in the order named.
+    func objects(_ ids: [String], _ call: PublicCall) async throws -> [JSONValue] {
         var query = FindQuery()
         query.condition = Self.byIDs(ids)
         query.pageSize = max(ids.count, 1)
         let rows = try await engine.find(call.table, query: query, identity: call.identity, logger: call.context.logger)
-        var byID: [String: String] = [:]
-        for row in rows { if let id = try QuickBloxRecord.id(row) { byID[id] = row } }
+        var byID: [String: JSONValue] = [:]
+        for row in rows {
+            let record = try QuickBloxRecord.record(row, whole: true)
+            if let id = record.object?["_id"]?.string { byID[id] = record }
+        }
         return ids.compactMap { byID[$0] }
     }
 

@@ -284,7 +284,7 @@ extension RouteDoc {
         "Deletes a geofence with its presence and events (server-code key).", json: deleted)
 
     /// A geofence's name in a path.
-    private static let fenceName = APISchema.string.nonEmptyText.examples(.text(DocumentExamples.geofence))
+    private static let fenceName = APISchema.string.length(1).examples(.text(DocumentExamples.geofence))
 
     /// `GET geo/fences/:name/events`.
     static let geoFenceEvents = RouteDoc(
