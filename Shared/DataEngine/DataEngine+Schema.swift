@@ -95,7 +95,7 @@ extension DataEngine {
                     ).apply()
                 }
                 guard let column = table.column(named: name) else {
-                    throw DataError.columnNotFound(name, table: table.name)
+                    throw DataError.namedColumnNotFound(name, table: table.name)
                 }
                 guard !column.isSystem else {
                     throw DataError.schemaConflict("System column '\(column.name)' cannot change")
@@ -125,7 +125,7 @@ extension DataEngine {
                     relation, table: table.name, catalog: fresh, session: session)
             }
             guard let column = table.column(named: name) else {
-                throw DataError.columnNotFound(name, table: table.name)
+                throw DataError.namedColumnNotFound(name, table: table.name)
             }
             guard !column.isSystem else {
                 throw DataError.schemaConflict("System column '\(column.name)' cannot be dropped")

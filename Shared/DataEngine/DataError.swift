@@ -27,6 +27,14 @@ package enum DataError {
         ErrorEnvelope(code: 1011, message: "Column '\(column)' does not exist in table '\(table)'", status: 400)
     }
 
+    /// 1011, 404: the column a schema route's path names does not exist (the path names a
+    /// resource that is not there; elsewhere a missing column is a bad request).
+    package static func namedColumnNotFound(_ column: String, table: String) -> ErrorEnvelope {
+        var error = columnNotFound(column, table: table)
+        error.status = 404
+        return error
+    }
+
     /// 1012, 400: values of the wrong type for existing columns (the contract's message).
     package static func invalidDataType(_ properties: [String]) -> ErrorEnvelope {
         ErrorEnvelope(

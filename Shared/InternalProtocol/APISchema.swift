@@ -23,6 +23,11 @@ package struct APISchema: Codable, Sendable, Hashable {
     package var minLength: Int?
     package var maxLength: Int?
     package var pattern: String?
+    /// `propertyNames`: the schema every member name of an object matches.
+    package var propertyNames: Member?
+    /// `minItems`, `maxItems`: an array's bounds.
+    package var minItems: Int?
+    package var maxItems: Int?
     /// `examples`: values that exist in the system the tests seed (``DocumentExamples``), where
     /// fuzzers and readers start.
     package var examples: [Example]?
@@ -31,22 +36,34 @@ package struct APISchema: Codable, Sendable, Hashable {
         case ref = "$ref"
         case allowed = "enum"
         case type, format, description, properties, required, additionalProperties, items, anyOf
-        case minimum, maximum, minLength, maxLength, pattern, examples
+        case minimum, maximum, minLength, maxLength, pattern, propertyNames, minItems, maxItems, examples
     }
 
-    /// One example value: text or an integer.
-    package enum Example: Codable, Sendable, Hashable, ExpressibleByStringLiteral {
+    /// One example value: any JSON value but `null`.
+    package indirect enum Example: Codable, Sendable, Hashable, ExpressibleByStringLiteral {
         case text(String)
         case integer(Int)
+        case number(Double)
+        case boolean(Bool)
+        case list([Example])
+        case members([String: Example])
 
         package init(stringLiteral value: String) { self = .text(value) }
 
         package init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let number = try? container.decode(Int.self) {
+            if let flag = try? container.decode(Bool.self) {
+                self = .boolean(flag)
+            } else if let number = try? container.decode(Int.self) {
                 self = .integer(number)
+            } else if let number = try? container.decode(Double.self) {
+                self = .number(number)
+            } else if let text = try? container.decode(String.self) {
+                self = .text(text)
+            } else if let list = try? container.decode([Example].self) {
+                self = .list(list)
             } else {
-                self = .text(try container.decode(String.self))
+                self = .members(try container.decode([String: Example].self))
             }
         }
 
@@ -55,6 +72,10 @@ package struct APISchema: Codable, Sendable, Hashable {
             switch self {
             case .text(let text): try container.encode(text)
             case .integer(let number): try container.encode(number)
+            case .number(let number): try container.encode(number)
+            case .boolean(let flag): try container.encode(flag)
+            case .list(let list): try container.encode(list)
+            case .members(let members): try container.encode(members)
             }
         }
     }
@@ -192,6 +213,21 @@ extension APISchema {
     /// This numeric schema limited to `range`.
     package func within(_ range: ClosedRange<Int>) -> APISchema {
         within(Double(range.lowerBound), Double(range.upperBound))
+    }
+
+    /// This array schema holding `minimum` to `maximum` elements (no upper bound when nil).
+    package func counting(_ minimum: Int, _ maximum: Int? = nil) -> APISchema {
+        var schema = self
+        schema.minItems = minimum > 0 ? minimum : nil
+        schema.maxItems = maximum
+        return schema
+    }
+
+    /// This object schema whose member names all match `names`.
+    package func memberNames(_ names: APISchema) -> APISchema {
+        var schema = self
+        schema.propertyNames = .schema(names)
+        return schema
     }
 
     /// This schema with example values.

@@ -22,8 +22,15 @@ package enum CommonSchemas {
         return schema
     }()
 
+    /// `SavedObject`: an object as saves take it: ``dataObject`` whose other members are named as
+    /// columns are (``APISchema/identifier``); a save naming a member otherwise is refused (1020).
+    package static let savedObject = dataObject.memberNames(
+        APISchema.string.matching("^(?:[A-Za-z][A-Za-z0-9_]{0,62}|_parent_id|___class)$"))
+
     /// Every common schema by name.
-    package static let all: [String: APISchema] = ["Error": error, "DataObject": dataObject]
+    package static let all: [String: APISchema] = [
+        "Error": error, "DataObject": dataObject, "SavedObject": savedObject,
+    ]
 
     /// The largest bound a 64-bit integer parser (`Int(text)`, `Int64(exactly:)`) takes that
     /// JSON Schema's numbers (doubles) can state: `Int64.max` itself rounds up to 2^63, which

@@ -9,6 +9,8 @@ package enum DocumentExamples {
     package static let objectID = "00000000-0000-4000-8000-0000000000E1"
     /// A column of ``table``.
     package static let column = "name"
+    /// A file column (`FILE_REF`) of ``table`` and ``disposableTable``; ``objectID``'s holds a file.
+    package static let fileColumn = "picture"
     /// A 1:N relation column of ``table`` to itself.
     package static let relation = "friends"
     /// A registered user's identity (email).
@@ -45,6 +47,10 @@ package enum DocumentExamples {
     package static let unlinkedObjectID = "00000000-0000-4000-8000-0000000000E3"
     /// An object of ``disposableTable`` QuickBlox's removal route removes.
     package static let quickBloxRemovedID = "00000000-0000-4000-8000-0000000000E4"
+    /// An object of ``disposableTable`` whose ``fileColumn`` a removal route empties.
+    package static let detachedObjectID = "00000000-0000-4000-8000-0000000000E5"
+    /// An object of ``disposableTable`` the removal route that reads the id from its body removes.
+    package static let bodyRemovedObjectID = "00000000-0000-4000-8000-0000000000E6"
     /// A column of ``disposableTable`` a removal route drops.
     package static let disposableColumn = "disposable"
     /// A role, templates, a device, a geofence, a geo category and a file removal routes remove.

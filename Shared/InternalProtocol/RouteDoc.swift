@@ -83,7 +83,8 @@ package struct RouteDoc: Codable, Sendable, Hashable {
 
         /// A multipart form with one or more files (uploads).
         package static let upload = Body(
-            mediaType: "multipart/form-data", schema: .object(["file": .binary]))
+            mediaType: "multipart/form-data",
+            schema: APISchema.object(["file": .binary]).examples(.members(["file": "Hello"])))
     }
 
     /// Creates a description: `summary`, then the query parameters, the request body and the

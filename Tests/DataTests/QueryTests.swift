@@ -223,6 +223,25 @@ import Testing
 /// `props` as SDKs send it: aliases, `*` beside aliases, functions and exclusions, and the
 /// column functions Backendless offers in props and where clauses.
 @Suite(.timeLimit(.minutes(20))) struct PropertyListTests {
+    /// A row's JSON has each key once: an item named twice is selected once, and two items that
+    /// would answer under one key are refused (schemathesis found `props=name&property=name` with
+    /// `loadRelations` a 500, and without it a row with `name` twice).
+    @Test func eachKeyIsAnsweredOnce() async throws {
+        try await QueryTests.withPeople { fixture in
+            let twice = try FindQuery(
+                QueryParameters(queryItems: [(name: "props", value: "name"), (name: "property", value: "name")]))
+            #expect(twice.properties?.count == 1)
+            let rows = try await fixture.find("Person", [("props", "name"), ("property", "name"), ("sortBy", "name")])
+            #expect(rows.map { $0["name"] as? String } == ["Ann", "Bob", "Cid"])
+            for props in [
+                "name,objectId as name", "age as objectId", "name as ___class", "*,age as city",
+                "Count(age),Sum(age) as Count",
+            ] {
+                try await fixture.expectCode(1017, props) { try await fixture.find("Person", [("props", props)]).count }
+            }
+        }
+    }
+
     @Test func aliasesStarsExclusionsAndFunctions() async throws {
         try await QueryTests.withPeople { fixture in
             let ann = [("where", "name = 'Ann'")]

@@ -33,6 +33,21 @@ import Testing
     /// description grows more precise).
     static let bounds: [(String, Int)] = [("validation_mismatch", 27), ("missing_test_data", 12)]
 
+    /// Writes schemathesis's configuration for `cluster` (Tests/Peers/schemathesis-config.py): the
+    /// servers' variables name the run's app and key, so the document's base URL is the run's, and
+    /// the document's examples (and `seeded` values, in threes) steer the fuzzing phase.
+    static func configuration(_ cluster: TestCluster, in scratch: URL, seeded: [String]) async throws -> URL {
+        let document = scratch.appendingPathComponent("openapi.json")
+        try await HTTPTestClient.send(.GET, cluster.gatewayURL + "/openapi.json").body.write(to: document)
+        let prefix = cluster.prefix(.serverCode).split(separator: "/").map(String.init)
+        let run = try await ToolRun.run(
+            ["python3", "Tests/Peers/schemathesis-config.py", document.path, prefix[0], prefix[1]] + seeded)
+        guard run.status == 0 else { throw TestClusterFailure(description: "schemathesis-config.py: \(run.output)") }
+        let config = scratch.appendingPathComponent("schemathesis.toml")
+        try Data(run.output.utf8).write(to: config)
+        return config
+    }
+
     /// The report's warnings: operation labels by kind.
     static func warnings(in report: URL) throws -> [String: [String]] {
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
@@ -51,11 +66,14 @@ import Testing
                 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(at: scratch) }
                 try await DocumentExampleSeed.seed(cluster)
-                // The servers' variables name this app and key, so the document's base URL is the run's.
-                let config = scratch.appendingPathComponent("schemathesis.toml")
-                let prefix = cluster.prefix(.serverCode).split(separator: "/")
-                try Data("[servers.variables]\nappId = \"\(prefix[0])\"\napiKey = \"\(prefix[1])\"\n".utf8).write(
-                    to: config)
+                // Geo points get ids the server chooses: one the removal routes take, one the others.
+                let point = try await DocumentExampleSeed.seedGeoPoint(cluster)
+                let removed = try await DocumentExampleSeed.seedGeoPoint(cluster)
+                let seeded = [
+                    "/geo/points/", "path.id", point, "DELETE /geo/points/", "path.id", removed, "/geo/fence/",
+                    "body.objectId", point,
+                ]
+                let config = try await Self.configuration(cluster, in: scratch, seeded: seeded)
                 let report = scratch.appendingPathComponent("report.json")
                 let run = try await ToolRun.run(
                     [

@@ -84,7 +84,7 @@ import Testing
             #expect(try await cluster.send(.GET, "/geo/points/\(shared)").json["categories"] as? [String] == ["Home"])
 
             let refusals: [(HTTPMethod, String, Int, Int)] = [
-                (.PUT, "/geo/categories/default", 400, 4006), (.DELETE, "/geo/categories/Default", 400, 4006),
+                (.PUT, "/geo/categories/default", 409, 4006), (.DELETE, "/geo/categories/Default", 409, 4006),
                 (.DELETE, "/geo/categories/Nothing", 404, 4007), (.PUT, "/geo/categories/a%2Cb", 400, 4005),
                 (.PUT, "/geo/categories/%20", 400, 4005),
                 (.PUT, "/geo/categories/" + String(repeating: "x", count: 101), 400, 4005),

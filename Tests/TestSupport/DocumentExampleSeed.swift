@@ -10,7 +10,25 @@ package enum DocumentExampleSeed {
     /// Seeds `cluster`'s app; throws naming the step that failed.
     package static func seed(_ cluster: TestCluster) async throws {
         for (method, path, body) in steps { try await step(cluster, method, path, body) }
-        for file in [DocumentExamples.filePath, DocumentExamples.disposableFile] { try await upload(file, cluster) }
+        typealias E = DocumentExamples
+        for file in [E.filePath, E.disposableFile] { try await upload("/files/" + file, cluster) }
+        for (table, id) in [(E.table, E.objectID), (E.disposableTable, E.detachedObjectID)] {
+            try await upload("/data/\(table)/\(id)/file?field_name=\(E.fileColumn)", cluster)
+        }
+    }
+
+    /// Saves a geo point in ``DocumentExamples/geoCategory`` and Default and answers its id (which
+    /// the server chooses, so no example in the description can name it). Default keeps it when a
+    /// fuzzer removes the example category (a removal deletes the points only in that category).
+    package static func seedGeoPoint(_ cluster: TestCluster) async throws -> String {
+        let body =
+            #"{"latitude": 40.7128, "longitude": -74.006, "categories": ["\#(DocumentExamples.geoCategory)", "Default"]}"#
+        let result = try await cluster.send(.POST, "/geo/points", body, key: .serverCode)
+        let saved = try JSONSerialization.jsonObject(with: Data(result.text.utf8)) as? [String: Any]
+        guard let point = saved?["geopoint"] as? [String: Any], let id = point["objectId"] as? String else {
+            throw TestClusterFailure(description: "seeding a geo point: \(result.status) \(result.text)")
+        }
+        return id
     }
 
     /// The requests that make the examples, in order.
@@ -19,16 +37,18 @@ package enum DocumentExampleSeed {
         let (id, table, disposable) = (E.objectID, E.table, E.disposableTable)
         let unlinked = E.unlinkedObjectID
         let fence = { (name: String) in
-            #"{"name": "\#(name)", "type": "RECT", "nodes": [{"latitude": 41, "longitude": -109}, {"latitude": 37, "longitude": -102}], "actions": {"onenter": {"type": "EVENT", "eventname": "entered"}}}"#
+            #"{"name": "\#(name)", "type": "RECT", "nodes": [{"latitude": 41, "longitude": -109}, {"latitude": 37, "longitude": -102}], "actions": {"onenter": {"type": "EVENT", "eventname": "entered"}, "onstay": {"type": "EVENT", "eventname": "stayed"}, "onexit": {"type": "EVENT", "eventname": "left"}}}"#
         }
         return [
             (.POST, "/data/\(table)", #"{"objectId": "\#(id)", "name": "example"}"#),
+            (.POST, "/data/\(table)/schema", #"[{"name": "\#(E.fileColumn)", "type": "FILE_REF"}]"#),
             (.POST, "/data/\(table)/\(id)/\(E.relation):\(table):n", #"["\#(id)"]"#),
             (
                 .POST, "/data/bulk/\(disposable)",
-                #"[{"objectId": "\#(E.removedObjectID)", "\#(E.disposableColumn)": 1}, {"objectId": "\#(unlinked)"}, {"objectId": "\#(E.quickBloxRemovedID)"}]"#
+                #"[{"objectId": "\#(E.removedObjectID)", "\#(E.disposableColumn)": 1}, {"objectId": "\#(unlinked)"}, {"objectId": "\#(E.quickBloxRemovedID)"}, {"objectId": "\#(E.detachedObjectID)"}, {"objectId": "\#(E.bodyRemovedObjectID)"}]"#
             ),
             (.POST, "/data/\(disposable)/\(unlinked)/\(E.relation):\(disposable):n", #"["\#(unlinked)"]"#),
+            (.POST, "/data/\(disposable)/schema", #"[{"name": "\#(E.fileColumn)", "type": "FILE_REF"}]"#),
             (.POST, "/data/\(E.clearedTable)", #"{"name": "cleared"}"#),
             (.POST, "/data/\(E.droppedTable)", #"{"name": "dropped"}"#),
             (.POST, "/users/register", #"{"email": "\#(E.email)", "password": "example-pw"}"#),
@@ -66,18 +86,19 @@ package enum DocumentExampleSeed {
         }
     }
 
-    /// `POST /files/{path}` as a multipart upload.
-    private static func upload(_ path: String, _ cluster: TestCluster) async throws {
+    /// A multipart upload to `route` (`/files/{path}`, or an object's file field).
+    private static func upload(_ route: String, _ cluster: TestCluster) async throws {
         let boundary = "example-boundary"
-        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let path = route.split(separator: "?")[0]
+        let name = path.split(separator: "/").last.map(String.init) ?? "file"
         let body =
             "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(name)\"\r\n"
             + "Content-Type: text/plain\r\n\r\nHello\r\n--\(boundary)--\r\n"
         let result = try await HTTPTestClient.send(
-            .POST, cluster.gatewayURL + cluster.prefix(.serverCode) + "/files/" + path,
+            .POST, cluster.gatewayURL + cluster.prefix(.serverCode) + route,
             headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)")], body: Data(body.utf8))
         guard (200..<300).contains(result.status) else {
-            throw TestClusterFailure(description: "seeding the file \(path): \(result.status) \(result.text)")
+            throw TestClusterFailure(description: "seeding the file \(route): \(result.status) \(result.text)")
         }
     }
 }

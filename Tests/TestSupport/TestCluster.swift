@@ -235,6 +235,9 @@ package struct TestCluster: Sendable {
 /// A cluster request that did not answer as a helper needs.
 package struct TestClusterFailure: Error, CustomStringConvertible {
     package let description: String
+
+    /// A failure saying `description`.
+    package init(description: String) { self.description = description }
 }
 
 extension TestCluster {

@@ -39,9 +39,10 @@ package enum GeoError {
             status: 400)
     }
 
-    /// 4006, 400: the Default category is always there; it cannot be created or removed.
+    /// 4006, 409: the Default category is always there; it cannot be created or removed (the name is
+    /// valid, the built-in category's state conflicts with the request).
     package static let defaultCategory = ErrorEnvelope(
-        code: 4006, message: "The Default geo category cannot be created or deleted", status: 400)
+        code: 4006, message: "The Default geo category cannot be created or deleted", status: 409)
 
     /// 4007, 404: no category by that name.
     package static func categoryNotFound(_ name: String) -> ErrorEnvelope {

@@ -72,7 +72,10 @@ package struct FindQuery: Sendable {
         let props = try parameters.list("props") + parameters.list("property")
         allColumns = props.contains("*")
         if !props.isEmpty, props != ["*"] {
+            // The same item named twice (in `props` and `property`, say) is selected once.
+            var seen: Set<SelectItem> = []
             properties = try props.filter { $0 != "*" }.map { item throws in try QueryParser.selectItem(item) }
+                .filter { seen.insert($0).inserted }
         }
         excluded = try parameters.list("excludeProps")
         sort = try parameters.list("sortBy").map { item throws in try QueryParser.sortItem(item) }

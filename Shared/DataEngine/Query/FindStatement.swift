@@ -76,7 +76,7 @@ struct FindStatement {
         (query.properties ?? []).contains { ExpressionCompiler.isAggregate($0.expression) }
     }
 
-    /// `SELECT row_to_json(r)::text FROM (SELECT … LIMIT … OFFSET …) r`.
+    /// `SELECT row_to_json(r.*)::text FROM (SELECT … LIMIT … OFFSET …) r`.
     func page() throws -> SQL {
         try prepared().pageStatement()
     }
@@ -121,17 +121,23 @@ struct FindStatement {
     }
 
     private func projection(into sql: inout SQL, includeClass: Bool = true) throws {
+        var names = OutputNames()
         guard let items = selectItems, !query.allColumns else {
             let excluded = Set(query.excluded.map { $0.lowercased() })
             for name in excluded where !table.hasProperty(named: name) {
                 throw DataError.columnNotFound(name, table: table.name)
             }
             Projection.columnList(of: table, excluding: excluded, rowAlias: "t", into: &sql)
+            for column in table.columns where !excluded.contains(column.name.lowercased()) {
+                try names.claim(column.name)
+            }
             // Beside `*`, items add what the columns lack: aliases, functions, related columns.
             for item in selectItems ?? [] where item.alias != nil || !isPlainColumn(item) {
+                try names.claim(outputName(item))
                 try selectItem(item, into: &sql)
                 sql.append(", ")
             }
+            try names.claim(Projection.classKey)
             Projection.className(table, into: &sql)
             return
         }
@@ -139,17 +145,35 @@ struct FindStatement {
         if !aggregates, query.groupBy.isEmpty, !query.distinct, !items.contains(where: { isColumn($0, "objectId") }) {
             Projection.wire(ColumnSchema.system[0], rowAlias: "t", into: &sql)
             sql.append(" AS \"objectId\"")
+            try names.claim("objectId")
             wroteAny = true
         }
         for item in items {
             if wroteAny { sql.append(", ") }
+            try names.claim(outputName(item))
             try selectItem(item, into: &sql)
             wroteAny = true
         }
         if includeClass {
             if wroteAny { sql.append(", ") }
+            try names.claim(Projection.classKey)
             Projection.className(table, into: &sql)
         }
+    }
+
+    /// The keys a row's JSON gets: each at most once, or the row would not be JSON a client can read.
+    private struct OutputNames {
+        private var used: Set<String> = []
+
+        mutating func claim(_ name: String) throws {
+            guard used.insert(name).inserted else {
+                throw DataError.invalidQuery("'\(name)' would be answered twice; give one of the properties an alias")
+            }
+        }
+    }
+
+    private func outputName(_ item: SelectItem) -> String {
+        item.alias ?? defaultName(item.expression)
     }
 
     private func selectItem(_ item: SelectItem, into sql: inout SQL) throws {
@@ -167,7 +191,7 @@ struct FindStatement {
             if type == .datetime { sql.append(") * 1000)::bigint") }
         }
         sql.append(" AS ")
-        sql.identifier(item.alias ?? defaultName(item.expression))
+        sql.identifier(outputName(item))
     }
 
     private func defaultName(_ expression: ValueExpression) -> String {

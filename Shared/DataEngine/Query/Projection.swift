@@ -21,10 +21,14 @@ enum Projection {
         }
     }
 
+    /// The key of the table's name in each row.
+    static let classKey = "___class"
+
     /// `$n::text AS "___class"`.
     static func className(_ table: TableSchema, into sql: inout SQL) {
         sql.bind(.text(table.name))
-        sql.append(" AS \"___class\"")
+        sql.append(" AS ")
+        sql.identifier(classKey)
     }
 
     /// The column's wire value (epoch milliseconds for DATETIME, a URL for FILE_REF).
@@ -44,9 +48,9 @@ enum Projection {
         }
     }
 
-    /// `SELECT row_to_json(r)::text FROM (` — close with ``close(into:)``.
+    /// `SELECT row_to_json(r.*)::text FROM (` — close with ``close(into:)``.
     static func open(into sql: inout SQL) {
-        sql.append("SELECT row_to_json(r)::text FROM (SELECT ")
+        sql.append("SELECT row_to_json(r.*)::text FROM (SELECT ")
     }
 
     /// `) r`.

@@ -163,7 +163,7 @@ struct RelationLoader {
         _ relation: RelationSchema, parents: [String], parentTable: TableSchema, childTable: TableSchema,
         grants: (parent: AccessGrant, child: AccessGrant), condition: Condition?, budget: Int
     ) throws -> SQL {
-        var sql = SQL("SELECT p.parent, r.\"objectId\", row_to_json(r)::text FROM unnest(")
+        var sql = SQL("SELECT p.parent, r.\"objectId\", row_to_json(r.*)::text FROM unnest(")
         sql.bind(.textArray(parents))
         sql.append(") AS p(parent)")
         if let filter = grants.parent.rowFilter {

@@ -35,10 +35,10 @@ enum ChangeEvents {
         emit(change, table: table, appID: appID, into: &sql) { sql in
             sql.append(", 'object', ")
             if FileLinks.base == nil || !FileReference.hasColumns(in: table) {
-                sql.append("row_to_json(\(answer))")
+                sql.append("row_to_json(\(answer).*)")
             } else {
                 // The answer's file URLs carry the writer's API key.
-                sql.append("(SELECT row_to_json(e) FROM (SELECT ")
+                sql.append("(SELECT row_to_json(e.*) FROM (SELECT ")
                 FileReference.asPaths { Projection.columns(of: table, rowAlias: rowAlias, into: &sql) }
                 sql.append(") e)")
             }
@@ -69,7 +69,7 @@ enum ChangeEvents {
         case .bulkCreate, .bulkUpsert:
             sql.append("(SELECT ")
             emit(change, table: table, appID: appID, into: &sql) { sql in
-                sql.append(", 'objects', json_agg(row_to_json(r))")
+                sql.append(", 'objects', json_agg(row_to_json(r.*))")
             }
             rendered(table: table, into: &sql)
             sql.append(" WHERE ")
@@ -77,7 +77,7 @@ enum ChangeEvents {
             sql.append(" HAVING count(*) > 0)")
         case .create, .update, .upsert, .delete:
             sql.append("(SELECT count(")
-            emit(change, table: table, appID: appID, into: &sql) { sql in sql.append(", 'object', row_to_json(r)") }
+            emit(change, table: table, appID: appID, into: &sql) { sql in sql.append(", 'object', row_to_json(r.*)") }
             sql.append(")")
             rendered(table: table, into: &sql)
             sql.append(" WHERE ")

@@ -185,7 +185,7 @@ enum WriteStatements {
 
     /// After a `WITH w AS (…)`: each written object as JSON, with its change event.
     static func selectObjects(table: TableSchema, change: Change, appID: String, into sql: inout SQL) {
-        sql.append(" SELECT row_to_json(r)::text, ")
+        sql.append(" SELECT row_to_json(r.*)::text, ")
         ChangeEvents.emitEach(change, table: table, appID: appID, rowAlias: "t", answer: "r", into: &sql)
         sql.append(" FROM w t CROSS JOIN LATERAL (SELECT ")
         Projection.columns(of: table, rowAlias: "t", into: &sql)

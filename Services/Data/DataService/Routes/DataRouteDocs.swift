@@ -45,18 +45,72 @@ enum DataSchemas {
     /// `UnitOfWork`: operations run in order in one transaction.
     static let unitOfWork = APISchema.object(
         [
-            "operations": .array(
-                .object(
-                    [
-                        "operationType": .choice(UnitOfWork.OperationType.allCases.map(\.rawValue)),
-                        "table": .string,
-                        "opResultId": APISchema.string.described("The name later operations refer to its result by"),
-                        "payload": APISchema.any.described("The operation's object, objects, ids or query"),
-                    ], required: ["operationType", "table"])),
+            "operations": APISchema.array(
+                .either(
+                    operation([.create, .upsert], payload: .ref("SavedObject")),
+                    operation([.update], payload: objectWithID),
+                    operation(
+                        [.createBulk, .upsertBulk], payload: APISchema.array(.ref("SavedObject")).counting(0, 100)),
+                    operation([.delete], payload: .either(APISchema.string.length(1), objectWithID)),
+                    operation([.updateBulk, .deleteBulk], payload: bulkSelection),
+                    operation(
+                        [.find],
+                        payload: APISchema.anyObject.described(
+                            "A query: whereClause, properties, sortBy, pageSize, offset, related…")),
+                    operation([.addRelation, .setRelation, .deleteRelation], payload: relationChange))
+            ).counting(1, UnitOfWork.operationLimit),
             "isolationLevelEnum": APISchema.choice(
                 ["READ_UNCOMMITTED", "READ_COMMITTED", "REPEATABLE_READ", "SERIALIZABLE", "SERIALZABLE"]
             ).orNull,
-        ], required: ["operations"])
+        ], required: ["operations"]
+    ).examples(
+        .members([
+            "operations": .list([
+                .members([
+                    "operationType": "CREATE", "table": .text(DocumentExamples.table), "opResultId": "created",
+                    "payload": .members(["name": "made in a unit of work"]),
+                ]),
+                .members([
+                    "operationType": "FIND", "table": .text(DocumentExamples.table), "opResultId": "found",
+                    "payload": .members(["whereClause": "name = 'example'"]),
+                ]),
+            ])
+        ]))
+
+    /// One operation of a unit of work of one of `types`, with its payload.
+    private static func operation(_ types: [UnitOfWork.OperationType], payload: APISchema) -> APISchema {
+        .object(
+            [
+                "operationType": .choice(types.map(\.rawValue)), "table": .identifier,
+                "opResultId": APISchema.string.length(1, UnitOfWork.maximumResultIdLength / 4).described(
+                    "The name later operations refer to its result by (at most 256 bytes)"),
+                "payload": payload,
+            ], required: ["operationType", "table", "payload"])
+    }
+
+    /// An object naming an existing object by `objectId` (its other members are changes).
+    private static let objectWithID: APISchema = {
+        var schema = CommonSchemas.savedObject
+        schema.required = ["objectId"]
+        return schema
+    }()
+
+    /// A bulk operation's objects: a where clause, or their ids; UPDATE_BULK's `changes` too.
+    private static let bulkSelection = APISchema.object([
+        "conditional": APISchema.string.described("A where clause; blank for every object"),
+        "unconditional": APISchema.array(.either(APISchema.string.length(1), objectWithID)),
+        "changes": .ref("SavedObject"),
+    ])
+
+    /// A relation operation's parent, relation column and children (ids or objects, or a where clause).
+    private static let relationChange = APISchema.object(
+        [
+            "parentObject": .either(APISchema.string.length(1), objectWithID),
+            "relationColumn": .identifier,
+            "unconditional": .either(
+                APISchema.string.length(1), objectWithID, .array(.either(APISchema.string.length(1), objectWithID))),
+            "conditional": APISchema.string.described("A where clause choosing the children"),
+        ], required: ["parentObject", "relationColumn"])
 
     /// `UnitOfWorkResult`: every operation's result, or the error that rolled the unit back.
     static let unitOfWorkResult = APISchema.object(
@@ -182,7 +236,7 @@ extension RouteDoc {
 
     /// `POST data/{table}`.
     static let createObject = RouteDoc(
-        "Creates an object and answers it as stored", body: .json(.ref("DataObject")), json: .ref("DataObject")
+        "Creates an object and answers it as stored", body: .json(.ref("SavedObject")), json: .ref("DataObject")
     ).linking(
         [
             ("ReadObject", "GET", "data/:table/:id"), ("UpdateObject", "PUT", "data/:table/:id"),
@@ -192,7 +246,7 @@ extension RouteDoc {
 
     /// `PUT data/{table}`.
     static let saveObject = RouteDoc(
-        "Updates the object when it carries an objectId, else creates it", body: .json(.ref("DataObject")),
+        "Updates the object when it carries an objectId, else creates it", body: .json(.ref("SavedObject")),
         json: .ref("DataObject")
     ).linking(
         [
@@ -203,18 +257,18 @@ extension RouteDoc {
 
     /// `PUT data/{table}/upsert`.
     static let upsertObject = RouteDoc(
-        "Creates an object or replaces the one with its objectId", body: .json(.ref("DataObject")),
+        "Creates an object or replaces the one with its objectId", body: .json(.ref("SavedObject")),
         json: .ref("DataObject"))
 
     /// `PUT data/{table}/deep-save`.
     static let deepSave = RouteDoc(
         "Saves an object with the related objects it nests in one transaction",
-        body: .json(.ref("DataObject")), json: .ref("DataObject"))
+        body: .json(.ref("SavedObject")), json: .ref("DataObject"))
 
     /// `PUT data/{table}/{id}`.
     static let updateObject = RouteDoc(
         "Updates the properties the body names on one object and answers it",
-        body: .json(.ref("DataObject")), json: .ref("DataObject"))
+        body: .json(.ref("SavedObject")), json: .ref("DataObject"))
 
     /// `DELETE data/{table}/{id}`.
     static let deleteObject = RouteDoc("Deletes one object by its id", json: deletion)
@@ -222,25 +276,29 @@ extension RouteDoc {
     /// `DELETE data/{table}` with the id in the body.
     static let deleteObjectByBody = RouteDoc(
         "Deletes the object whose objectId the body names",
-        body: .json(.object(["objectId": .string], required: ["objectId"])), json: deletion)
+        body: .json(
+            .object(
+                ["objectId": APISchema.string.examples(.text(DocumentExamples.bodyRemovedObjectID))],
+                required: ["objectId"])),
+        json: deletion)
 
     // MARK: Bulk operations
 
     /// `POST data/bulk/{table}`.
     static let createBulk = RouteDoc(
-        "Creates up to 100 objects and answers their ids in order", body: .json(.array(.ref("DataObject"))),
+        "Creates up to 100 objects and answers their ids in order", body: .json(.array(.ref("SavedObject"))),
         json: .array(.string))
 
     /// `PUT data/bulkupsert/{table}`.
     static let upsertBulk = RouteDoc(
         "Creates or replaces by id up to 100 objects and answers their ids in order",
-        body: .json(.array(.ref("DataObject"))), json: .array(.string))
+        body: .json(.array(.ref("SavedObject"))), json: .array(.string))
 
     /// `PUT data/bulk/{table}`.
     static let updateBulk = RouteDoc(
         "Changes every object matching a condition and answers how many changed",
         query: [FindQueryDocs.clause("where", "A condition; without one (or with only spaces) every object changes")],
-        body: .json(.ref("DataObject")), json: .integer)
+        body: .json(.ref("SavedObject")), json: .integer)
 
     /// `DELETE data/bulk/{table}`.
     static let deleteBulk = RouteDoc(

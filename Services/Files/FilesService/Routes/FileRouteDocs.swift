@@ -55,7 +55,8 @@ private enum FileDocs {
 
     /// `?field_name=`: the file field's column.
     static let fieldName = RouteDoc.QueryParameter(
-        "field_name", FindQueryDocs.name, "The FILE_REF column holding the file", required: true)
+        "field_name", FindQueryDocs.name.examples(.text(DocumentExamples.fileColumn)),
+        "The FILE_REF column holding the file", required: true)
 
     /// A stored file's bytes of any type (typeless, so that a JSON file's bytes match as well).
     static let fileBytes = APISchema(format: "binary", description: "The file's bytes, typed by its name")
@@ -128,5 +129,6 @@ extension RouteDoc {
         answer: Body(mediaType: "*/*", schema: FileDocs.fileBytes))
     /// `DELETE data/{table}/{id}/file`.
     static let deleteFileField = RouteDoc(
-        "Empties an object's file field and deletes its file.", query: [FileDocs.fieldName], json: .ref("DataObject"))
+        "Empties an object's file field and deletes its file.", query: [FileDocs.fieldName], json: .ref("DataObject")
+    ).path("id", DocumentExamples.named(DocumentExamples.detachedObjectID))
 }

@@ -62,7 +62,7 @@ struct GeoClusterID: Sendable, Hashable, CustomStringConvertible {
     init?(_ text: String) {
         let parts = text.split(separator: "_", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == "cluster", let column = Int64(parts[1]), let row = Int64(parts[2]),
-            let size = Double(parts[3]), size.isFinite, size > 0, size <= 360
+            let size = Double(parts[3]), size.isFinite, size >= GeoSearch.smallestCell, size <= 360
         else { return nil }
         self.init(column: column, row: row, size: size)
     }

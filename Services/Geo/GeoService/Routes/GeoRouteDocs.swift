@@ -72,6 +72,20 @@ enum GeoSchemas {
     /// A search's fence: a fence's name, or empty for none.
     static let searchedFence = APISchema.string.matching(#"^[^\x00-\x1F\x7F-\x9F]{0,100}$"#)
 
+    /// A point's metadata as ``GeoMetadata`` takes it: names of 1 to 255 characters; strings,
+    /// numbers, booleans, nulls and data objects (with `___class`) as values.
+    static let metadata = APISchema.map(
+        .either(
+            .string, .number, .boolean, APISchema(types: ["null"]),
+            .object(["___class": .identifier], required: ["___class"]))
+    ).memberNames(APISchema.string.length(1, 255))
+
+    /// A cluster's id, `cluster_{column}_{row}_{size}` (size in degrees, above 0 and at most 360).
+    static let clusterID = APISchema.string.matching(
+        #"^cluster_-?[0-9]{1,15}_-?[0-9]{1,15}_[0-9]{1,3}(\.[0-9]{1,15})?$"#
+    )
+    .examples("cluster_0_0_1.0")
+
     /// Every geo schema by name.
     static let all: [String: APISchema] = [
         "GeoPoint": point, "GeoRelativeMatch": relativeMatch, "GeoCategory": category, "GeoFence": fence,
@@ -96,11 +110,17 @@ private func pointBody(required: [String]) -> RouteDoc.Body {
                 "categories": APISchema.either(
                     .array(GeoSchemas.categoryName), GeoSchemas.categoryName, APISchema(types: ["null"])
                 ).described("Up to 100 names, or one; Default when absent on a save"),
-                "metadata": APISchema.anyObject.orNull.described(
+                "metadata": GeoSchemas.metadata.orNull.described(
                     "Up to \(GeoMetadata.maximumMembers) members of 1 to 255 characters: strings, numbers, booleans, nulls "
                         + "and data objects"),
                 "objectId": APISchema.string.orNull.described("On save: a known point's id replaces that point"),
-            ], required: required))
+            ], required: required
+        ).examples(
+            .members([
+                "latitude": .number(40.7128), "longitude": .number(-74.006),
+                "categories": .list([.text(DocumentExamples.geoCategory), "Default"]),
+                "metadata": .members(["name": "example"]),
+            ])))
 }
 
 extension RouteDoc {
@@ -166,7 +186,8 @@ extension RouteDoc {
     /// `GET geo/clusters/:id/points`.
     static let clusterPoints = RouteDoc(
         "Lists a page of a cluster's points (searched again with the query).",
-        query: geoCorners(required: false) + geoSearchQuery(radius: true), json: .array(.ref("GeoPoint")))
+        query: geoCorners(required: false) + geoSearchQuery(radius: true), json: .array(.ref("GeoPoint"))
+    ).path("id", GeoSchemas.clusterID)
 
     /// A search's item: a point or cluster, or a relative match when the query asks for one.
     private static let geoFound = APISchema.either(.ref("GeoPoint"), .ref("GeoRelativeMatch"))
@@ -175,13 +196,13 @@ extension RouteDoc {
     /// says whether the route takes `r` (a rectangle search refuses one).
     private static func geoSearchQuery(radius: Bool) -> [QueryParameter] {
         var parameters: [QueryParameter] = [
-            QueryParameter("lat", GeoSchemas.latitude, "The center's latitude, with lon"),
-            QueryParameter("lon", GeoSchemas.longitude, "The center's longitude, with lat"),
+            QueryParameter("lat", GeoSchemas.latitude.examples(.number(40.7128)), "The center's latitude, with lon"),
+            QueryParameter("lon", GeoSchemas.longitude.examples(.number(-74.006)), "The center's longitude, with lat"),
         ]
         if radius {
             parameters.append(
                 QueryParameter(
-                    "r", GeoSchemas.positive(atMost: Sphere.farthest),
+                    "r", GeoSchemas.positive(atMost: Sphere.farthest).examples(.integer(1000)),
                     "A radius around lat and lon, above 0 and at most half the Earth's circumference ("
                         + "\(Int(Sphere.farthest)) m) in units; not with a rectangle"))
         }
@@ -205,8 +226,9 @@ extension RouteDoc {
                 "pagesize", APISchema.integer.within(1...GeoSearch.maximumPageSize), "Items per page (default 100)"),
             QueryParameter("offset", APISchema.integer.within(0...Int(Int32.max)), "Items to skip"),
             QueryParameter(
-                "dpp", GeoSchemas.positive(atMost: 360),
-                "Degrees per pixel: answers clusters; dpp × clusterGridSize must be at most 360"),
+                "dpp", APISchema.number.within(GeoSearch.smallestCell, 360),
+                "Degrees per pixel (at least \(GeoSearch.smallestCell)): answers clusters; dpp × clusterGridSize must be at most 360"
+            ),
             QueryParameter(
                 "clusterGridSize", APISchema.integer.within(1...100_000),
                 "A cluster cell's side in pixels (default 100), read with dpp"),
@@ -217,13 +239,16 @@ extension RouteDoc {
     /// A rectangle's corners (`required` on the rectangle routes; elsewhere `nwlat` makes one,
     /// which then needs the other three and no `r`).
     private static func geoCorners(required: Bool) -> [QueryParameter] {
-        [
-            QueryParameter(
-                "nwlat", GeoSchemas.latitude, "The north-west corner's latitude, not south of selat",
-                required: required),
-            QueryParameter("nwlon", GeoSchemas.longitude, "The north-west corner's longitude", required: required),
-            QueryParameter("selat", GeoSchemas.latitude, "The south-east corner's latitude", required: required),
-            QueryParameter("selon", GeoSchemas.longitude, "The south-east corner's longitude", required: required),
+        // Where a rectangle is the search, the examples frame the seeded point (``DocumentExampleSeed``);
+        // elsewhere they would clash with the radius's.
+        func corner(_ name: String, _ schema: APISchema, _ example: Int, _ text: String) -> QueryParameter {
+            QueryParameter(name, required ? schema.examples(.integer(example)) : schema, text, required: required)
+        }
+        return [
+            corner("nwlat", GeoSchemas.latitude, 41, "The north-west corner's latitude, not south of selat"),
+            corner("nwlon", GeoSchemas.longitude, -75, "The north-west corner's longitude"),
+            corner("selat", GeoSchemas.latitude, 40, "The south-east corner's latitude"),
+            corner("selon", GeoSchemas.longitude, -74, "The south-east corner's longitude"),
         ]
     }
 
@@ -231,10 +256,10 @@ extension RouteDoc {
     private static func geoRelativeQuery(required: Bool) -> [QueryParameter] {
         [
             QueryParameter(
-                "relativeFindMetadata", APISchema.string.length(1),
+                "relativeFindMetadata", APISchema.string.length(1).examples(#"{"name": "example"}"#),
                 "A JSON object of 1 to 64 members to match, with relativeFindPercentThreshold", required: required),
             QueryParameter(
-                "relativeFindPercentThreshold", GeoSchemas.positive(atMost: 100),
+                "relativeFindPercentThreshold", GeoSchemas.positive(atMost: 100).examples(.integer(50)),
                 "The share of members a point must match, above 0 and at most 100 percent",
                 required: required),
         ]
@@ -266,18 +291,40 @@ extension RouteDoc {
     static let saveGeoFence = RouteDoc(
         "Saves a geofence, replacing one of the same name (server-code key).",
         body: .json(
-            .object(
-                [
-                    "geofenceName": GeoSchemas.fenceName.described("1 to 100 characters (or `name`)"),
-                    "type": .choice(["CIRCLE", "RECT", "SHAPE"]),
-                    "nodes": APISchema.array(GeoSchemas.node).described(
-                        "CIRCLE: center and edge; RECT: north-west and south-east; SHAPE: 3 to 1000 corners"),
-                    "onStayDuration": APISchema.integer.within(0, 86_400 * 365),
-                    "actions": APISchema.object(
-                        ["onenter": .anyObject, "onstay": .anyObject, "onexit": .anyObject], closed: true
-                    ).described("The events' actions"),
-                ], required: ["type", "nodes"])),
+            .either(
+                fence(["CIRCLE"], nodes: 2...2, "The center and a point on the edge"),
+                fence(["RECT"], nodes: 2...2, "The north-west and south-east corners"),
+                fence(["SHAPE"], nodes: 3...1000, "3 to 1000 corners")
+            ).examples(
+                .members([
+                    "geofenceName": .text(DocumentExamples.geofence), "type": "RECT",
+                    "nodes": .list([
+                        .members(["latitude": .integer(41), "longitude": .integer(-109)]),
+                        .members(["latitude": .integer(37), "longitude": .integer(-102)]),
+                    ]),
+                    "actions": .members([
+                        "onenter": .members(["type": "EVENT", "eventname": "entered"]),
+                        "onstay": .members(["type": "EVENT", "eventname": "stayed"]),
+                        "onexit": .members(["type": "EVENT", "eventname": "left"]),
+                    ]),
+                ]))),
         json: .ref("GeoFence"))
+
+    /// A fence of one of `types` in a save, with `nodes` nodes.
+    private static func fence(_ types: [String], nodes: ClosedRange<Int>, _ described: String) -> APISchema {
+        .object(
+            [
+                "geofenceName": GeoSchemas.fenceName.examples(.text(DocumentExamples.geofence)).described(
+                    "1 to 100 characters (`name` is read too)"),
+                "type": .choice(types),
+                "nodes": APISchema.array(GeoSchemas.node).counting(nodes.lowerBound, nodes.upperBound).described(
+                    described),
+                "onStayDuration": APISchema.integer.within(0, 86_400 * 365),
+                "actions": APISchema.object(
+                    ["onenter": .anyObject, "onstay": .anyObject, "onexit": .anyObject], closed: true
+                ).described("The events' actions"),
+            ], required: ["geofenceName", "type", "nodes"])
+    }
 
     /// `DELETE geo/fences/:name`.
     static let deleteGeoFence = RouteDoc(
@@ -298,12 +345,18 @@ extension RouteDoc {
     /// `POST geo/fence/:event`.
     static let runGeoFenceAction = RouteDoc(
         "Runs a geofence's onenter, onstay or onexit action for a point, or every saved point without a body.",
-        query: [QueryParameter("geoFence", GeoSchemas.fenceName, "The fence", required: true)],
+        query: [
+            QueryParameter(
+                "geoFence", GeoSchemas.fenceName.examples(.text(DocumentExamples.geofence)), "The fence", required: true
+            )
+        ],
         body: .json(
-            .object([
-                "objectId": APISchema.string.orNull, "latitude": GeoSchemas.latitude.orNull,
-                "longitude": GeoSchemas.longitude.orNull,
-            ]),
+            .either(
+                .object(["objectId": APISchema.string.length(1)], required: ["objectId"]),
+                .object(
+                    ["latitude": GeoSchemas.latitude, "longitude": GeoSchemas.longitude],
+                    required: ["latitude", "longitude"])
+            ).examples(.members(["latitude": .integer(39), "longitude": .integer(-105)])),
             required: false),
         json: APISchema.integer.described("How many points the action ran for"))
 }

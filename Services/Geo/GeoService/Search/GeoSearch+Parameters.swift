@@ -88,9 +88,10 @@ extension GeoSearch {
         let degreesPerPixel = try Coordinate.degrees(text, "dpp")
         let pixels = try integer(parameters["clustergridsize"], "clustergridsize", default: 100, in: 1...100_000)
         let cell = degreesPerPixel * Double(pixels)
-        guard degreesPerPixel > 0, cell <= 360 else {
+        guard degreesPerPixel >= GeoSearch.smallestCell, cell <= 360 else {
             throw GeoError.invalidParameter(
-                "Query parameter 'dpp' must be above 0, and dpp × clustergridsize at most 360")
+                "Query parameter 'dpp' must be at least \(GeoSearch.smallestCell), and dpp × clustergridsize at most 360"
+            )
         }
         return cell
     }

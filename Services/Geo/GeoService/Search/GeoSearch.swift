@@ -35,6 +35,9 @@ struct GeoSearch: Sendable {
     var offset = 0
     /// `dpp` × `clustergridsize`: the side of a cluster cell in degrees.
     var clusterCell: Double?
+    /// The smallest cell side and `dpp` (degrees; about 0.1 mm): smaller, a cell's column and row
+    /// outgrow the 64-bit numbers PostgreSQL computes them in.
+    static let smallestCell = 1e-9
     var relative: RelativeFind?
     var fence: String?
     /// The named fence's area, once the store has looked it up.
