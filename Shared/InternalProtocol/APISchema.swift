@@ -12,10 +12,20 @@ package struct APISchema: Codable, Sendable, Hashable {
     package var required: [String]?
     /// `additionalProperties`: false forbids members beyond `properties`; a schema types them.
     package var additionalProperties: Member?
+    /// `propertyNames`: the schema every member's name matches.
+    package var propertyNames: Member?
+    /// `minProperties`, `maxProperties`: how many members an object has.
+    package var minProperties: Int?
+    package var maxProperties: Int?
     /// `items`: the schema of every element of an array.
     package var items: Member?
+    /// `minItems`, `maxItems`: how many elements an array has.
+    package var minItems: Int?
+    package var maxItems: Int?
     /// `anyOf`: the value matches at least one of these.
     package var anyOf: [APISchema]?
+    /// `allOf`: the value matches every one of these.
+    package var allOf: [APISchema]?
     /// `enum`: the strings allowed.
     package var allowed: [String]?
     package var minimum: Double?
@@ -30,7 +40,8 @@ package struct APISchema: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case ref = "$ref"
         case allowed = "enum"
-        case type, format, description, properties, required, additionalProperties, items, anyOf
+        case type, format, description, properties, required, additionalProperties, items, anyOf, allOf
+        case propertyNames, minProperties, maxProperties, minItems, maxItems
         case minimum, maximum, minLength, maxLength, pattern, examples
     }
 
@@ -198,6 +209,39 @@ extension APISchema {
     package func examples(_ values: Example...) -> APISchema {
         var schema = self
         schema.examples = values
+        return schema
+    }
+
+    /// This object schema with `minimum` to `maximum` members (no upper bound when nil), each
+    /// named as `names` allows (any name when nil).
+    package func members(_ minimum: Int, _ maximum: Int? = nil, named names: APISchema? = nil) -> APISchema {
+        var schema = self
+        schema.minProperties = minimum > 0 ? minimum : nil
+        schema.maxProperties = maximum
+        schema.propertyNames = names.map(Member.schema)
+        return schema
+    }
+
+    /// This array schema with `minimum` to `maximum` elements (no upper bound when nil).
+    package func elements(_ minimum: Int, _ maximum: Int? = nil) -> APISchema {
+        var schema = self
+        schema.minItems = minimum > 0 ? minimum : nil
+        schema.maxItems = maximum
+        return schema
+    }
+
+    /// This schema, matching at least one of `alternatives` as well (JSON Schema's `anyOf`
+    /// beside the schema's own keywords: an object that needs one member or another). Called
+    /// again, each call's alternatives must hold (`allOf`).
+    package func requiringOne(of alternatives: [APISchema]) -> APISchema {
+        var schema = self
+        if schema.anyOf == nil {
+            schema.anyOf = alternatives
+        } else {
+            var group = APISchema()
+            group.anyOf = alternatives
+            schema.allOf = (schema.allOf ?? []) + [group]
+        }
         return schema
     }
 
