@@ -12,10 +12,20 @@ package struct APISchema: Codable, Sendable, Hashable {
     package var required: [String]?
     /// `additionalProperties`: false forbids members beyond `properties`; a schema types them.
     package var additionalProperties: Member?
+    /// `propertyNames`: the schema every member's name matches.
+    package var propertyNames: Member?
+    /// `minProperties`, `maxProperties`: how many members an object has.
+    package var minProperties: Int?
+    package var maxProperties: Int?
     /// `items`: the schema of every element of an array.
     package var items: Member?
+    /// `minItems`, `maxItems`: how many elements an array has.
+    package var minItems: Int?
+    package var maxItems: Int?
     /// `anyOf`: the value matches at least one of these.
     package var anyOf: [APISchema]?
+    /// `allOf`: the value matches every one of these.
+    package var allOf: [APISchema]?
     /// `enum`: the strings allowed.
     package var allowed: [String]?
     package var minimum: Double?
@@ -23,11 +33,6 @@ package struct APISchema: Codable, Sendable, Hashable {
     package var minLength: Int?
     package var maxLength: Int?
     package var pattern: String?
-    /// `propertyNames`: the schema every member name of an object matches.
-    package var propertyNames: Member?
-    /// `minItems`, `maxItems`: an array's bounds.
-    package var minItems: Int?
-    package var maxItems: Int?
     /// `examples`: values that exist in the system the tests seed (``DocumentExamples``), where
     /// fuzzers and readers start.
     package var examples: [Example]?
@@ -35,8 +40,9 @@ package struct APISchema: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case ref = "$ref"
         case allowed = "enum"
-        case type, format, description, properties, required, additionalProperties, items, anyOf
-        case minimum, maximum, minLength, maxLength, pattern, propertyNames, minItems, maxItems, examples
+        case type, format, description, properties, required, additionalProperties, items, anyOf, allOf
+        case propertyNames, minProperties, maxProperties, minItems, maxItems
+        case minimum, maximum, minLength, maxLength, pattern, examples
     }
 
     /// One example value: any JSON value but `null`.
@@ -215,25 +221,43 @@ extension APISchema {
         within(Double(range.lowerBound), Double(range.upperBound))
     }
 
-    /// This array schema holding `minimum` to `maximum` elements (no upper bound when nil).
-    package func counting(_ minimum: Int, _ maximum: Int? = nil) -> APISchema {
+    /// This schema with example values.
+    package func examples(_ values: Example...) -> APISchema {
+        var schema = self
+        schema.examples = values
+        return schema
+    }
+
+    /// This object schema with `minimum` to `maximum` members (no upper bound when nil), each
+    /// named as `names` allows (any name when nil).
+    package func members(_ minimum: Int, _ maximum: Int? = nil, named names: APISchema? = nil) -> APISchema {
+        var schema = self
+        schema.minProperties = minimum > 0 ? minimum : nil
+        schema.maxProperties = maximum
+        schema.propertyNames = names.map(Member.schema)
+        return schema
+    }
+
+    /// This array schema with `minimum` to `maximum` elements (no upper bound when nil).
+    package func elements(_ minimum: Int, _ maximum: Int? = nil) -> APISchema {
         var schema = self
         schema.minItems = minimum > 0 ? minimum : nil
         schema.maxItems = maximum
         return schema
     }
 
-    /// This object schema whose member names all match `names`.
-    package func memberNames(_ names: APISchema) -> APISchema {
+    /// This schema, matching at least one of `alternatives` as well (JSON Schema's `anyOf`
+    /// beside the schema's own keywords: an object that needs one member or another). Called
+    /// again, each call's alternatives must hold (`allOf`).
+    package func requiringOne(of alternatives: [APISchema]) -> APISchema {
         var schema = self
-        schema.propertyNames = .schema(names)
-        return schema
-    }
-
-    /// This schema with example values.
-    package func examples(_ values: Example...) -> APISchema {
-        var schema = self
-        schema.examples = values
+        if schema.anyOf == nil {
+            schema.anyOf = alternatives
+        } else {
+            var group = APISchema()
+            group.anyOf = alternatives
+            schema.allOf = (schema.allOf ?? []) + [group]
+        }
         return schema
     }
 

@@ -24,8 +24,10 @@ package enum CommonSchemas {
 
     /// `SavedObject`: an object as saves take it: ``dataObject`` whose other members are named as
     /// columns are (``APISchema/identifier``); a save naming a member otherwise is refused (1020).
-    package static let savedObject = dataObject.memberNames(
-        APISchema.string.matching("^(?:[A-Za-z][A-Za-z0-9_]{0,62}|_parent_id|___class)$"))
+    package static let savedObject = dataObject.members(
+        0,
+        named:
+            APISchema.string.matching("^(?:[A-Za-z][A-Za-z0-9_]{0,62}|_parent_id|___class)$"))
 
     /// Every common schema by name.
     package static let all: [String: APISchema] = [

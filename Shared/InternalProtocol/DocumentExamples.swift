@@ -97,3 +97,25 @@ extension APISchema {
     /// A permission action in a path: GRANT, DENY or INHERIT.
     package static let permissionAction = APISchema.choice(["GRANT", "DENY", "INHERIT"])
 }
+
+extension DocumentExamples {
+    /// The password of the users ``email``, ``profileUserID`` and ``pendingUserID`` name.
+    package static let password = "example-pw"
+    /// A user named by objectId, whose profile and status the profile routes change (made with
+    /// the data API's server-code save, which takes an objectId, then given an address and a
+    /// password through `PUT /users/{id}`).
+    package static let profileUserID = "00000000-0000-4000-8000-0000000000D1"
+    /// The email address of ``profileUserID``.
+    package static let profileEmail = "profile@example.com"
+    /// A user awaiting the confirmation of its email address, made as ``profileUserID`` is.
+    package static let pendingUserID = "00000000-0000-4000-8000-0000000000D2"
+    /// The email address of ``pendingUserID``, which `POST /users/resendconfirmation` names.
+    package static let pendingEmail = "pending@example.com"
+    /// A device type push templates reach.
+    package static let deviceType = "ANDROID"
+    /// The path the append command adds to (its first append makes the file).
+    package static let appendedFile = "examples/appended.txt"
+    /// An object of ``table`` QuickBlox's update route changes: its own, since an update may set
+    /// permissions that keep every caller from the object afterwards.
+    package static let quickBloxUpdatedID = "00000000-0000-4000-8000-0000000000C1"
+}

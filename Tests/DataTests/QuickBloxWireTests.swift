@@ -231,6 +231,21 @@ import Testing
 
     /// A create or update that adds columns is checked before the column is added: a caller who
     /// may not write the row leaves the table's schema as it was (the Users table included).
+    /// `_parent_id` names the parent object: a record that would make its column of another
+    /// type than text is refused, as records answer it as a string or null.
+    @Test func aParentIDIsText() async throws {
+        try await TestCluster.shared { cluster async throws in
+            for value in [#"{"a": 1}"#, "[1]", "5", "true"] {
+                let refused = try await cluster.send(
+                    .POST, "/quickblox/data/Parented.json", #"{"_parent_id": \#(value)}"#, key: .serverCode)
+                #expect(refused.status == 400 && refused.json["code"] as? Int == 1012, "\(value): \(refused.text)")
+            }
+            let child = try await cluster.send(
+                .POST, "/quickblox/data/Parented.json", #"{"_parent_id": "parent-1"}"#, key: .serverCode)
+            #expect(child.status == 200 && child.json["_parent_id"] as? String == "parent-1", "\(child.text)")
+        }
+    }
+
     @Test func aRefusedWriteAddsNoColumn() async throws {
         try await TestCluster.shared { cluster async throws in
             let owner = try await cluster.account("qb-schema-owner@example.com")

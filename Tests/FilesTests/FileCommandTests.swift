@@ -79,6 +79,8 @@ import Testing
             for (command, body, code) in cases {
                 let answer = try await files.send(.PUT, command, headers: json(body), body: Data(body.utf8))
                 #expect(answer.json["code"] as? Int == code, "\(command) \(body): \(answer.text)")
+                // A destination that exists is the tree's state refusing the command: a conflict.
+                if code == 6018 { #expect(answer.status == 409, "\(command) \(body): \(answer.status)") }
             }
             #expect(try await files.send(.GET, "d/a.txt").body == Data([1]))
             #expect(try await files.send(.GET, "d/b.txt").body == Data([2]))

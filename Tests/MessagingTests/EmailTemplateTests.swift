@@ -77,7 +77,7 @@ import Testing
                     .POST, "/emailtemplate/send", #"{"template-name": "welcome", "addresses": ["x@example.com"]}"#,
                     key: .serverCode)
                 #expect(
-                    gone.status == 400 && gone.json["code"] as? Int == 24002
+                    gone.status == 404 && gone.json["code"] as? Int == 24002
                         && gone.json["message"] as? String == "Email Template with name 'welcome' doesn't exist.")
             }
         }
@@ -98,7 +98,7 @@ import Testing
                     (.GET, "/emailtemplate/t", nil, .rest, 403, 4000),
                     // The JS SDK's messaging.js: a client key reaches the template lookup.
                     (
-                        .POST, "/emailtemplate/send", #"{"template-name": "nope", "addresses": ["a@b.co"]}"#, .js, 400,
+                        .POST, "/emailtemplate/send", #"{"template-name": "nope", "addresses": ["a@b.co"]}"#, .js, 404,
                         24002
                     ),
                     (.PUT, "/emailtemplate/t2", #"{"bodyparts": {"textmessage": "x"}}"#, .serverCode, 400, 5101),
@@ -112,13 +112,13 @@ import Testing
                         400, 5101
                     ),
                     (.PUT, "/emailtemplate/t2", "{", .serverCode, 400, 5101),
-                    (.GET, "/emailtemplate/nope", nil, .serverCode, 400, 24002),
-                    (.DELETE, "/emailtemplate/nope", nil, .serverCode, 400, 24002),
+                    (.GET, "/emailtemplate/nope", nil, .serverCode, 404, 24002),
+                    (.DELETE, "/emailtemplate/nope", nil, .serverCode, 404, 24002),
                     (.POST, "/emailtemplate/send", #"{"addresses": ["a@b.co"]}"#, .serverCode, 400, 5101),
                     (.POST, "/emailtemplate/send", #"{"template-name": "t"}"#, .serverCode, 400, 5101),
                     (
                         .POST, "/emailtemplate/send", #"{"template-name": "nope", "addresses": ["a@b.co"]}"#,
-                        .serverCode, 400, 24002
+                        .serverCode, 404, 24002
                     ),
                     (
                         .POST, "/emailtemplate/send",

@@ -9,7 +9,7 @@ import NIOHTTP1
 package enum DocumentExampleSeed {
     /// Seeds `cluster`'s app; throws naming the step that failed.
     package static func seed(_ cluster: TestCluster) async throws {
-        for (method, path, body) in steps { try await step(cluster, method, path, body) }
+        for (method, path, body) in steps + userSteps + recordSteps { try await step(cluster, method, path, body) }
         typealias E = DocumentExamples
         for file in [E.filePath, E.disposableFile] { try await upload("/files/" + file, cluster) }
         for (table, id) in [(E.table, E.objectID), (E.disposableTable, E.detachedObjectID)] {
@@ -75,6 +75,31 @@ package enum DocumentExampleSeed {
             (.POST, "/geo/fences", fence(E.geofence)),
             (.POST, "/geo/fences", fence(E.disposableName)),
         ]
+    }
+
+    /// The requests that make the users the profile and email routes name, and give the example
+    /// user its role: after ``steps``, whose registration they need. The users named by objectId
+    /// are saved through the data API with the server-code key (a save that takes an objectId),
+    /// then get an address and a password through `PUT /users/{id}` and a status.
+    static var userSteps: [(HTTPMethod, String, String?)] {
+        typealias E = DocumentExamples
+        let credentials = { (email: String) in #"{"email": "\#(email)", "password": "\#(E.password)"}"# }
+        let status = { (value: String) in #"{"userStatus": "\#(value)"}"# }
+        return [
+            (.POST, "/users/assignRole", #"{"user": "\#(E.email)", "roleName": "\#(E.role)"}"#),
+            (.POST, "/data/Users", #"{"objectId": "\#(E.profileUserID)"}"#),
+            (.PUT, "/users/\(E.profileUserID)", credentials(E.profileEmail)),
+            (.PUT, "/users/\(E.profileUserID)/status", status("ENABLED")),
+            (.POST, "/data/Users", #"{"objectId": "\#(E.pendingUserID)"}"#),
+            (.PUT, "/users/\(E.pendingUserID)", credentials(E.pendingEmail)),
+            (.PUT, "/users/\(E.pendingUserID)/status", status("EMAIL_CONFIRMATION_PENDING")),
+        ]
+    }
+
+    /// The object of `Example` QuickBlox's update route changes (``DocumentExamples/quickBloxUpdatedID``).
+    static var recordSteps: [(HTTPMethod, String, String?)] {
+        let id = DocumentExamples.quickBloxUpdatedID
+        return [(.POST, "/data/\(DocumentExamples.table)", #"{"objectId": "\#(id)", "name": "updated"}"#)]
     }
 
     private static func step(_ cluster: TestCluster, _ method: HTTPMethod, _ path: String, _ body: String? = nil)

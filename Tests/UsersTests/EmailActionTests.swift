@@ -45,11 +45,11 @@ import UsersService
             #expect(try await !fixture.accounts.isValid(appID: fixture.appID, token: session, logger: fixture.logger))
             await fixture.expectError(3003) { _ = try await fixture.login("ann@example.com", "old") }
             _ = try await fixture.login("ann@example.com", "new")
-            await fixture.expectError(3025) {
+            await fixture.expectError(3025, status: 404) {
                 _ = try await fixture.accounts.resetPassword(
                     appID: fixture.appID, token: token, password: "again", logger: fixture.logger)
             }
-            await fixture.expectError(3025) {
+            await fixture.expectError(3025, status: 404) {
                 _ = try await fixture.accounts.resetPassword(
                     appID: fixture.appID, token: stored[0], password: "x", logger: fixture.logger)
             }
@@ -60,12 +60,12 @@ import UsersService
             try await fixture.accounts.restorePassword(
                 appID: fixture.appID, identity: "ann@example.com", clientAddress: nil, logger: fixture.logger)
             let latest = try await Self.lastToken(fixture, "reset-password")
-            await fixture.expectError(3025) {
+            await fixture.expectError(3025, status: 404) {
                 _ = try await fixture.accounts.resetPassword(
                     appID: fixture.appID, token: replaced, password: "x", logger: fixture.logger)
             }
             fixture.clock.advance(3_601)
-            await fixture.expectError(3025) {
+            await fixture.expectError(3025, status: 404) {
                 _ = try await fixture.accounts.resetPassword(
                     appID: fixture.appID, token: latest, password: "x", logger: fixture.logger)
             }
@@ -83,11 +83,11 @@ import UsersService
             try await fixture.accounts.resendConfirmation(
                 appID: fixture.appID, identity: "bob@example.com", clientAddress: nil, logger: fixture.logger)
             let second = try await Self.lastToken(fixture, "confirm-email")
-            await fixture.expectError(3025) {
+            await fixture.expectError(3025, status: 404) {
                 try await fixture.accounts.confirmEmail(appID: fixture.appID, token: first, logger: fixture.logger)
             }
             fixture.clock.advance(172_801)
-            await fixture.expectError(3025) {
+            await fixture.expectError(3025, status: 404) {
                 try await fixture.accounts.confirmEmail(appID: fixture.appID, token: second, logger: fixture.logger)
             }
             try await fixture.accounts.resendConfirmation(

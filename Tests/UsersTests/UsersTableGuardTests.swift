@@ -273,7 +273,7 @@ import Testing
                 let json = [("Content-Type", "application/json")]
                 let refused = try await HTTPTestClient.send(
                     .POST, stale, headers: json, body: Data(#"{"password": "stolen1"}"#.utf8))
-                #expect(refused.status == 400 && refused.json["code"] as? Int == 3025, "\(refused.text)")
+                #expect(refused.status == 404 && refused.json["code"] as? Int == 3025, "\(refused.text)")
                 let kept = try await cluster.send(
                     .POST, "/users/login", #"{"login": "ann@example.com", "password": "pw"}"#)
                 #expect(kept.json["user-token"] is String, "\(kept.text)")

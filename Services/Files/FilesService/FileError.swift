@@ -13,16 +13,17 @@ package enum FileError {
         ErrorEnvelope(code: 6000, message: "File or directory '/\(path)' cannot be found", status: 404)
     }
 
-    /// 6003, 400: a file exists at the path and the request does not allow overwriting it.
+    /// 6003, 409: a file exists at the path and the request does not allow overwriting it (the
+    /// request is well formed; the tree's state refuses it).
     package static func alreadyExists(_ path: String) -> ErrorEnvelope {
         ErrorEnvelope(
-            code: 6003, message: "File '/\(path)' already exists and overwrite is not allowed", status: 400)
+            code: 6003, message: "File '/\(path)' already exists and overwrite is not allowed", status: 409)
     }
 
-    /// 6003, 400: a file stands where the path needs a directory, or a directory where it
+    /// 6003, 409: a file stands where the path needs a directory, or a directory where it
     /// needs a file.
     package static func kindConflict(_ path: String, expected: String) -> ErrorEnvelope {
-        ErrorEnvelope(code: 6003, message: "'/\(path)' already exists and is not a \(expected)", status: 400)
+        ErrorEnvelope(code: 6003, message: "'/\(path)' already exists and is not a \(expected)", status: 409)
     }
 
     /// 6007, 404: the source of a copy, move or rename does not exist.
@@ -30,9 +31,9 @@ package enum FileError {
         ErrorEnvelope(code: 6007, message: "The specified resource '/\(path)' was not found", status: 404)
     }
 
-    /// 6018, 400: the destination of a copy, move or rename exists.
+    /// 6018, 409: the destination of a copy, move or rename exists.
     package static func targetExists(_ path: String) -> ErrorEnvelope {
-        ErrorEnvelope(code: 6018, message: "The target '/\(path)' already exists", status: 400)
+        ErrorEnvelope(code: 6018, message: "The target '/\(path)' already exists", status: 409)
     }
 
     /// 6016, 400: a base64 payload over the limit.

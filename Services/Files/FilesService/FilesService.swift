@@ -62,8 +62,8 @@ package enum FilesService: BackendService {
             renditions: try renditions(reader, catalog: catalog, storage: storage, environment: environment),
             objects: objects)
         routes.publish(FileSchemas.all)
-        routes.pathParameters = ["path": APISchema.string.length(1).examples(.text(DocumentExamples.filePath))]
-        routes.removalPathParameters = ["path": DocumentExamples.named(DocumentExamples.disposableFile)]
+        routes.pathParameters = ["path": FileDocs.path.examples(.text(DocumentExamples.filePath))]
+        routes.removalPathParameters = ["path": FileDocs.path.examples(.text(DocumentExamples.disposableFile))]
         files.add(to: &routes)
         FileContentOperations(catalog: catalog, storage: storage, objects: objects).register(in: &operations)
         routes.pathParameters = DocumentExamples.dataPathParameters

@@ -96,10 +96,52 @@ private enum MessagingDocs {
     static let result = APISchema.object(["result": .boolean], required: ["result"])
     /// An array of strings, or null for none.
     static let strings = APISchema.array(.string).orNull
+    /// Apple's key and team ids: 10 letters or digits.
+    static let appleID = APISchema.string.matching("^[A-Za-z0-9]{10}$")
     /// Template values: names to strings, numbers or booleans.
     static let values = APISchema.map(MessagingSchemas.scalar).orNull
-    /// The `{subject, bodyparts}` of an email.
-    static let bodyparts = APISchema.object(["textmessage": .string.orNull, "htmlmessage": .string.orNull])
+    /// An address as ``MailMessage/isValidAddress(_:)`` takes it: `local@domain`, each part
+    /// without spaces (Unicode's, U+0085 included), line breaks, angle brackets, parentheses,
+    /// square brackets, commas, semicolons, colons, quotes or backslashes; at most 254 bytes.
+    static let address = APISchema.string.length(3, 254).matching(
+        #"^[^@\s\u0085<>()\[\],;:"\\]+@[^@\s\u0085<>()\[\],;:"\\]+$"#)
+
+    /// Addresses, or null for none; one message has at most 100 recipients in all.
+    static let addresses = APISchema.array(address).elements(0, MailMessage.recipientLimit).orNull
+
+    /// An object whose member `name` holds at least one address.
+    static func someAddress(in name: String) -> APISchema {
+        .object([name: APISchema.array(address).elements(1, MailMessage.recipientLimit)], required: [name])
+    }
+
+    /// A subject: one line (no line break of any kind) of at most 998 characters.
+    static let subject = APISchema.string.length(0, MailMessage.subjectLimit).matching(
+        #"^[^\n\r\u000B\u000C\u0085\u2028\u2029]*$"#)
+
+    /// The `bodyparts` of an email or a template: a text message, an HTML message or both (at
+    /// least one of them a string), each of at most `limit` characters (bytes, on the server).
+    static func bodyparts(upTo limit: Int? = nil) -> APISchema {
+        let part = APISchema.string.length(0, limit).orNull
+        return APISchema.object(["textmessage": part, "htmlmessage": part]).requiringOne(of: [
+            .object(["textmessage": .string], required: ["textmessage"]),
+            .object(["htmlmessage": .string], required: ["htmlmessage"]),
+        ])
+    }
+
+    /// A template's name as ``EmailTemplate/validatedName(_:)`` takes it: 1 to 255 characters
+    /// (bytes, on the server), without `/`, control characters or line breaks.
+    static let templateName = APISchema.string.length(1, 255).matching(
+        #"^[^/\u0000-\u001F\u0085\u2028\u2029]+$"#)
+
+    /// Paths of files in storage that every email carries.
+    static let attachments = strings.described("Paths of files in storage")
+
+    /// A device type, in any case.
+    static let deviceType = APISchema.string.matching(
+        "^([Ii][Oo][Ss]|[Aa][Nn][Dd][Rr][Oo][Ii][Dd]|[Ww][Pp]|[Oo][Ss][Xx])$")
+
+    /// A channel name: 1 to 255 letters, digits, `_`, `-` or `.` (``ChannelName``).
+    static let channel = APISchema.string.matching("^[A-Za-z0-9_.-]{1,255}$")
 
     /// The delivery options of a publish (and of a push template).
     static let delivery: [String: APISchema] = [
@@ -188,35 +230,57 @@ extension RouteDoc {
     static let sendEmail = RouteDoc(
         "Sends an email through the app's relay (server-code key).",
         body: .json(
-            .object([
-                "subject": .string.orNull, "bodyparts": MessagingDocs.bodyparts.orNull, "to": MessagingDocs.strings,
-                "cc": MessagingDocs.strings, "bcc": MessagingDocs.strings,
-                "attachment": MessagingDocs.strings.described("Paths of files in storage"),
-                "attachments": MessagingDocs.strings.described("Paths of files in storage"),
-            ])),
+            APISchema.object(
+                [
+                    "subject": MessagingDocs.subject.orNull, "bodyparts": MessagingDocs.bodyparts(),
+                    "to": MessagingDocs.addresses, "cc": MessagingDocs.addresses, "bcc": MessagingDocs.addresses,
+                    "attachment": MessagingDocs.attachments, "attachments": MessagingDocs.attachments,
+                ], required: ["bodyparts"]
+            ).requiringOne(of: ["to", "cc", "bcc"].map(MessagingDocs.someAddress(in:)))
+                .described("At least one recipient in to, cc or bcc (100 in all at most), and a text or HTML message")),
         json: .object(["messageId": .string, "status": .string], required: ["messageId", "status"]))
     /// `POST emailtemplate/send`.
     static let sendEmailTemplate = RouteDoc(
         "Sends an email template to addresses and to the users a criteria finds (server-code key).",
         body: .json(
-            .object([
-                "template-name": APISchema.string.described("The template's name (templateName is read too)"),
-                "addresses": MessagingDocs.strings, "cc-addresses": MessagingDocs.strings,
-                "bcc-addresses": MessagingDocs.strings,
-                "criteria": APISchema.string.orNull.described("A where clause over Users"),
+            APISchema.object([
+                "template-name": MessagingDocs.templateName.examples(.text(DocumentExamples.template))
+                    .described("The template's name"),
+                "templateName": MessagingDocs.templateName.described(
+                    "The template's name, when template-name is absent"),
+                "addresses": MessagingDocs.addresses, "cc-addresses": MessagingDocs.addresses,
+                "bcc-addresses": MessagingDocs.addresses,
+                "criteria": APISchema.string.orNull.examples(.text("email = '\(DocumentExamples.email)'"))
+                    .described("A where clause over Users, finding at most 100 of them"),
                 "uniqueEmails": .boolean.orNull,
                 "template-values": MessagingDocs.values.described("Placeholder values (templateValues is read too)"),
-                "attachment": MessagingDocs.strings.described("Paths of files in storage"),
-                "attachments": MessagingDocs.strings.described("Paths of files in storage"),
-            ])),
+                "attachment": MessagingDocs.attachments, "attachments": MessagingDocs.attachments,
+            ])
+            .requiringOne(of: [
+                .object([:], required: ["template-name"]), .object([:], required: ["templateName"]),
+            ])
+            .requiringOne(
+                of: ["addresses", "cc-addresses", "bcc-addresses"].map(MessagingDocs.someAddress(in:)) + [
+                    APISchema.object(["criteria": APISchema.string.matching(#"\S"#)], required: ["criteria"])
+                ]
+            )
+            .described("A template name, and addresses (to, cc or bcc) or a criteria over Users")),
         json: .object(
             ["messageId": .string.orNull, "status": .choice(["PUBLISHED"]), "sent": .integer],
             required: ["messageId", "status", "sent"]))
     /// `PUT emailtemplate/{name}`.
     static let putEmailTemplate = RouteDoc(
         "Creates or replaces an email template (server-code key).",
-        body: .json(.object(["subject": .string, "bodyparts": MessagingDocs.bodyparts], required: ["subject"])),
+        body: .json(
+            .object(
+                [
+                    "subject": MessagingDocs.subject,
+                    "bodyparts": MessagingDocs.bodyparts(upTo: EmailTemplate.bodyLimit),
+                ],
+                required: ["subject", "bodyparts"])),
         json: .ref("MessagingEmailTemplate")
+    ).path(
+        "name", MessagingDocs.templateName.examples(.text(DocumentExamples.template))
     ).linking(
         [("ReadTemplate", "GET", "emailtemplate/:name"), ("DeleteTemplate", "DELETE", "emailtemplate/:name")],
         ["name": "$request.path.name"])
@@ -240,11 +304,14 @@ extension RouteDoc {
         body: .json(
             .object(
                 [
-                    "deviceToken": .string, "deviceId": .string,
-                    "os": APISchema.string.described("IOS, ANDROID, WP or OSX, in any case"),
-                    "osVersion": .string.orNull,
-                    "channels": MessagingDocs.strings.described("The channels; [\"default\"] when absent"),
-                    "expiration": APISchema(types: ["number", "null"]).described("Epoch seconds or milliseconds"),
+                    "deviceToken": APISchema.string.length(1, DeviceRegistration.maximumTokenLength),
+                    "deviceId": APISchema.string.length(1, DeviceRegistration.maximumDeviceIdLength),
+                    "os": MessagingDocs.deviceType.described("IOS, ANDROID, WP or OSX, in any case"),
+                    "osVersion": APISchema.string.length(0, 255).orNull,
+                    "channels": APISchema.array(MessagingDocs.channel).elements(0, DeviceRegistration.maximumChannels)
+                        .orNull.described("The channels; [\"default\"] when absent or empty"),
+                    "expiration": APISchema(types: ["number", "null"]).within(1, 8_999_999_999_999_999)
+                        .described("When the registration ends, in the future: epoch seconds or milliseconds"),
                 ], required: ["deviceToken", "deviceId", "os"])),
         json: .object(["registrationId": .string], required: ["registrationId"])
     ).linking(
@@ -265,13 +332,19 @@ extension RouteDoc {
             .either(
                 .object(
                     [
-                        "keyId": .string, "teamId": .string, "bundleId": .string,
-                        "privateKey": APISchema.string.described("The .p8 key in PEM"), "production": .boolean.orNull,
+                        "keyId": MessagingDocs.appleID, "teamId": MessagingDocs.appleID,
+                        "bundleId": APISchema.string.length(1, 1_024),
+                        "privateKey": APISchema.string.length(1, 8_192).described("The .p8 key (P-256) in PEM"),
+                        "production": .boolean.orNull,
                     ], required: ["keyId", "teamId", "bundleId", "privateKey"]),
                 .object(
                     [
-                        "type": .choice(["service_account"]), "project_id": .string, "client_email": .string,
-                        "private_key_id": .string, "private_key": .string, "token_uri": .string,
+                        "type": .choice(["service_account"]), "project_id": APISchema.string.length(1, 1_024),
+                        "client_email": APISchema.string.length(1, 1_024),
+                        "private_key_id": APISchema.string.length(1, 1_024),
+                        "private_key": APISchema.string.length(1, 16_384).described(
+                            "An RSA key of 2048 bits or more in PEM"),
+                        "token_uri": APISchema.string.length(1, 1_024).matching("^https://[^/?#]+"),
                     ], required: ["project_id", "client_email", "private_key_id", "private_key", "token_uri"])
             ).described("APNs: keyId, teamId, bundleId, privateKey; FCM: the service-account file")),
         json: .ref("MessagingPushCredentials"))
@@ -302,7 +375,11 @@ extension RouteDoc {
     /// `GET messaging/pushtemplates/{deviceType}`.
     static let pushTemplatesForDevice = RouteDoc(
         "Answers the push templates that reach a device type (IOS, ANDROID, WP or OSX), by name.",
-        json: .map(.ref("MessagingPushTemplate")))
+        json: .map(.ref("MessagingPushTemplate"))
+    ).path(
+        "name",
+        MessagingDocs.deviceType.examples(.text(DocumentExamples.deviceType)).described(
+            "A device type (IOS, ANDROID, WP or OSX, in any case); the other methods name a template here"))
     /// `POST messaging/push/{name}`.
     static let pushFromTemplate = RouteDoc(
         "Publishes a push template, filling its placeholders.",

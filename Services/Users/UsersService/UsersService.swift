@@ -65,6 +65,7 @@ package enum UsersService: BackendService {
         }
         routes.pathParameters = [
             "identity": APISchema.string.length(1).examples(.text(DocumentExamples.email)),
+            "id": APISchema.string.length(1).examples(.text(DocumentExamples.profileUserID)),
             "name": APISchema.string.length(1).examples(.text(DocumentExamples.role)),
             "event": .choice(EmailTemplate.Event.allCases.map(\.rawValue)),
         ]

@@ -84,6 +84,9 @@ enum ObjectReader {
                     guard let inferred = ColumnType.inferred(from: raw) else { continue }
                     type = inferred
                 }
+                // `_parent_id` names the parent object: only text makes the column (and rows answer it
+                // as a string or null, as QuickBlox's records do).
+                guard key != ParentReference.column || type == .string else { throw DataError.invalidDataType([key]) }
                 seen.insert(key.lowercased())
                 // Deletes look children up by `_parent_id`, so it gets an index of its own.
                 missing.append(ColumnSchema(name: key, type: type, indexed: key == ParentReference.column))

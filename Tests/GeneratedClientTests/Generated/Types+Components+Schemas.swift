@@ -136,6 +136,112 @@ extension Components {
                 case message
             }
         }
+        /// - Remark: Generated from `#/components/schemas/SavedObject`.
+        internal struct SavedObject: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SavedObject/___class`.
+            internal var ___class: Swift.String?
+            /// Milliseconds since 1970
+            ///
+            /// - Remark: Generated from `#/components/schemas/SavedObject/created`.
+            internal var created: Swift.Int?
+            /// Set by the server unless a save names one: at most 100 characters
+            ///
+            /// - Remark: Generated from `#/components/schemas/SavedObject/objectId`.
+            internal var objectId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SavedObject/ownerId`.
+            internal var ownerId: Swift.String?
+            /// Milliseconds since 1970
+            ///
+            /// - Remark: Generated from `#/components/schemas/SavedObject/updated`.
+            internal var updated: Swift.Int?
+            /// A container of undocumented properties.
+            internal var additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer
+            /// Creates a new `SavedObject`.
+            ///
+            /// - Parameters:
+            ///   - ___class:
+            ///   - created: Milliseconds since 1970
+            ///   - objectId: Set by the server unless a save names one: at most 100 characters
+            ///   - ownerId:
+            ///   - updated: Milliseconds since 1970
+            ///   - additionalProperties: A container of undocumented properties.
+            internal init(
+                ___class: Swift.String? = nil,
+                created: Swift.Int? = nil,
+                objectId: Swift.String? = nil,
+                ownerId: Swift.String? = nil,
+                updated: Swift.Int? = nil,
+                additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer = .init()
+            ) {
+                self.___class = ___class
+                self.created = created
+                self.objectId = objectId
+                self.ownerId = ownerId
+                self.updated = updated
+                self.additionalProperties = additionalProperties
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case ___class
+                case created
+                case objectId
+                case ownerId
+                case updated
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.___class = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .___class
+                )
+                self.created = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .created
+                )
+                self.objectId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .objectId
+                )
+                self.ownerId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .ownerId
+                )
+                self.updated = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .updated
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "___class",
+                    "created",
+                    "objectId",
+                    "ownerId",
+                    "updated"
+                ])
+            }
+            internal func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(
+                    self.___class,
+                    forKey: .___class
+                )
+                try container.encodeIfPresent(
+                    self.created,
+                    forKey: .created
+                )
+                try container.encodeIfPresent(
+                    self.objectId,
+                    forKey: .objectId
+                )
+                try container.encodeIfPresent(
+                    self.ownerId,
+                    forKey: .ownerId
+                )
+                try container.encodeIfPresent(
+                    self.updated,
+                    forKey: .updated
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/UserProfile`.
         internal struct UserProfile: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/UserProfile/___class`.

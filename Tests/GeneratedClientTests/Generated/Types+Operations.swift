@@ -324,7 +324,7 @@ internal enum Operations {
             /// - Remark: Generated from `#/paths/data/{table}/POST/requestBody`.
             internal enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/data/{table}/POST/requestBody/content/application\/json`.
-                case json(Components.Schemas.DataObject)
+                case json(Components.Schemas.SavedObject)
             }
             internal var body: Operations.PostDataTable.Input.Body
             /// Creates a new `Input`.
@@ -697,15 +697,19 @@ internal enum Operations {
             internal enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/users/login/POST/requestBody/json`.
                 internal struct JsonPayload: Codable, Hashable, Sendable {
+                    /// The identity value
+                    ///
                     /// - Remark: Generated from `#/paths/users/login/POST/requestBody/json/login`.
                     internal var login: Swift.String
+                    /// At most 72 bytes
+                    ///
                     /// - Remark: Generated from `#/paths/users/login/POST/requestBody/json/password`.
                     internal var password: Swift.String
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
-                    ///   - login:
-                    ///   - password:
+                    ///   - login: The identity value
+                    ///   - password: At most 72 bytes
                     internal init(
                         login: Swift.String,
                         password: Swift.String
@@ -886,12 +890,14 @@ internal enum Operations {
             internal var headers: Operations.PostUsersRegister.Input.Headers
             /// - Remark: Generated from `#/paths/users/register/POST/requestBody`.
             internal enum Body: Sendable, Hashable {
+                /// The new user's properties; new names become columns of Users
+                ///
                 /// - Remark: Generated from `#/paths/users/register/POST/requestBody/json`.
                 internal struct JsonPayload: Codable, Hashable, Sendable {
-                    /// The identity property unless the app names another
+                    /// The identity property; an app that names another identity property needs that one instead
                     ///
                     /// - Remark: Generated from `#/paths/users/register/POST/requestBody/json/email`.
-                    internal var email: Swift.String?
+                    internal var email: Swift.String
                     /// A guest's objectId, with the guest's own user-token
                     ///
                     /// - Remark: Generated from `#/paths/users/register/POST/requestBody/json/objectId`.
@@ -903,11 +909,11 @@ internal enum Operations {
                     /// Creates a new `JsonPayload`.
                     ///
                     /// - Parameters:
-                    ///   - email: The identity property unless the app names another
+                    ///   - email: The identity property; an app that names another identity property needs that one instead
                     ///   - objectId: A guest's objectId, with the guest's own user-token
                     ///   - password: At most 72 bytes
                     internal init(
-                        email: Swift.String? = nil,
+                        email: Swift.String,
                         objectId: Swift.String? = nil,
                         password: Swift.String
                     ) {

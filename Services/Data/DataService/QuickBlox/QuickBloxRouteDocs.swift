@@ -16,22 +16,58 @@ extension RouteDoc {
 
     private static let ids = APISchema.object(["ids": .array(.string)], required: ["ids"])
 
+    /// Users (by id) or groups (roles): 1 to 100, each a number or a string of 1 to 255 bytes.
+    private static let principals = APISchema.array(APISchema(types: ["string", "integer"]).length(1, 255))
+        .elements(1, QuickBloxPermissions.principalLimit)
+
+    /// Who may do one operation: `ids` with `open_for_users_ids`, `groups` with `open_for_groups`.
     private static let access = APISchema.object(
         [
             "access": .choice(["open", "owner", "not_allowed", "open_for_users_ids", "open_for_groups"]),
-            "ids": .array(.string), "groups": .array(.string),
-        ], required: ["access"])
+            "ids": principals, "groups": principals,
+        ], required: ["access"], closed: true
+    ).requiringOne(of: [
+        .object(["access": .choice(["open", "owner", "not_allowed"])]),
+        .object(["access": .choice(["open_for_users_ids"])], required: ["ids"]),
+        .object(["access": .choice(["open_for_groups"])], required: ["groups"]),
+    ])
 
-    private static let permissions = APISchema.object(["read": access, "update": access, "delete": access])
+    private static let permissions = APISchema.object(
+        ["read": access, "update": access, "delete": access], closed: true
+    ).members(1)
 
-    /// A record's fields, update operators and permissions (also taken as a form: `inc[f]=1`).
+    /// A member of a record body: a field (a column name or `_parent_id`), `_id`, an update
+    /// operator or `permissions`.
+    private static let member = APISchema.string.matching("^(?:" + FindQueryDocs.namePattern + "|_id)$")
+
+    /// The parent record's `_id` (QuickBlox's strong reference), a string or null.
+    private static let parent = APISchema.string.orNull.described("The parent record's _id")
+
+    /// An update operator's fields and their arguments.
+    private static func fields(_ argument: APISchema) -> APISchema {
+        APISchema.map(argument).members(1, named: FindQueryDocs.name)
+    }
+
+    /// A record's fields (any JSON values) and its permissions, as a create takes them (also as
+    /// a form: `name=x&permissions[read][access]=open`).
+    private static let newRecord = APISchema.object(["_parent_id": parent, "permissions": permissions])
+        .members(0, named: member)
+        .described("The record's fields, and optionally its permissions")
+
+    /// A record's fields, update operators and permissions, at least one of them (also taken as
+    /// a form: `inc[f]=1`).
     private static let write = APISchema.object(
         [
-            "inc": .map(.number), "push": .anyObject, "pull": .anyObject, "pull_all": .anyObject,
-            "pop": .map(.integer), "add_to_set": .anyObject, "permissions": permissions,
-        ])
+            "inc": fields(.number), "push": fields(.any), "pull": fields(.any), "pull_all": fields(.any),
+            "pop": fields(.either(APISchema.integer.within(-1, -1), APISchema.integer.within(1, 1))),
+            "add_to_set": fields(.any), "permissions": permissions, "_parent_id": parent,
+        ]
+    ).members(1, named: member).described("Fields to set, update operators and permissions: at least one")
 
-    private static let records = APISchema.object(["record": .map(.anyObject)], required: ["record"])
+    /// Records by key (`"1"`, `"2"`, … in the order they are written), 1 to 100 of them.
+    private static func records(_ record: APISchema) -> APISchema {
+        .object(["record": APISchema.map(record).members(1, QuickBloxRoutes.maximumRecords)], required: ["record"])
+    }
 
     /// The options of a QuickBlox list (`quickblox/data/{table}.json` and `data/{table}/filter`) as
     /// ``QuickBloxFind`` and `QuickBloxFilter` read them; the field filters (`field[gt]=…`)
@@ -68,7 +104,7 @@ extension RouteDoc {
     /// `POST quickblox/data/{table}.json`.
     static let quickBloxCreate = RouteDoc(
         "QuickBlox: creates a record (JSON or form body, optional permissions) and answers it",
-        body: .json(write), json: record
+        body: .json(newRecord), json: record
     ).linking(
         [
             ("ReadRecord", "GET", "quickblox/data/{table}/{id}.json"),
@@ -96,7 +132,8 @@ extension RouteDoc {
     /// `PUT quickblox/data/{table}/{id}.json`.
     static let quickBloxUpdate = RouteDoc(
         "QuickBlox: updates a record with fields, update operators and permissions, and answers it",
-        body: .json(write), json: record)
+        body: .json(write), json: record
+    ).path("id", DocumentExamples.named(DocumentExamples.quickBloxUpdatedID))
 
     /// `DELETE quickblox/data/{table}/{id}.json`.
     static let quickBloxDelete = RouteDoc(
@@ -108,12 +145,18 @@ extension RouteDoc {
     /// `POST quickblox/data/{table}/multi.json`.
     static let quickBloxCreateMany = RouteDoc(
         "QuickBlox: creates up to 100 records, all or none, and answers them",
-        body: .json(records), json: .object(["class_name": .string, "items": .array(record)], required: ["items"]))
+        body: .json(
+            records(APISchema.object(["_parent_id": parent]).members(1, named: member).described("A record's fields"))),
+        json: .object(["class_name": .string, "items": .array(record)], required: ["items"]))
 
     /// `PUT quickblox/data/{table}/multi.json`.
     static let quickBloxUpdateMany = RouteDoc(
         "QuickBlox: updates up to 100 records by _id together; the ids missing or not the caller's come back in not_found",
-        body: .json(records),
+        body: .json(
+            records(
+                APISchema.object(["_id": APISchema.string.length(1), "_parent_id": parent], required: ["_id"])
+                    .members(2, named: member)
+                    .described("The record's _id and what changes: fields and update operators"))),
         json: .object(
             ["class_name": .string, "not_found": ids, "items": .array(record)], required: ["not_found", "items"]))
 }

@@ -50,7 +50,7 @@ enum DataSchemas {
                     operation([.create, .upsert], payload: .ref("SavedObject")),
                     operation([.update], payload: objectWithID),
                     operation(
-                        [.createBulk, .upsertBulk], payload: APISchema.array(.ref("SavedObject")).counting(0, 100)),
+                        [.createBulk, .upsertBulk], payload: APISchema.array(.ref("SavedObject")).elements(0, 100)),
                     operation([.delete], payload: .either(APISchema.string.length(1), objectWithID)),
                     operation([.updateBulk, .deleteBulk], payload: bulkSelection),
                     operation(
@@ -58,7 +58,7 @@ enum DataSchemas {
                         payload: APISchema.anyObject.described(
                             "A query: whereClause, properties, sortBy, pageSize, offset, related…")),
                     operation([.addRelation, .setRelation, .deleteRelation], payload: relationChange))
-            ).counting(1, UnitOfWork.operationLimit),
+            ).elements(1, UnitOfWork.operationLimit),
             "isolationLevelEnum": APISchema.choice(
                 ["READ_UNCOMMITTED", "READ_COMMITTED", "REPEATABLE_READ", "SERIALIZABLE", "SERIALZABLE"]
             ).orNull,

@@ -21,7 +21,29 @@ enum FileSchemas {
 }
 
 /// Pieces several file descriptions share.
-private enum FileDocs {
+enum FileDocs {
+    /// One name of a path as ``FilePath`` takes it: not `.` or `..`, without `/`, `\\`, `%` or
+    /// control characters, at most 255 characters (the server counts 255 bytes).
+    private static let name =
+        #"\.{0,127}[^./\\%\u0000-\u001F\u007F-\u009F][^/\\%\u0000-\u001F\u007F-\u009F]{0,127}"#
+
+    /// Names separated by `/`.
+    private static let names = "\(name)(?:/\(name))*"
+
+    /// A path in the app's tree: names separated by `/`, a final `/` naming a directory; at most
+    /// 1024 bytes (``FilePath/maximumPathBytes``).
+    static let path = APISchema.string.length(1, FilePath.maximumPathBytes).matching("^\(names)/?$")
+
+    /// What `PUT files/…` names: a command followed by the path it acts on (`append/`,
+    /// `append/binary/`, `binary/`, `permissions/{GRANT|DENY}/`), or one alone (`copy`, `move`,
+    /// `rename`).
+    static let command = APISchema.string.length(1, FilePath.maximumPathBytes).matching(
+        "^(?:(?:append(?:/binary)?|binary)/\(names)"
+            + "|permissions/(?:[Gg][Rr][Aa][Nn][Tt]|[Dd][Ee][Nn][Yy])(?:/\(names))?/?|copy|move|rename)$"
+    ).examples(.text("append/" + DocumentExamples.appendedFile)).described(
+        "The command, and the path it acts on: copy, move, rename, binary/{path}, append/{path}, "
+            + "append/binary/{path} or permissions/{GRANT|DENY}/{path}")
+
     /// The query of a directory's listing, count or existence check.
     static let listing: [RouteDoc.QueryParameter] = [
         .init("action", .choice(["exists", "count"]), "exists: true or false; count: how many entries match"),
@@ -68,6 +90,13 @@ private enum FileDocs {
             required: required)
     }
 
+    /// A multipart upload whose field `file` the route reads (when the body is multipart).
+    static func fileUpload(required: Bool, _ description: String) -> RouteDoc.Body {
+        RouteDoc.Body(
+            mediaType: RouteDoc.Body.upload.mediaType,
+            schema: APISchema.object(["file": .binary], required: ["file"]).described(description), required: required)
+    }
+
     /// JSON `null`.
     static let null = APISchema(types: ["null"])
 }
@@ -88,22 +117,14 @@ extension RouteDoc {
             mediaType: "*/*",
             schema: .any.described(
                 "A file's bytes, typed by its name; for a directory, JSON as GET /files answers")))
-    /// `POST files`.
-    static let uploadAtFileRoot = RouteDoc(
-        "Refuses an upload without a path: name the file or directory after files/.",
-        query: [FileDocs.overwrite], body: FileDocs.upload(required: false, "Not taken: the root takes no upload"),
-        json: .ref("FileLocation"))
     /// `POST files/{path}`.
     static let uploadFile = RouteDoc(
         "Uploads a file, appends to one (append/{path}), or creates the directory a path ending in / names.",
         query: [FileDocs.overwrite],
-        body: FileDocs.upload(
+        body: FileDocs.fileUpload(
             required: false,
             "The file in the field 'file'; a JSON {\"url\"} body fetches it from the web; none for a directory"),
         json: .ref("FileLocation"))
-    /// `DELETE files`.
-    static let deleteFileRoot = RouteDoc(
-        "Refuses to delete the root directory.", json: FileDocs.null)
     /// `DELETE files/{path}`.
     static let deleteFile = RouteDoc(
         "Deletes a file, or a directory with everything in it.", json: FileDocs.null)
@@ -117,7 +138,8 @@ extension RouteDoc {
                 "JSON for copy, move, rename and permissions/{GRANT|DENY}/{path}; base64 text for binary/ and "
                     + "append/binary/; the bytes to add for append/"),
             required: false),
-        json: APISchema.string.orNull.described("The file's URL; null after a permission change"))
+        json: APISchema.string.orNull.described("The file's URL; null after a permission change")
+    ).path("path", FileDocs.command)
     /// `POST data/{table}/{id}/file`.
     static let uploadFileField = RouteDoc(
         "Uploads a file into an object's file field, replacing the file it held.",

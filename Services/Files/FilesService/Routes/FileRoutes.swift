@@ -21,6 +21,8 @@ struct FileRoutes: Sendable {
     let objects: ObjectFiles
     var access: FileAccess { FileAccess(catalog: catalog, objects: objects) }
 
+    /// The root (`files`) is listed only: no upload names no file, and the root is never deleted,
+    /// so those methods have no route there (the router's 404).
     func add(to routes: inout PublicRoutes) {
         let streamed = RouteOptions.streamed(limit: limits.upload, idleTimeout: limits.idleTimeout)
         for path in ["files", "files/**"] {
@@ -28,16 +30,12 @@ struct FileRoutes: Sendable {
             routes.stream(.get, path, options: streamed, doc: root ? .listFileRoot : .readFile) { request, context in
                 try await get(FileRequest(request, context: context), request, context)
             }
-            routes.stream(
-                .post, path, options: streamed, doc: root ? .uploadAtFileRoot : .uploadFile
-            ) { request, context in
-                try await post(FileRequest(request, context: context), request)
-            }
-            routes.stream(
-                .delete, path, options: streamed, doc: root ? .deleteFileRoot : .deleteFile
-            ) { request, context in
-                try await delete(FileRequest(request, context: context))
-            }
+        }
+        routes.stream(.post, "files/**", options: streamed, doc: .uploadFile) { request, context in
+            try await post(FileRequest(request, context: context), request)
+        }
+        routes.stream(.delete, "files/**", options: streamed, doc: .deleteFile) { request, context in
+            try await delete(FileRequest(request, context: context))
         }
         routes.stream(.put, "files/**", options: streamed, doc: .fileCommand) { request, context in
             try await put(FileRequest(request, context: context), request)

@@ -78,7 +78,7 @@ enum GeoSchemas {
         .either(
             .string, .number, .boolean, APISchema(types: ["null"]),
             .object(["___class": .identifier], required: ["___class"]))
-    ).memberNames(APISchema.string.length(1, 255))
+    ).members(0, named: APISchema.string.length(1, 255))
 
     /// A cluster's id, `cluster_{column}_{row}_{size}` (size in degrees, above 0 and at most 360).
     static let clusterID = APISchema.string.matching(
@@ -317,7 +317,7 @@ extension RouteDoc {
                 "geofenceName": GeoSchemas.fenceName.examples(.text(DocumentExamples.geofence)).described(
                     "1 to 100 characters (`name` is read too)"),
                 "type": .choice(types),
-                "nodes": APISchema.array(GeoSchemas.node).counting(nodes.lowerBound, nodes.upperBound).described(
+                "nodes": APISchema.array(GeoSchemas.node).elements(nodes.lowerBound, nodes.upperBound).described(
                     described),
                 "onStayDuration": APISchema.integer.within(0, 86_400 * 365),
                 "actions": APISchema.object(

@@ -50,9 +50,9 @@ struct EmailTemplateRoutes: Sendable {
         }
     }
 
-    /// 24002 (the contract's code) for a template that does not exist.
+    /// 24002 (the contract's code), 404: the template the path or the send names does not exist.
     static func unknown(_ name: String) -> ErrorEnvelope {
         ErrorEnvelope(
-            code: 24002, message: "Email Template with name '\(name.prefix(255))' doesn't exist.", status: 400)
+            code: 24002, message: "Email Template with name '\(name.prefix(255))' doesn't exist.", status: 404)
     }
 }

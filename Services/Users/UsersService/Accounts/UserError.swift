@@ -115,10 +115,14 @@ enum UserError {
         code: 3020, message: "Unable to find user with the specified login (invalid user identity).", status: 404)
     static let noEmailAddress = ErrorEnvelope(
         code: 3025, message: "The user has no valid email address to send the message to", status: 400)
+    /// 3025, 403: the app turned the password reset email off (as 3009 refuses registration
+    /// when it is off); the request itself is well formed.
     static let recoveryDisabled = ErrorEnvelope(
-        code: 3025, message: "Password recovery email is disabled for this application", status: 400)
+        code: 3025, message: "Password recovery email is disabled for this application", status: 403)
+    /// 3025, 404: no live link has the token of the path (never issued, used, replaced or
+    /// expired, or mailed to an address the user no longer has).
     static let invalidLink = ErrorEnvelope(
-        code: 3025, message: "The link is invalid, already used or expired", status: 400)
+        code: 3025, message: "The link is invalid, already used or expired", status: 404)
     static let alreadyConfirmed = ErrorEnvelope(
         code: 3025, message: "The user's email address does not await confirmation", status: 400)
     static let mailNotConfigured = ErrorEnvelope(

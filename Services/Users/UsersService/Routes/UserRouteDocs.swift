@@ -76,10 +76,30 @@ private let nonEmptyString: APISchema = {
 }()
 
 /// An email address as ``EmailAddress/isValid(_:)`` takes it: one `@` after a non-empty local
-/// part, a dotted domain of non-empty labels, no spaces, commas or semicolons, at most
-/// ``Accounts/identityLimit`` characters. Not `format: email`, which is RFC 5321's and differs both ways.
+/// part, a dotted domain of non-empty labels, no spaces, commas or semicolons (nor NUL, which no
+/// stored text holds), at most ``Accounts/identityLimit`` characters. Not `format: email`, which
+/// is RFC 5321's and differs both ways.
 private let emailAddress = matching(
-    APISchema.string.length(1, Accounts.identityLimit), #"^[^@\s,;]+@[^@\s,;.]+(?:\.[^@\s,;.]+)+$"#)
+    APISchema.string.length(1, Accounts.identityLimit),
+    #"^[^@\s,;\u0000]+@[^@\s,;.\u0000]+(?:\.[^@\s,;.\u0000]+)+$"#)
+
+/// A password: 1 to ``Accounts/passwordByteLimit`` bytes (JSON Schema counts characters, so
+/// the bound is stated in characters and the description says bytes).
+private let passwordValue = nonEmptyString.length(1, Accounts.passwordByteLimit).described(
+    "At most \(Accounts.passwordByteLimit) bytes")
+
+/// A property of `Users` as a profile names it: a column name (DataEngine's `Identifier`).
+private let propertyName = APISchema.string.matching("^[A-Za-z][A-Za-z0-9_]{0,62}$")
+
+/// A user named by objectId or identity value.
+private let userByIDOrIdentity = nonEmptyString.examples(.text(DocumentExamples.email)).described(
+    "The user's objectId or identity")
+
+/// The token an emailed link carries: 16 random bytes as upper-case hex in UUID groups
+/// (``SessionToken``; the server compares them ignoring case).
+private let linkToken = APISchema.string.matching(
+    "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$"
+).described("The token of the emailed link")
 
 /// The answer of routes that answer 200 without a body.
 private let emptyAnswer = RouteDoc.Body.none
@@ -96,11 +116,12 @@ extension RouteDoc {
         body: .json(
             .object(
                 [
-                    "password": nonEmptyString.length(1, Accounts.passwordByteLimit).described(
-                        "At most \(Accounts.passwordByteLimit) bytes"),
-                    "email": emailAddress.orNull.described("The identity property unless the app names another"),
+                    "password": passwordValue,
+                    "email": emailAddress.described(
+                        "The identity property; an app that names another identity property needs that one instead"),
                     "objectId": APISchema.string.described("A guest's objectId, with the guest's own user-token"),
-                ], required: ["password"])),
+                ], required: ["password", "email"]
+            ).members(0, named: propertyName).described("The new user's properties; new names become columns of Users")),
         json: .ref("UserProfile")
     ).linking(
         [("UpdateUser", "PUT", "users/:id"), ("ReadRoles", "GET", "users/userroles/:id")],
@@ -112,7 +133,13 @@ extension RouteDoc {
     /// `POST users/login`.
     static let login = RouteDoc(
         "Logs a user in with its identity and password.",
-        body: .json(.object(["login": nonEmptyString, "password": nonEmptyString], required: ["login", "password"])),
+        body: .json(
+            .object(
+                [
+                    "login": nonEmptyString.length(1, Accounts.identityLimit).examples(.text(DocumentExamples.email))
+                        .described("The identity value"),
+                    "password": passwordValue.examples(.text(DocumentExamples.password)),
+                ], required: ["login", "password"])),
         json: .ref("UserSession"))
 
     /// `GET users/logout`.
@@ -128,7 +155,8 @@ extension RouteDoc {
 
     /// `GET users/userroles/:id`.
     static let userRoles = RouteDoc(
-        "Lists the custom roles of a user, named by id or identity (server-code key).", json: .array(.string))
+        "Lists the custom roles of a user, named by id or identity (server-code key).", json: .array(.string)
+    ).path("id", userByIDOrIdentity)
 
     /// `POST users/assignRole`.
     static let assignRole = RouteDoc(
@@ -167,8 +195,13 @@ extension RouteDoc {
 
     /// `{user, roleName}`: a user by id or identity and a custom role.
     private static let roleMembership = APISchema.object(
-        ["user": nonEmptyString.described("The user's objectId or identity"), "roleName": nonEmptyString],
-        required: ["user", "roleName"])
+        ["user": userByIDOrIdentity, "roleName": roleName], required: ["user", "roleName"])
+
+    /// A custom role's name as ``Roles/validName(_:refusal:)`` takes it: 1 to 100 characters,
+    /// none a control character (and no system role's name, which JSON Schema cannot say here).
+    private static let roleName = APISchema.string.length(1, Roles.nameLimit)
+        .matching(#"^[^\u0000-\u001F\u007F-\u009F]+$"#).examples(.text(DocumentExamples.role))
+        .described("A custom role (not a system role such as AuthenticatedUser)")
 
     // MARK: Email and account pages
 
@@ -178,21 +211,25 @@ extension RouteDoc {
 
     /// `POST users/resendconfirmation/:identity`.
     static let resendConfirmation = RouteDoc(
-        "Mails the user named by identity a new email confirmation link.", answer: emptyAnswer)
+        "Mails the user named by identity a new email confirmation link.", answer: emptyAnswer
+    ).path("identity", nonEmptyString.examples(.text(DocumentExamples.pendingEmail)))
 
     /// `GET account/reset-password/:token`.
     static let resetPasswordPage = RouteDoc("Shows the page that sets a new password.", answer: htmlPage)
+        .path("token", linkToken)
 
     /// `POST account/reset-password/:token`.
     static let resetPassword = RouteDoc(
         "Sets a new password with a reset link's token and ends the user's sessions.",
         body: RouteDoc.Body(
             mediaType: "application/x-www-form-urlencoded",
-            schema: .object(["password": nonEmptyString], required: ["password"])),
-        answer: htmlPage)
+            schema: .object(["password": passwordValue], required: ["password"])),
+        answer: htmlPage
+    ).path("token", linkToken)
 
     /// `GET account/confirm-email/:token`.
     static let confirmEmail = RouteDoc("Confirms a user's email address with a link's token.", answer: htmlPage)
+        .path("token", linkToken)
 
     // MARK: Settings
 
@@ -225,7 +262,9 @@ extension RouteDoc {
     /// `PUT users/:id`.
     static let updateUser = RouteDoc(
         "Updates a user's profile: one's own, or any with the server-code key.",
-        body: .json(APISchema.anyObject.described("The properties to change, `password` included")),
+        body: .json(
+            APISchema.object(["email": emailAddress, "password": passwordValue]).members(0, named: propertyName)
+                .described("The properties to change, `password` included; new names become columns of Users")),
         json: .ref("UserProfile"))
 
     /// `PUT users/:id/status`.
