@@ -23,11 +23,14 @@ package enum CommonSchemas {
     }()
 
     /// `SavedObject`: an object as saves take it: ``dataObject`` whose other members are named as
-    /// columns are (``APISchema/identifier``); a save naming a member otherwise is refused (1020).
-    package static let savedObject = dataObject.members(
-        0,
-        named:
-            APISchema.string.matching("^(?:[A-Za-z][A-Za-z0-9_]{0,62}|_parent_id|___class)$"))
+    /// columns are (``APISchema/identifier``; a save naming a member otherwise is refused, 1020),
+    /// and QuickBlox's `_parent_id`, which is text when it makes its column.
+    package static let savedObject: APISchema = {
+        var schema = dataObject.members(
+            0, named: APISchema.string.matching("^(?:[A-Za-z][A-Za-z0-9_]{0,62}|_parent_id|___class)$"))
+        schema.properties?["_parent_id"] = APISchema.string.orNull
+        return schema
+    }()
 
     /// Every common schema by name.
     package static let all: [String: APISchema] = [

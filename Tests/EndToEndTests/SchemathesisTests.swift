@@ -5,10 +5,11 @@ import Testing
 /// PyPI's schemathesis against the running system, from its own `openapi.json`: generated valid
 /// and invalid requests for every operation (a bounded number each, from a fixed seed), and not
 /// one answered 5xx or with a body its description does not allow — the error envelope included.
-/// The app is seeded with what the description's examples name (``DocumentExampleSeed``), all
+/// The app is seeded with what the description's examples name (``DocumentExampleSeed``), the
+/// examples steer the fuzzing phase as dictionaries (`Tests/Peers/schemathesis-config.py`), all
 /// four phases run (examples, coverage, fuzzing, stateful), and the operations schemathesis warns
-/// about — whose generated valid requests were all refused ("rejected") or all 404 — stay under
-/// the bounds below (issue 38 asks for fewer than 10 each; the bounds only ever go down).
+/// about — whose generated valid requests were all refused ("rejected") or all 404 in a phase —
+/// stay under each part's bound (together fewer than 10 of each, as issue 38 asks).
 /// It calls with the server-code key, which every management route takes. One worker: with two,
 /// hypothesis (under schemathesis) once failed describing a strategy from two threads at once;
 /// instead the operations are split in three runs, side by side, each against its own cluster (the
@@ -22,16 +23,33 @@ import Testing
     /// registration off, or denying a table to every role, would refuse the others' requests.
     static let dataPaths = "^/(data|transaction|geo)"
     static let appWide = "permissions|settings"
-    static let parts: [[String]] = [
-        ["--include-path-regex", dataPaths, "--exclude-path-regex", appWide],
-        ["--exclude-path-regex", "\(dataPaths)|\(appWide)"],
+    static let parts: [Part] = [
+        Part(["--include-path-regex", dataPaths, "--exclude-path-regex", appWide], mostWarned: 3),
+        // What no seed can reach stays warned: `rt/socket` (a WebSocket upgrade), `rt/poll` (a live
+        // session), push credentials (a real private key), a scheduled message's cancellation and
+        // the email links (their tokens are random).
+        Part(["--exclude-path-regex", "\(dataPaths)|\(appWide)"], mostWarned: 4),
         // No link leads between these: the stateful phase has nothing to follow.
-        ["--include-path-regex", appWide, "--phases", "examples,coverage,fuzzing"],
+        Part(["--include-path-regex", appWide, "--phases", "examples,coverage,fuzzing"], mostWarned: 1),
     ]
 
-    /// The most operations each part may leave with each warning (measured, then lowered as the
-    /// description grows more precise).
-    static let bounds: [(String, Int)] = [("validation_mismatch", 27), ("missing_test_data", 12)]
+    /// One run: its operations and phases, and the most operations it may leave with each warning
+    /// (the parts' bounds add up to 8: issue 38 asks for fewer than 10 of each kind in the whole
+    /// description; fuzzing mixes examples in by chance, so a run may warn once more than another).
+    struct Part: Sendable, CustomTestStringConvertible {
+        let arguments: [String]
+        let mostWarned: Int
+
+        init(_ arguments: [String], mostWarned: Int) {
+            self.arguments = arguments
+            self.mostWarned = mostWarned
+        }
+
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    /// The warnings bounded: generated valid requests all refused ("rejected"), or all 404.
+    static let warningKinds = ["validation_mismatch", "missing_test_data"]
 
     /// Writes schemathesis's configuration for `cluster` (Tests/Peers/schemathesis-config.py): the
     /// servers' variables name the run's app and key, so the document's base URL is the run's, and
@@ -55,7 +73,7 @@ import Testing
         return warnings.compactMapValues { $0 as? [String] }
     }
 
-    @Test(arguments: parts) func noOperationAnswers5xxOrOutsideItsSchema(_ part: [String]) async throws {
+    @Test(arguments: parts) func noOperationAnswers5xxOrOutsideItsSchema(_ part: Part) async throws {
         // Mail goes to a real SMTP server (aiosmtpd): without a relay, sending is 503 by design.
         try await SMTPSink.with { sink async throws in
             let mail = ["BAAS_SMTP_HOST": "127.0.0.1", "BAAS_SMTP_PORT": "\(sink.port)", "BAAS_SMTP_STARTTLS": "off"]
@@ -83,15 +101,16 @@ import Testing
                         "--seed", "20261126", "--workers", "1", "--request-timeout", "90", "--suppress-health-check",
                         "all", "--generation-database", "none", "--no-color", "--report", "json",
                         "--report-json-path", report.path,
-                    ] + part, directory: scratch, timeLimit: .seconds(420))
+                    ] + part.arguments, directory: scratch, timeLimit: .seconds(420))
                 #expect(run.status == 0, "\(run.output.suffix(12_000))")
                 #expect(
                     run.output.contains(" passed") && !run.output.contains(" failed,"), "\(run.output.suffix(4_000))")
                 let warnings = try Self.warnings(in: report)
-                for (kind, bound) in Self.bounds {
-                    let operations = warnings[kind] ?? []
-                    print("schemathesis \(part.joined(separator: " ")): \(operations.count) \(kind)")
-                    #expect(operations.count <= bound, "\(kind): \(operations.count) operations \(operations.sorted())")
+                for kind in Self.warningKinds {
+                    let operations = (warnings[kind] ?? []).sorted()
+                    print("schemathesis \(part.testDescription): \(operations.count) \(kind) \(operations)")
+                    #expect(
+                        operations.count <= part.mostWarned, "\(kind): \(operations.count) operations \(operations)")
                 }
             }
         }

@@ -140,6 +140,8 @@ extension Components {
         internal struct SavedObject: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/SavedObject/___class`.
             internal var ___class: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SavedObject/_parent_id`.
+            internal var _parentId: Swift.String?
             /// Milliseconds since 1970
             ///
             /// - Remark: Generated from `#/components/schemas/SavedObject/created`.
@@ -160,6 +162,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - ___class:
+            ///   - _parentId:
             ///   - created: Milliseconds since 1970
             ///   - objectId: Set by the server unless a save names one: at most 100 characters
             ///   - ownerId:
@@ -167,6 +170,7 @@ extension Components {
             ///   - additionalProperties: A container of undocumented properties.
             internal init(
                 ___class: Swift.String? = nil,
+                _parentId: Swift.String? = nil,
                 created: Swift.Int? = nil,
                 objectId: Swift.String? = nil,
                 ownerId: Swift.String? = nil,
@@ -174,6 +178,7 @@ extension Components {
                 additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer = .init()
             ) {
                 self.___class = ___class
+                self._parentId = _parentId
                 self.created = created
                 self.objectId = objectId
                 self.ownerId = ownerId
@@ -182,6 +187,7 @@ extension Components {
             }
             internal enum CodingKeys: String, CodingKey {
                 case ___class
+                case _parentId = "_parent_id"
                 case created
                 case objectId
                 case ownerId
@@ -192,6 +198,10 @@ extension Components {
                 self.___class = try container.decodeIfPresent(
                     Swift.String.self,
                     forKey: .___class
+                )
+                self._parentId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: ._parentId
                 )
                 self.created = try container.decodeIfPresent(
                     Swift.Int.self,
@@ -211,6 +221,7 @@ extension Components {
                 )
                 additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
                     "___class",
+                    "_parent_id",
                     "created",
                     "objectId",
                     "ownerId",
@@ -222,6 +233,10 @@ extension Components {
                 try container.encodeIfPresent(
                     self.___class,
                     forKey: .___class
+                )
+                try container.encodeIfPresent(
+                    self._parentId,
+                    forKey: ._parentId
                 )
                 try container.encodeIfPresent(
                     self.created,
