@@ -104,6 +104,14 @@ import Testing
                 let refused = try await client.send(.POST, "/data/bulk/Score/delete", body)
                 #expect(refused.status == 400 && refused.json["code"] as? Int == 1022, "\(body): \(refused.text)")
             }
+            // DELETE reads its body the same way: a typo in it removed every object, and its `where` was
+            // ignored (removing every object too).
+            for body in [#"{"where": "v = 15""#, "garbage", #"{"where": 5}"#] {
+                let refused = try await client.send(.DELETE, "/data/bulk/Score", body)
+                #expect(refused.status == 400 && refused.json["code"] as? Int == 1022, "\(body): \(refused.text)")
+            }
+            #expect(try await client.send(.DELETE, "/data/bulk/Score", #"{"where": "v = 15"}"#).text == "1")
+            #expect(try await client.send(.POST, "/data/Score", #"{"objectId": "\#(ids[4])", "v": 15}"#).status == 200)
             let upserts = try await client.send(
                 .PUT, "/data/bulkupsert/Score", #"[{"objectId": "\#(ids[3])", "v": 0}]"#)
             #expect(upserts.text == "[\"\(ids[3])\"]")

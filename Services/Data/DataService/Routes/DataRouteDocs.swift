@@ -304,14 +304,18 @@ extension RouteDoc {
     static let deleteBulk = RouteDoc(
         "Deletes every object matching a condition (or the ids the body lists) and answers how many",
         query: [
-            FindQueryDocs.clause("where", "A condition; without one (nor ids in the body) every object goes")
+            FindQueryDocs.clause(
+                "where", "A condition (else the body's); without one (nor ids in the body) every object goes")
         ],
-        body: .json(idList, required: false), json: .integer)
+        body: .json(bulkDeletion, required: false), json: .integer)
 
     /// `POST data/bulk/{table}/delete`.
     static let deleteBulkByBody = RouteDoc(
         "Deletes every object matching the body's condition (or ids) and answers how many",
-        body: .json(.either(.object(["where": FindQueryDocs.text.orNull]), idList), required: false), json: .integer)
+        body: .json(bulkDeletion, required: false), json: .integer)
+
+    /// A bulk deletion's body: `{"where": …}` or the ids (or objects) to delete.
+    private static let bulkDeletion = APISchema.either(.object(["where": FindQueryDocs.text.orNull]), idList)
 
     // MARK: Units of work
 

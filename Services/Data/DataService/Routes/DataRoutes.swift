@@ -80,8 +80,11 @@ struct DataRoutes {
             .delete, "data/bulk/:table", permission: .data(.remove), doc: .deleteBulk.path("table", Self.cleared)
         ) {
             call in
-            // A malformed body is ignored here, as before: the where clause is the 5.x+ form.
-            try await bulkDelete(call, whereText: try call.queryParameters.scalar("where"), body: try? call.json)
+            // The body is read as POST's is: a malformed one was ignored, and the request then removed
+            // every object; a body's `where` counts when the query has none.
+            let body = try call.json
+            let whereText = try call.queryParameters.scalar("where") ?? Self.whereMember(body)
+            return try await bulkDelete(call, whereText: whereText, body: body)
         }
         router.add(
             .post, "data/bulk/:table/delete", permission: .data(.remove),
