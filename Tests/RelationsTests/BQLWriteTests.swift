@@ -64,6 +64,11 @@ import Testing
                 ("/data/Keep/bql/remove", #"[1]"#, 1022),
                 ("/data/Keep/bql/remove", "{not json", 1022),
                 ("/data/Nowhere/bql/remove", #"{"query": "where v > ?", "params": [0]}"#, 1009),
+                // A find's window is read the same way (it fell back to the default page).
+                ("/data/Keep/bql", #"{"query": "where v > ?", "params": [0], "limit": "many"}"#, 1016),
+                ("/data/Keep/bql", #"{"query": "where v > ?", "params": [0], "limit": 1.5}"#, 1016),
+                ("/data/Keep/bql", #"{"query": "where v > ?", "params": [0], "offset": "x"}"#, 1016),
+                ("/data/Keep/bql", #"{"query": "where v > ?", "params": [0], "limit": 101}"#, 1016),
             ]
             for (path, body, code) in cases {
                 let answer = try await cluster.send(.POST, path, body)

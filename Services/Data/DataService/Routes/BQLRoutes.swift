@@ -36,11 +36,13 @@ extension DataRoutes {
         var query = FindQuery()
         query.condition = parsed.condition
         Self.join(parsed, into: &query)
-        query.pageSize = Int(body["limit"]?.integerValue ?? Int64(FindQuery.defaultPageSize))
-        query.offset = Int(body["offset"]?.integerValue ?? 0)
-        guard (1...FindQuery.maximumPageSize).contains(query.pageSize), query.offset >= 0 else {
-            throw DataError.invalidParameter("limit must be between 1 and 100, offset at least 0")
-        }
+        // As a removal's: a limit or offset that is no integer in range is 1016, never the default.
+        let most = FindQuery.maximumPageSize
+        query.pageSize =
+            try Self.integer(body["limit"], in: 1...most, "limit must be an integer between 1 and \(most)")
+            ?? FindQuery.defaultPageSize
+        query.offset =
+            try Self.integer(body["offset"], in: 0...Int(Int32.max), "offset must be an integer of at least 0") ?? 0
         let identity = call.identity
         async let objects = engine.find(call.table, query: query, identity: identity, logger: call.context.logger)
         async let total = engine.count(call.table, query: query, identity: identity, logger: call.context.logger)
