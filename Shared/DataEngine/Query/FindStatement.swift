@@ -127,9 +127,8 @@ struct FindStatement {
             for name in excluded where !table.hasProperty(named: name) {
                 throw DataError.columnNotFound(name, table: table.name)
             }
-            Projection.columnList(of: table, excluding: excluded, rowAlias: "t", into: &sql)
-            for column in table.columns where !excluded.contains(column.name.lowercased()) {
-                try names.claim(column.name)
+            for name in Projection.columnList(of: table, excluding: excluded, rowAlias: "t", into: &sql) {
+                try names.claim(name)
             }
             // Beside `*`, items add what the columns lack: aliases, functions, related columns.
             for item in selectItems ?? [] where item.alias != nil || !isPlainColumn(item) {

@@ -9,16 +9,19 @@ enum Projection {
         className(table, into: &sql)
     }
 
-    /// Every column of `table` except `excluded`, each followed by `, `.
-    static func columnList(
+    /// Every column of `table` except `excluded`, each followed by `, `; answers the names written.
+    @discardableResult static func columnList(
         of table: TableSchema, excluding excluded: Set<String>, rowAlias: String, into sql: inout SQL
-    ) {
+    ) -> [String] {
+        var written: [String] = []
         for column in table.columns where !excluded.contains(column.name.lowercased()) {
             wire(column, rowAlias: rowAlias, into: &sql)
             sql.append(" AS ")
             sql.identifier(column.name)
             sql.append(", ")
+            written.append(column.name)
         }
+        return written
     }
 
     /// The key of the table's name in each row.
